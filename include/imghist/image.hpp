@@ -1,0 +1,66 @@
+// Pixel formats and the non-owning image view every backend reads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace imghist {
+
+enum class PixelFormat {
+    gray8, rgb8, rgba8, bgra8,
+    gray16, rgb16, rgba16,
+    gray_f16, rgb_f16, rgba_f16,
+    gray_f32, rgb_f32, rgba_f32,
+};
+
+enum class SampleType { u8, u16, f16, f32 };
+
+// Where each colour sits inside one pixel; -1 when the format has no such channel.
+struct FormatInfo {
+    std::string_view name;
+    SampleType sample;
+    int channels;          // samples per pixel
+    int bytes_per_sample;
+    int red, green, blue, alpha;  // sample index of each colour, or -1
+    bool is_gray() const { return channels == 1; }
+    bool is_float() const { return sample == SampleType::f16 || sample == SampleType::f32; }
+    std::size_t pixel_bytes() const { return std::size_t(channels) * std::size_t(bytes_per_sample); }
+};
+
+const FormatInfo& format_info(PixelFormat format);
+std::optional<PixelFormat> parse_pixel_format(std::string_view name);
+inline constexpr PixelFormat all_pixel_formats[] = {
+    PixelFormat::gray8,    PixelFormat::rgb8,    PixelFormat::rgba8,    PixelFormat::bgra8,
+    PixelFormat::gray16,   PixelFormat::rgb16,   PixelFormat::rgba16,   PixelFormat::gray_f16,
+    PixelFormat::rgb_f16,  PixelFormat::rgba_f16, PixelFormat::gray_f32, PixelFormat::rgb_f32,
+    PixelFormat::rgba_f32,
+};
+
+// A view of pixels someone else owns: rows of `width` pixels, `stride_bytes` apart.
+// Samples are native-endian. Construct it directly or with packed(); validate() (called by
+// every Engine::compute) rejects null data, zero size, a stride below one row, and sizes
+// whose byte extent overflows.
+struct ImageView {
+    const void* data = nullptr;
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+    std::size_t stride_bytes = 0;
+    PixelFormat format = PixelFormat::rgba8;
+
+    static ImageView packed(const void* data, std::uint32_t width, std::uint32_t height,
+                            PixelFormat format);
+
+    void validate() const;  // throws InvalidArgument
+    const FormatInfo& info() const { return format_info(format); }
+    std::uint64_t pixel_count() const { return std::uint64_t(width) * height; }
+    std::size_t row_bytes() const { return width * info().pixel_bytes(); }
+    const std::byte* row(std::uint32_t y) const {
+        return static_cast<const std::byte*>(data) + std::size_t(y) * stride_bytes;
+    }
+    // A view of rows [first, first + count).
+    ImageView rows(std::uint32_t first, std::uint32_t count) const;
+};
+
+}  // namespace imghist

@@ -1,0 +1,8 @@
+// imghist: image histograms on the CPU and GPUs, bit-identical on every backend.
+#pragma once
+
+#include "imghist/engine.hpp"
+#include "imghist/error.hpp"
+#include "imghist/image.hpp"
+#include "imghist/request.hpp"
+#include "imghist/result.hpp"

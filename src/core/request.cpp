@@ -1,0 +1,120 @@
+#include "imghist/error.hpp"
+#include "imghist/request.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace imghist {
+
+std::optional<Mode> parse_mode(std::string_view name) {
+    if (name == "rgb") return Mode::rgb;
+    if (name == "luma") return Mode::luma;
+    if (name == "all") return Mode::all;
+    return std::nullopt;
+}
+
+std::string_view mode_name(Mode mode) {
+    switch (mode) {
+        case Mode::rgb: return "rgb";
+        case Mode::luma: return "luma";
+        case Mode::all: return "all";
+    }
+    return "?";
+}
+
+std::string_view channel_name(Channel channel) {
+    switch (channel) {
+        case Channel::R: return "R";
+        case Channel::G: return "G";
+        case Channel::B: return "B";
+        case Channel::A: return "A";
+        case Channel::Y: return "Y";
+        case Channel::gray: return "gray";
+    }
+    return "?";
+}
+
+LumaWeights LumaWeights::parse(std::string_view text) {
+    if (text == "rec709") return rec709();
+    if (text == "rec601") return rec601();
+    if (text == "rec2020") return rec2020();
+    LumaWeights w;
+    std::uint32_t* fields[] = {&w.r, &w.g, &w.b};
+    std::size_t pos = 0;
+    for (int i = 0; i < 3; ++i) {
+        std::size_t end = text.find(',', pos);
+        if ((i < 2) != (end != std::string_view::npos))
+            throw InvalidArgument("luma weights must be rec709, rec601, rec2020 or WR,WG,WB; got '" +
+                                  std::string(text) + "'");
+        std::string_view part = text.substr(pos, end == std::string_view::npos ? end : end - pos);
+        auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), *fields[i]);
+        if (ec != std::errc() || ptr != part.data() + part.size() || part.empty())
+            throw InvalidArgument("luma weight '" + std::string(part) +
+                                  "' is not a non-negative integer");
+        pos = end + 1;
+    }
+    w.validate();
+    return w;
+}
+
+void LumaWeights::validate() const {
+    if (std::uint64_t(r) + g + b != 10000)
+        throw InvalidArgument("luma weights are integers over 10000 and must sum to 10000 (got " +
+                              std::to_string(r) + "+" + std::to_string(g) + "+" +
+                              std::to_string(b) + ")");
+}
+
+BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
+    BinLayout layout;
+    layout.clamp = spec.clamp;
+    switch (sample) {
+        case SampleType::u8: layout.bins = 256; layout.lo = 0; layout.hi = 256; break;
+        case SampleType::u16: layout.bins = 256; layout.lo = 0; layout.hi = 65536; break;
+        case SampleType::f16:
+        case SampleType::f32:
+            layout.bins = 257; layout.lo = 0; layout.hi = 1; layout.closed_top = true;
+            break;
+    }
+    if (!spec.bins && !spec.range) return layout;
+    const bool is_float = sample == SampleType::f16 || sample == SampleType::f32;
+    if (is_float) {
+        // Any override turns the closed [0, 1] rule into half-open custom bins.
+        layout.closed_top = false;
+        layout.bins = spec.bins.value_or(256);
+    } else {
+        layout.bins = spec.bins.value_or(256);
+    }
+    if (spec.range) {
+        layout.lo = spec.range->first;
+        layout.hi = spec.range->second;
+    }
+    constexpr std::uint32_t kMaxBins = 1u << 20;
+    if (layout.bins == 0 || layout.bins > kMaxBins)
+        throw InvalidArgument("bins must be between 1 and " + std::to_string(kMaxBins));
+    if (!std::isfinite(layout.lo) || !std::isfinite(layout.hi) || !(layout.lo < layout.hi))
+        throw InvalidArgument("range must be finite with LO < HI");
+    if (!is_float) {
+        if (layout.lo != std::floor(layout.lo) || layout.hi != std::floor(layout.hi))
+            throw InvalidArgument("the range of an integer format must have integer bounds");
+        if (std::fabs(layout.lo) > 1e15 || std::fabs(layout.hi) > 1e15)
+            throw InvalidArgument("range bounds are too large");
+    } else {
+        const float lo = float(layout.lo), hi = float(layout.hi);
+        if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+            throw InvalidArgument("range must be distinct finite values in fp32");
+    }
+    return layout;
+}
+
+std::vector<Channel> channels_for(PixelFormat format, const Request& request) {
+    const FormatInfo& fi = format_info(format);
+    std::vector<Channel> out;
+    if (fi.is_gray()) return {Channel::gray};  // a gray image's luminance is itself
+    if (request.mode != Mode::luma) out.insert(out.end(), {Channel::R, Channel::G, Channel::B});
+    if (request.count_alpha && fi.alpha >= 0) out.push_back(Channel::A);
+    if (request.mode != Mode::rgb) out.push_back(Channel::Y);
+    return out;
+}
+
+}  // namespace imghist
