@@ -1,0 +1,172 @@
+#include "test_images.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+namespace imghist::testing {
+
+const char* pattern_name(Pattern p) {
+    switch (p) {
+        case Pattern::random: return "random";
+        case Pattern::natural: return "natural";
+        case Pattern::constant: return "constant";
+        case Pattern::bank_adversarial: return "bank_adversarial";
+        case Pattern::specials: return "specials";
+    }
+    return "?";
+}
+
+std::vector<Size> awkward_sizes() {
+    return {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {17, 9}, {255, 3}, {257, 2}, {1023, 2}, {129, 129}};
+}
+
+namespace {
+
+// Round-to-nearest-even float -> half bits (only used to build test data).
+std::uint16_t float_to_half(float f) {
+    const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+    const std::uint32_t sign = (x >> 16) & 0x8000u;
+    const std::uint32_t abs = x & 0x7FFFFFFFu;
+    if (abs > 0x7F800000u) return std::uint16_t(sign | 0x7E00u);  // NaN
+    if (abs >= 0x477FF000u) return std::uint16_t(sign | 0x7C00u);  // overflow -> Inf
+    if (abs < 0x38800000u) {                                        // half subnormal or zero
+        const float scaled = std::bit_cast<float>(abs) * 16777216.0f;  // 2^24: exact
+        return std::uint16_t(sign | std::uint32_t(std::nearbyint(scaled)));
+    }
+    std::uint32_t mant = abs & 0x7FFFFFu, exp = (abs >> 23) - 112;
+    std::uint32_t h = (exp << 10) | (mant >> 13);
+    const std::uint32_t rest = mant & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+    return std::uint16_t(sign | h);
+}
+
+class Sampler {
+public:
+    Sampler(PixelFormat format, Pattern pattern, std::uint64_t seed, std::uint32_t width,
+            std::uint32_t height)
+        : info_(format_info(format)), pattern_(pattern), rng_(seed), width_(width), height_(height) {
+        std::uniform_int_distribution<int> pick(0, 31);
+        bank_base_ = pick(rng_);
+        constant_unit_ = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+    }
+
+    // A value in [0, 1] for smooth patterns; specials and random handled per type.
+    double unit(std::uint32_t x, std::uint32_t y, int channel) {
+        switch (pattern_) {
+            case Pattern::constant: return constant_unit_;
+            case Pattern::natural: {
+                const double gx = double(x) / std::max(1u, width_ - 1);
+                const double gy = double(y) / std::max(1u, height_ - 1);
+                const double base = 0.45 * gx + 0.35 * gy + 0.1 * std::sin(0.05 * x + channel) + 0.1;
+                const double noise = std::normal_distribution<double>(0.0, 0.03)(rng_);
+                return std::clamp(base + noise, 0.0, 1.0);
+            }
+            default: return std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+        }
+    }
+
+    void write(std::byte* out, std::uint32_t x, std::uint32_t y, int channel) {
+        switch (info_.sample) {
+            case SampleType::u8: {
+                std::uint8_t v = 0;
+                if (pattern_ == Pattern::random) v = std::uint8_t(rng_());
+                else if (pattern_ == Pattern::bank_adversarial) v = std::uint8_t(bank_base_ + 32 * (rng_() % 8));
+                else if (pattern_ == Pattern::specials) v = pick_extreme<std::uint8_t>();
+                else v = std::uint8_t(std::lround(unit(x, y, channel) * 255.0));
+                std::memcpy(out, &v, 1);
+                break;
+            }
+            case SampleType::u16: {
+                std::uint16_t v = 0;
+                if (pattern_ == Pattern::random) v = std::uint16_t(rng_());
+                else if (pattern_ == Pattern::bank_adversarial)
+                    v = std::uint16_t(((bank_base_ + 32 * (rng_() % 8)) << 8) | (rng_() & 0xFF));
+                else if (pattern_ == Pattern::specials) v = pick_extreme<std::uint16_t>();
+                else v = std::uint16_t(std::lround(unit(x, y, channel) * 65535.0));
+                std::memcpy(out, &v, 2);
+                break;
+            }
+            case SampleType::f16: {
+                std::uint16_t h;
+                if (pattern_ == Pattern::specials) h = std::uint16_t(rng_());  // every bit pattern
+                else h = float_to_half(float_value(x, y, channel));
+                std::memcpy(out, &h, 2);
+                break;
+            }
+            case SampleType::f32: {
+                const float f = pattern_ == Pattern::specials ? special_float() : float_value(x, y, channel);
+                std::memcpy(out, &f, 4);
+                break;
+            }
+        }
+    }
+
+private:
+    template <typename T>
+    T pick_extreme() {
+        switch (rng_() % 4) {
+            case 0: return 0;
+            case 1: return std::numeric_limits<T>::max();
+            default: return T(rng_());
+        }
+    }
+
+    float float_value(std::uint32_t x, std::uint32_t y, int channel) {
+        if (pattern_ == Pattern::bank_adversarial)
+            return float((bank_base_ + 32 * (rng_() % 8)) + 0.5) / 256.0f;
+        return float(unit(x, y, channel));
+    }
+
+    float special_float() {
+        const float inf = std::numeric_limits<float>::infinity();
+        const float edge = float(rng_() % 257) / 256.0f;
+        switch (rng_() % 12) {
+            case 0: return std::numeric_limits<float>::quiet_NaN();
+            case 1: return (rng_() & 1) ? inf : -inf;
+            case 2: return -0.0f;
+            case 3: return std::bit_cast<float>(static_cast<std::uint32_t>(rng_() % 0x7FFFFFu + 1) | static_cast<std::uint32_t>((rng_() & 1) << 31));  // denormal
+            case 4: return std::nextafter(edge, 2.0f);
+            case 5: return std::nextafter(edge, -1.0f);
+            case 6: return edge;
+            case 7: return 1.0f + std::uniform_real_distribution<float>(0.0f, 100.0f)(rng_);
+            case 8: return -std::uniform_real_distribution<float>(0.0f, 2.0f)(rng_);
+            case 9: return std::bit_cast<float>(static_cast<std::uint32_t>(rng_()));  // any bit pattern
+            default: return std::uniform_real_distribution<float>(0.0f, 1.0f)(rng_);
+        }
+    }
+
+    const FormatInfo& info_;
+    Pattern pattern_;
+    std::mt19937_64 rng_;
+    std::uint32_t width_, height_;
+    int bank_base_ = 0;
+    double constant_unit_ = 0;
+};
+
+}  // namespace
+
+TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t height, Pattern pattern,
+                     std::uint64_t seed, std::size_t padding_bytes) {
+    const FormatInfo& fi = format_info(format);
+    // Padding must keep samples aligned.
+    padding_bytes = (padding_bytes + fi.bytes_per_sample - 1) / fi.bytes_per_sample * fi.bytes_per_sample;
+    TestImage img;
+    const std::size_t stride = std::size_t(width) * fi.pixel_bytes() + padding_bytes;
+    img.storage.assign(stride * height + 16, std::byte{0xA5});
+    Sampler sampler(format, pattern, seed, width, height);
+    std::byte* base = img.storage.data();
+    for (std::uint32_t y = 0; y < height; ++y)
+        for (std::uint32_t x = 0; x < width; ++x)
+            for (int c = 0; c < fi.channels; ++c)
+                sampler.write(base + y * stride + std::size_t(x) * fi.pixel_bytes() +
+                                  std::size_t(c) * fi.bytes_per_sample,
+                              x, y, c);
+    img.view = ImageView{base, width, height, stride, format};
+    return img;
+}
+
+}  // namespace imghist::testing

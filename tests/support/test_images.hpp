@@ -1,0 +1,41 @@
+// Generated and adversarial test images, shared by every backend's tests and the benchmarks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "imghist/image.hpp"
+
+namespace imghist::testing {
+
+enum class Pattern {
+    random,            // uniform over the format's values (floats mostly in [0, 1))
+    natural,           // smooth gradients plus noise
+    constant,          // every pixel the same
+    bank_adversarial,  // values only from {b, b+32, ..., b+224}: all lanes hit one memory bank
+    specials,          // float specials: NaN, +-Inf, -0, denormals, k/256 +- 1 ulp, > 1, < 0;
+                       // for integer formats, the extreme values 0 and max mixed with random
+};
+const char* pattern_name(Pattern p);
+inline constexpr Pattern all_patterns[] = {Pattern::random, Pattern::natural, Pattern::constant,
+                                           Pattern::bank_adversarial, Pattern::specials};
+
+// An image that owns its pixels. Rows are `padding_bytes` longer than needed (a padded
+// stride) and the padding is filled with 0xA5 so a backend that reads it miscounts.
+struct TestImage {
+    std::vector<std::byte> storage;
+    ImageView view;
+};
+
+TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t height, Pattern pattern,
+                     std::uint64_t seed = 1, std::size_t padding_bytes = 0);
+
+// Sizes that catch edge handling: 1x1, 1xN, Nx1, widths not a multiple of 4/16/work-group.
+struct Size {
+    std::uint32_t width, height;
+};
+std::vector<Size> awkward_sizes();
+
+}  // namespace imghist::testing
