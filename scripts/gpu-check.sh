@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Everything the GPU machine checks, in one command (see ../shared/device-notes.md):
+#   unpack the carried OpenCL/Vulkan loaders and build deps (.gl/*.deb), build every GPU
+#   backend, run the parity tests on each, run the benchmarks, and print a short table last.
+#
+# Usage: scripts/gpu-check.sh [STEP...]   steps: build test sanitize large bench (default: all)
+# Each backend adds its own steps in scripts/gpu/<backend>.sh, defining <backend>_<step>
+# functions; a missing function is simply not run.
+# Output: logs and tables under $OUT (the device tool's folder), else ./out.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+OUT=${OUT:-$root/out}
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(build test sanitize large bench)
+summary="$OUT/summary.txt"
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+# --- loaders and build dependencies -------------------------------------------------------
+if [ -d .gl ]; then
+  for f in .gl/ocl-icd-libopencl1*.deb .gl/clinfo*.deb .gl/libvulkan1*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  dep=/tmp/imghist-deps
+  mkdir -p "$dep"
+  for f in .gl/*.deb; do
+    case "$f" in *ocl-icd-libopencl1*|*clinfo*|*libvulkan1_*) ;; *) dpkg -x "$f" "$dep" ;; esac
+  done
+  export PATH="$dep/usr/bin:$PATH"
+  export LD_LIBRARY_PATH="$dep/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export CMAKE_PREFIX_PATH="$dep/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  export CPATH="$dep/usr/include${CPATH:+:$CPATH}"
+  export VK_LAYER_PATH="$dep/usr/share/vulkan/explicit_layer.d"
+  mkdir -p /etc/OpenCL/vendors
+  for lib in /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 /usr/lib/libnvidia-opencl.so /usr/lib64/libnvidia-opencl.so.1; do
+    if [ -e "$lib" ]; then echo "$lib" > /etc/OpenCL/vendors/nvidia.icd; break; fi
+  done
+fi
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+command -v clinfo >/dev/null && clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/gpu.txt"
+
+build=${IMGHIST_GPU_BUILD_DIR:-build-gpu}
+export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan,cuda}
+
+step_build() {
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_BENCH=ON \
+        -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; note "configure: FAILED"; return 1; }
+  cmake --build "$build" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; note "build: FAILED"; return 1; }
+  note "build: ok"
+}
+
+step_test() {
+  (cd "$build" && ctest -j4 --output-on-failure --timeout 600 > "$OUT/ctest.log" 2>&1)
+  local rc=$?
+  note "parity tests: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) (rc=$rc)"
+}
+
+step_large() {
+  IMGHIST_LARGE_BACKENDS=cpu,opencl,vulkan,cuda "$build/tests/imghist_tests" --gtest_filter='LargeCounts.*' > "$OUT/large.log" 2>&1
+  note "large counts (>2^32 px, cpu/opencl/vulkan/cuda): rc=$? $(grep -E 'PASSED|FAILED' "$OUT/large.log" | head -2 | tr '\n' ' ')"
+}
+
+for f in scripts/gpu/*.sh; do [ -e "$f" ] && . "$f"; done
+
+for s in "${steps[@]}"; do
+  if declare -F "step_$s" >/dev/null; then "step_$s"; fi
+  for b in opencl vulkan cuda; do
+    if declare -F "${b}_$s" >/dev/null; then "${b}_$s"; fi
+  done
+done
+
+echo
+echo "==================== summary ===================="
+cat "$summary"
+for t in "$OUT"/*table*.txt; do [ -e "$t" ] && { echo "--- $(basename "$t")"; cat "$t"; }; done
