@@ -56,6 +56,13 @@ public:
     // bins + IH_EXTRA_SLOTS counters. `slots` arrives zeroed.
     virtual void accumulate(const ImageView& image, const HistogramPlan& plan,
                             std::span<std::uint64_t> slots) = 0;
+
+protected:
+    // Called from accumulate(): attaches a note to the Result being computed.
+    void add_note(std::string note) { notes_.push_back(std::move(note)); }
+
+private:
+    std::vector<std::string> notes_;
 };
 
 class Backend {

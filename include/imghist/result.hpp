@@ -35,6 +35,9 @@ struct Result {
     PixelFormat format = PixelFormat::rgba8;
     std::string backend, device;
     std::vector<ChannelHistogram> channels;
+    // Anything the backend did that the caller should know, e.g. "bins > 4096: counted on the
+    // CPU". Empty on the normal path.
+    std::vector<std::string> notes;
 
     const ChannelHistogram* find(Channel channel) const;
     // Adds other's counts into this one; throws MergeError if channels or layouts differ.

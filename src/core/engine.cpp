@@ -19,8 +19,12 @@ Result Engine::compute(const ImageView& image, const Request& request) {
     image.validate();
     HistogramPlan plan(image.format, request);
     std::vector<std::uint64_t> slots(plan.total_slots(), 0);
+    notes_.clear();
     accumulate(image, plan, slots);
-    return plan.make_result(image, slots, std::string(backend_name()), device_name());
+    Result result = plan.make_result(image, slots, std::string(backend_name()), device_name());
+    result.notes = std::move(notes_);
+    notes_.clear();
+    return result;
 }
 
 bool Backend::available() const {
