@@ -1,8 +1,40 @@
-// The fast CPU backend: row bands spread over threads, each thread counting into its own
-// slots. (First cut: plain per-sample classify; the fast paths come next.)
+// The fast CPU backend (docs/performance.md has the measurements).
+//
+// Shape of the work:
+// - The image, in raster order, is cut into one contiguous pixel range per worker thread
+//   (the caller's thread is worker 0; tiny images get no extra threads).
+// - Each worker reads its pixels once, with 64-bit loads (a group of 4 or 8 pixels at a time,
+//   samples pulled out of the words by constant shifts), and counts every channel into
+//   kSubs interleaved 32-bit sub-histograms: pixel k of a group goes to sub-histogram k % kSubs,
+//   so consecutive increments of one bin never wait on each other (constant images).
+//   The 32-bit counters are flushed into the worker's 64-bit totals every kFlushPixels pixels,
+//   long before one could overflow.
+// - Sample -> counter slot goes through a table built FROM the plan's classify functions
+//   (binning.h stays the only definition of the bin math):
+//     8-bit: 256 entries, classify_int(v)          16-bit: v >> shift, or 65536 entries
+//     half:  65536 entries, classify_float(half)   float: 65536 entries by the top 16 bits,
+//   where a float block whose 65536 values do not all share one code is marked kFallback and
+//   those samples are classified one by one (see build_float_top16()).
+//   Luminance is computed per block of pixels with ih_luma_int / ih_luma_float (a loop the
+//   compiler vectorizes), then counted like a channel.
+// - Codes that carry a below/above flag (binning.h) get their own extra counter slot per
+//   channel table, expanded by count_code's rule at flush time, so each sample costs exactly
+//   one increment.
+// - Anything else (huge bin counts, tiny images) takes the direct path: classify and
+//   count_code per sample into 64-bit counters, still threaded when the image is big.
+//
+// Threading promise (engine.hpp): an engine is used by one thread at a time; the tables it
+// caches between calls are owned by the engine, and worker threads only read them.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/backend_list.hpp"
@@ -10,6 +42,15 @@
 
 namespace imghist {
 namespace {
+
+constexpr unsigned kSubs = 4;                          // interleaved sub-histograms per channel
+constexpr std::uint32_t kFallback = 0xFFFFFFFFu;       // table entry: classify this sample directly
+constexpr std::uint64_t kFlushPixels = 1ull << 30;     // < 2^32: a 32-bit counter cannot overflow
+constexpr std::uint32_t kBlockPixels = 256;            // luminance is computed per block
+constexpr std::uint32_t kMaxTableBins = 1u << 16;      // larger layouts use the direct path
+constexpr std::uint64_t kMinPixelsPerThread = 1ull << 16;
+constexpr std::uint64_t kMinPixelsForTables = 1ull << 10;  // below: the direct path
+constexpr std::uint64_t kMinSamplesForBigTables = 1ull << 14;  // 65536-entry tables pay off
 
 unsigned resolve_threads(unsigned requested) {
     if (requested != 0) return requested;
@@ -23,38 +64,466 @@ T load(const std::byte* p) {
     return v;
 }
 
-std::uint32_t classify_pixel(const HistogramPlan& plan, const std::byte* pixel, int source) {
-    const FormatInfo& fi = plan.info;
-    if (fi.is_float()) {
-        auto sample = [&](int i) -> float {
-            const std::byte* p = pixel + std::size_t(i) * fi.bytes_per_sample;
-            return fi.sample == SampleType::f32 ? load<float>(p) : half_to_float(load<std::uint16_t>(p));
-        };
-        if (source != kLumaSource) return plan.classify_float(sample(source));
-        return plan.classify_float(ih_luma_float(sample(fi.red), sample(fi.green), sample(fi.blue),
-                                                 plan.weight_float[0], plan.weight_float[1],
-                                                 plan.weight_float[2]));
+// ---------------------------------------------------------------------------------------------
+// Slots of one channel table: the plan's slots [0, bins + 3), then one extra slot for each
+// distinct classify code that carries a below/above flag.
+class SlotMap {
+public:
+    explicit SlotMap(std::uint32_t bins) : bins_(bins) {}
+
+    std::uint32_t slot(std::uint32_t code) {
+        if ((code >> IH_EXTRA_SHIFT) == 0) return code;
+        for (std::size_t j = 0; j < flagged_.size(); ++j)
+            if (flagged_[j] == code) return bins_ + IH_EXTRA_SLOTS + std::uint32_t(j);
+        flagged_.push_back(code);
+        return bins_ + IH_EXTRA_SLOTS + std::uint32_t(flagged_.size() - 1);
     }
-    auto sample = [&](int i) -> std::uint32_t {
-        const std::byte* p = pixel + std::size_t(i) * fi.bytes_per_sample;
-        return fi.sample == SampleType::u8 ? std::uint32_t(load<std::uint8_t>(p))
-                                           : std::uint32_t(load<std::uint16_t>(p));
-    };
-    if (source != kLumaSource) return plan.classify_int(sample(source));
-    return plan.classify_int(ih_luma_int(sample(fi.red), sample(fi.green), sample(fi.blue),
-                                         plan.weight_int[0], plan.weight_int[1], plan.weight_int[2]));
+    std::uint32_t width() const { return bins_ + IH_EXTRA_SLOTS + std::uint32_t(flagged_.size()); }
+
+    // Adds n counts of table slot s to one channel's slots, by count_code's rule.
+    void add(std::uint64_t* channel_slots, std::uint32_t s, std::uint64_t n) const {
+        if (s < bins_ + IH_EXTRA_SLOTS) {
+            channel_slots[s] += n;
+            return;
+        }
+        const std::uint32_t code = flagged_[s - bins_ - IH_EXTRA_SLOTS];
+        channel_slots[code & IH_SLOT_MASK] += n;
+        channel_slots[bins_ + (code >> IH_EXTRA_SHIFT)] += n;
+    }
+
+private:
+    std::uint32_t bins_;
+    std::vector<std::uint32_t> flagged_;
+};
+
+// Lookup tables for one (sample type, bin layout), built from the plan's classify functions and
+// cached by the engine between calls.
+struct Tables {
+    SampleType sample;
+    BinLayout layout;
+    SlotMap slots;
+    std::vector<std::uint32_t> sample_lut;  // u8: 256; u16 general / f16: 65536; f32: top 16 bits
+    std::vector<std::uint32_t> float_lut;   // top-16-bit table for float luminance (f16 input)
+    std::vector<float> half_values;         // f16 bits -> float, for luminance
+
+    Tables(SampleType s, const BinLayout& l) : sample(s), layout(l), slots(l.bins) {}
+};
+
+// Float samples by their top 16 bits (sign, exponent, 7 mantissa bits). Along the total order
+// of ih_float_key, ih_classify_float is a step function in which every code occupies one
+// contiguous interval: below-flagged codes, then bins that never decrease (each fp32 operation
+// of the bin formula is monotone), then above-flagged codes; NaN has its own code. The 65536
+// floats sharing a top half form one contiguous key interval whose ends are the low halves
+// 0x0000 and 0xFFFF; so when both ends classify alike, every value in between does too, and the
+// table stores that slot. Otherwise (a bin edge inside the block, +-Inf next to NaN, -0 next to
+// negative denormals) it stores kFallback and those samples are classified one by one.
+void build_float_top16(const HistogramPlan& plan, SlotMap& slots, std::vector<std::uint32_t>& lut) {
+    lut.resize(65536);
+    for (std::uint32_t t = 0; t < 65536; ++t) {
+        const std::uint32_t first = plan.classify_float(std::bit_cast<float>(t << 16));
+        const std::uint32_t last = plan.classify_float(std::bit_cast<float>((t << 16) | 0xFFFFu));
+        lut[t] = first == last ? slots.slot(first) : kFallback;
+    }
 }
 
-void count_rows(const ImageView& image, const HistogramPlan& plan, std::uint64_t* slots) {
-    for (std::uint32_t y = 0; y < image.height; ++y) {
-        const std::byte* row = image.row(y);
-        for (std::uint32_t x = 0; x < image.width; ++x) {
-            const std::byte* pixel = row + std::size_t(x) * plan.info.pixel_bytes();
-            for (std::size_t c = 0; c < plan.channels.size(); ++c)
-                count_code(slots + c * plan.slots_per_channel(), plan.bins(),
-                           classify_pixel(plan, pixel, plan.sources[c]));
+// 8-bit tables are always built; the 65536-entry ones only when the image is big enough
+// (`big`) to pay for them, otherwise the kernel is not used.
+void build_tables(Tables& tb, const HistogramPlan& plan, bool big, bool want_luma) {
+    switch (tb.sample) {
+        case SampleType::u8:
+            if (tb.sample_lut.empty()) {
+                tb.sample_lut.resize(256);
+                for (std::uint32_t v = 0; v < 256; ++v) tb.sample_lut[v] = tb.slots.slot(plan.classify_int(v));
+            }
+            break;
+        case SampleType::u16:
+            if (big && plan.int_mode != IH_INT_SHIFT && tb.sample_lut.empty()) {
+                tb.sample_lut.resize(65536);
+                for (std::uint32_t v = 0; v < 65536; ++v) tb.sample_lut[v] = tb.slots.slot(plan.classify_int(v));
+            }
+            break;
+        case SampleType::f16:
+            if (!big) break;
+            if (tb.sample_lut.empty()) {
+                tb.sample_lut.resize(65536);
+                for (std::uint32_t h = 0; h < 65536; ++h)
+                    tb.sample_lut[h] = tb.slots.slot(plan.classify_float(half_to_float(std::uint16_t(h))));
+            }
+            if (want_luma && tb.float_lut.empty()) {
+                build_float_top16(plan, tb.slots, tb.float_lut);
+                tb.half_values.resize(65536);
+                for (std::uint32_t h = 0; h < 65536; ++h) tb.half_values[h] = half_to_float(std::uint16_t(h));
+            }
+            break;
+        case SampleType::f32:
+            if (big && tb.sample_lut.empty()) build_float_top16(plan, tb.slots, tb.sample_lut);
+            break;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One worker's counters.
+struct Counters {
+    const HistogramPlan* plan = nullptr;
+    const SlotMap* slots = nullptr;
+    std::uint32_t channels = 0, pitch = 0;
+    std::vector<std::uint32_t> sub;      // [kSubs][channels][pitch], 32-bit
+    std::vector<std::uint64_t> totals;   // the plan's slot layout, 64-bit
+    std::uint64_t pending = 0;           // pixels counted since the last flush
+
+    void init(const HistogramPlan& p, const SlotMap* s) {
+        plan = &p;
+        slots = s;
+        channels = std::uint32_t(p.channels.size());
+        totals.assign(p.total_slots(), 0);
+        if (s != nullptr) {
+            // Pad each table by a cache line (and away from a multiple of 4 KiB) so the same bin of
+            // different tables does not alias in the store-to-load forwarding logic.
+            pitch = (s->width() + 15u) / 16u * 16u + 16u;
+            sub.assign(std::size_t(kSubs) * channels * pitch, 0);
         }
     }
+    std::uint32_t* table(unsigned s, unsigned c) { return sub.data() + (std::size_t(s) * channels + c) * pitch; }
+
+    void flush() {
+        if (slots == nullptr || pending == 0) return;
+        const std::uint32_t width = slots->width();
+        for (unsigned c = 0; c < channels; ++c) {
+            std::uint64_t* out = totals.data() + std::size_t(c) * plan->slots_per_channel();
+            for (unsigned s = 0; s < kSubs; ++s) {
+                std::uint32_t* t = table(s, c);
+                for (std::uint32_t j = 0; j < width; ++j)
+                    if (t[j] != 0) slots->add(out, j, t[j]);
+                std::fill(t, t + width, 0u);
+            }
+        }
+        pending = 0;
+    }
+
+    // A float sample (or float luminance) whose top-16-bit block straddles a code boundary.
+    [[gnu::noinline]] void classify_direct(unsigned c, std::uint32_t float_bits) {
+        count_code(totals.data() + std::size_t(c) * plan->slots_per_channel(), plan->bins(),
+                   plan->classify_float(std::bit_cast<float>(float_bits)));
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sample -> slot maps.
+struct LutMap {  // 8-bit, 16-bit general, half
+    const std::uint32_t* lut;
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
+};
+struct ShiftMap {  // integer samples in the plan's shift mode (8-bit identity, 16-bit v >> k)
+    std::uint32_t shift;
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const {
+        return ih_classify_int(v, IH_INT_SHIFT, shift, 0, 0, 0, 0);  // codes carry no flags here
+    }
+};
+struct Top16Map {  // float bits by their top half; may answer kFallback
+    const std::uint32_t* lut;
+    static constexpr bool kMayFallback = true;
+    std::uint32_t operator()(std::uint32_t bits) const { return lut[bits >> 16]; }
+};
+
+// How a format's samples are laid out, and which of them a request counts.
+template <typename T, int CPP, bool BGRA, bool RGB, bool ALPHA, bool LUMA>
+struct Layout {
+    using Sample = T;
+    static constexpr int kCpp = CPP;
+    static constexpr std::size_t kPixelBytes = std::size_t(CPP) * sizeof(T);
+    // Pixels per group: a multiple of kSubs whose bytes fill whole 64-bit words.
+    static constexpr int kGroup = (4 * kPixelBytes) % 8 == 0 ? 4 : 8;
+    static constexpr int kWords = int(kGroup * kPixelBytes / 8);
+    static constexpr bool kLuma = LUMA;
+    static constexpr int kRed = BGRA ? 2 : 0, kGreen = 1, kBlue = BGRA ? 0 : 2;
+    // The sample channels in plan order (R, G, B, A; or the gray sample), then luminance.
+    static constexpr std::array<int, 4> kSources = [] {
+        std::array<int, 4> s{-1, -1, -1, -1};
+        int n = 0;
+        if (CPP == 1) {
+            s[n++] = 0;
+        } else {
+            if (RGB) {
+                s[n++] = kRed;
+                s[n++] = kGreen;
+                s[n++] = kBlue;
+            }
+            if (ALPHA) s[n++] = 3;
+        }
+        return s;
+    }();
+    static constexpr int kSampleChannels = CPP == 1 ? 1 : (RGB ? 3 : 0) + (ALPHA ? 1 : 0);
+    static constexpr int kChannels = kSampleChannels + (LUMA ? 1 : 0);
+};
+
+template <int N, typename F>
+inline __attribute__((always_inline)) void static_for(F&& f) {
+    [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
+        std::make_integer_sequence<int, N>{});
+}
+
+// Sample I of a group held in 64-bit words (samples never straddle a word).
+template <typename T, int I, int W>
+inline std::uint32_t group_sample(const std::uint64_t (&w)[W]) {
+    constexpr int byte = I * int(sizeof(T));
+    constexpr int word = byte / 8, shift = (byte % 8) * 8;
+    if constexpr (sizeof(T) == 1) return std::uint32_t(w[word] >> shift) & 0xFFu;
+    else if constexpr (sizeof(T) == 2) return std::uint32_t(w[word] >> shift) & 0xFFFFu;
+    else return std::uint32_t(w[word] >> shift);
+}
+
+template <typename T>
+inline std::uint32_t sample_bits(const std::byte* p) {
+    return std::uint32_t(load<T>(p));
+}
+
+// Per-call context handed to the kernels.
+struct Context {
+    const HistogramPlan* plan;
+    const Tables* tables;
+};
+
+template <class L, class Map, class YMap>
+class Kernel {
+public:
+    using T = typename L::Sample;
+    static constexpr bool kFloatLuma = std::is_same_v<YMap, Top16Map>;
+    using Y = std::conditional_t<kFloatLuma, float, T>;
+
+    Kernel(Counters& k, const Map& map, const YMap& ymap, const HistogramPlan& plan, const float* half_values)
+        : k_(k), map_(map), ymap_(ymap), plan_(plan), half_values_(half_values) {
+        for (unsigned s = 0; s < kSubs; ++s)
+            for (int c = 0; c < L::kChannels; ++c) tab_[s][c] = k.table(s, unsigned(c));
+    }
+
+    // Pixels [begin, end) of the image in raster order.
+    void run(const ImageView& image, std::uint64_t begin, std::uint64_t end) {
+        const std::uint64_t width = image.width;
+        std::uint64_t pos = begin;
+        while (pos < end) {
+            const auto y = std::uint32_t(pos / width);
+            const auto x = std::uint32_t(pos % width);
+            const auto n = std::uint32_t(std::min<std::uint64_t>(width - x, end - pos));
+            const std::byte* row = image.row(y) + std::size_t(x) * L::kPixelBytes;
+            for (std::uint32_t done = 0; done < n;) {
+                const std::uint32_t m = std::min(kBlockPixels, n - done);
+                block(row + std::size_t(done) * L::kPixelBytes, m);
+                done += m;
+            }
+            pos += n;
+        }
+    }
+
+private:
+    template <int S>
+    inline __attribute__((always_inline)) void sample_slot(int c, std::uint32_t v) {
+        const std::uint32_t slot = map_(v);
+        if (Map::kMayFallback && slot == kFallback) [[unlikely]]
+            k_.classify_direct(unsigned(c), v);
+        else
+            tab_[S][c][slot]++;
+    }
+
+    template <int S>
+    inline __attribute__((always_inline)) void luma_slot(Y y) {
+        std::uint32_t v;
+        if constexpr (kFloatLuma) v = std::bit_cast<std::uint32_t>(y);
+        else v = std::uint32_t(y);
+        const std::uint32_t slot = ymap_(v);
+        if (YMap::kMayFallback && slot == kFallback) [[unlikely]]
+            k_.classify_direct(unsigned(L::kSampleChannels), v);
+        else
+            tab_[S][L::kSampleChannels][slot]++;
+    }
+
+    float as_float(std::uint32_t bits) const {
+        if constexpr (sizeof(T) == 2) return half_values_[bits];
+        else return std::bit_cast<float>(bits);
+    }
+
+    // Luminance of n pixels, exactly as binning.h defines it.
+    void luma(const std::byte* p, std::uint32_t n, Y* out) const {
+        const std::uint32_t w0 = plan_.weight_int[0], w1 = plan_.weight_int[1], w2 = plan_.weight_int[2];
+        const float f0 = plan_.weight_float[0], f1 = plan_.weight_float[1], f2 = plan_.weight_float[2];
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::byte* px = p + std::size_t(i) * L::kPixelBytes;
+            const std::uint32_t r = sample_bits<T>(px + L::kRed * sizeof(T));
+            const std::uint32_t g = sample_bits<T>(px + L::kGreen * sizeof(T));
+            const std::uint32_t b = sample_bits<T>(px + L::kBlue * sizeof(T));
+            if constexpr (kFloatLuma) out[i] = ih_luma_float(as_float(r), as_float(g), as_float(b), f0, f1, f2);
+            else out[i] = Y(ih_luma_int(r, g, b, w0, w1, w2));
+        }
+    }
+
+    void block(const std::byte* p, std::uint32_t n) {
+        if (k_.pending + n > kFlushPixels) k_.flush();
+        k_.pending += n;
+        alignas(64) Y ybuf[kBlockPixels];
+        if constexpr (L::kLuma) luma(p, n, ybuf);
+        std::uint32_t i = 0;
+        for (; i + L::kGroup <= n; i += L::kGroup) {
+            std::uint64_t w[L::kWords];
+            std::memcpy(w, p + std::size_t(i) * L::kPixelBytes, sizeof w);  // 64-bit loads
+            static_for<L::kGroup>([&](auto px) {
+                constexpr int kPx = decltype(px)::value;
+                constexpr int kSub = kPx % kSubs;
+                static_for<L::kSampleChannels>([&](auto ch) {
+                    constexpr int kCh = decltype(ch)::value;
+                    constexpr int kSample = kPx * L::kCpp + L::kSources[kCh];
+                    sample_slot<kSub>(kCh, group_sample<T, kSample>(w));
+                });
+                if constexpr (L::kLuma) luma_slot<kSub>(ybuf[i + kPx]);
+            });
+        }
+        for (; i < n; ++i) {  // the last pixels of a row: one at a time
+            const std::byte* px = p + std::size_t(i) * L::kPixelBytes;
+            static_for<L::kSampleChannels>([&](auto ch) {
+                constexpr int kCh = decltype(ch)::value;
+                sample_slot<0>(kCh, sample_bits<T>(px + L::kSources[kCh] * sizeof(T)));
+            });
+            if constexpr (L::kLuma) luma_slot<0>(ybuf[i]);
+        }
+    }
+
+    Counters& k_;
+    Map map_;
+    YMap ymap_;
+    const HistogramPlan& plan_;
+    const float* half_values_;
+    std::uint32_t* tab_[kSubs][L::kChannels];
+};
+
+using KernelFn = void (*)(Counters&, const Context&, const ImageView&, std::uint64_t, std::uint64_t);
+
+template <class L, class Map, class YMap>
+void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::uint64_t begin,
+                std::uint64_t end) {
+    const HistogramPlan& plan = *ctx.plan;
+    const Tables& tb = *ctx.tables;
+    Map map{};
+    YMap ymap{};
+    if constexpr (std::is_same_v<Map, LutMap> || std::is_same_v<Map, Top16Map>) map.lut = tb.sample_lut.data();
+    if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
+    if constexpr (std::is_same_v<YMap, Top16Map>)
+        ymap.lut = tb.sample == SampleType::f16 ? tb.float_lut.data() : tb.sample_lut.data();
+    else ymap = YMap(map);
+    Kernel<L, Map, YMap> kernel(k, map, ymap, plan, tb.half_values.data());
+    kernel.run(image, begin, end);
+}
+
+// Picks the kernel for the channels the plan asks for (R, G, B; alpha; luminance).
+template <typename T, int CPP, bool BGRA, class Map, class YMap>
+KernelFn pick_channels(bool rgb, bool alpha, bool luma) {
+    if constexpr (CPP == 1) {
+        return &run_kernel<Layout<T, 1, false, false, false, false>, Map, YMap>;
+    } else {
+#define IMGHIST_PICK(R, A, Y)                                                   \
+    if (rgb == R && alpha == A && luma == Y)                                    \
+        return &run_kernel<Layout<T, CPP, BGRA, R, A, Y>, Map, YMap>;
+        IMGHIST_PICK(true, false, false)
+        IMGHIST_PICK(false, false, true)
+        IMGHIST_PICK(true, false, true)
+        if constexpr (CPP == 4) {
+            IMGHIST_PICK(true, true, false)
+            IMGHIST_PICK(false, true, true)
+            IMGHIST_PICK(true, true, true)
+        }
+#undef IMGHIST_PICK
+        return nullptr;
+    }
+}
+
+template <typename T, class Map, class YMap>
+KernelFn pick_format(const FormatInfo& fi, bool rgb, bool alpha, bool luma) {
+    const bool bgra = fi.channels == 4 && fi.red == 2;
+    switch (fi.channels) {
+        case 1: return pick_channels<T, 1, false, Map, YMap>(rgb, alpha, luma);
+        case 3: return pick_channels<T, 3, false, Map, YMap>(rgb, alpha, luma);
+        case 4:
+            if constexpr (sizeof(T) == 1) {
+                if (bgra) return pick_channels<T, 4, true, Map, YMap>(rgb, alpha, luma);
+            }
+            if (bgra) return nullptr;
+            return pick_channels<T, 4, false, Map, YMap>(rgb, alpha, luma);
+        default: return nullptr;
+    }
+}
+
+// The general path: classify and count_code per sample, into 64-bit counters.
+void count_direct(Counters& k, const ImageView& image, std::uint64_t begin, std::uint64_t end) {
+    const HistogramPlan& plan = *k.plan;
+    const FormatInfo& fi = plan.info;
+    const std::size_t pixel_bytes = fi.pixel_bytes();
+    const std::uint32_t spc = plan.slots_per_channel();
+    const std::uint64_t width = image.width;
+    auto sample_int = [&](const std::byte* px, int i) -> std::uint32_t {
+        const std::byte* p = px + std::size_t(i) * fi.bytes_per_sample;
+        return fi.sample == SampleType::u8 ? std::uint32_t(load<std::uint8_t>(p)) : std::uint32_t(load<std::uint16_t>(p));
+    };
+    auto sample_float = [&](const std::byte* px, int i) -> float {
+        const std::byte* p = px + std::size_t(i) * fi.bytes_per_sample;
+        return fi.sample == SampleType::f32 ? load<float>(p) : half_to_float(load<std::uint16_t>(p));
+    };
+    for (std::uint64_t pos = begin; pos < end;) {
+        const auto y = std::uint32_t(pos / width);
+        const auto x0 = std::uint32_t(pos % width);
+        const auto n = std::uint32_t(std::min<std::uint64_t>(width - x0, end - pos));
+        const std::byte* row = image.row(y);
+        for (std::uint32_t x = x0; x < x0 + n; ++x) {
+            const std::byte* px = row + std::size_t(x) * pixel_bytes;
+            for (std::size_t c = 0; c < plan.channels.size(); ++c) {
+                const int src = plan.sources[c];
+                std::uint32_t code;
+                if (fi.is_float()) {
+                    code = src != kLumaSource
+                               ? plan.classify_float(sample_float(px, src))
+                               : plan.classify_float(ih_luma_float(sample_float(px, fi.red), sample_float(px, fi.green),
+                                                                   sample_float(px, fi.blue), plan.weight_float[0],
+                                                                   plan.weight_float[1], plan.weight_float[2]));
+                } else {
+                    code = src != kLumaSource
+                               ? plan.classify_int(sample_int(px, src))
+                               : plan.classify_int(ih_luma_int(sample_int(px, fi.red), sample_int(px, fi.green),
+                                                               sample_int(px, fi.blue), plan.weight_int[0],
+                                                               plan.weight_int[1], plan.weight_int[2]));
+                }
+                count_code(k.totals.data() + c * spc, plan.bins(), code);
+            }
+        }
+        pos += n;
+    }
+}
+
+// Which channels the plan counts, if they follow the order the kernels expect
+// (R, G, B, then alpha, then luminance; or the single gray sample).
+struct ChannelSet {
+    bool ok = false, rgb = false, alpha = false, luma = false;
+};
+ChannelSet channel_set(const HistogramPlan& plan) {
+    ChannelSet cs;
+    const FormatInfo& fi = plan.info;
+    const auto& src = plan.sources;
+    if (fi.channels == 1) {
+        cs.ok = src.size() == 1 && src[0] == 0;
+        return cs;
+    }
+    std::size_t i = 0;
+    if (i + 3 <= src.size() && src[i] == fi.red && src[i + 1] == fi.green && src[i + 2] == fi.blue) {
+        cs.rgb = true;
+        i += 3;
+    }
+    if (i < src.size() && fi.alpha >= 0 && src[i] == fi.alpha) {
+        cs.alpha = true;
+        ++i;
+    }
+    if (i < src.size() && src[i] == kLumaSource) {
+        cs.luma = true;
+        ++i;
+    }
+    cs.ok = i == src.size() && (cs.rgb || cs.alpha || cs.luma);
+    return cs;
 }
 
 class CpuEngine final : public Engine {
@@ -67,23 +536,90 @@ public:
 
     void accumulate(const ImageView& image, const HistogramPlan& plan,
                     std::span<std::uint64_t> slots) override {
-        const unsigned workers = std::min<std::uint64_t>(threads_, image.height);
-        std::vector<std::vector<std::uint64_t>> partial(workers, std::vector<std::uint64_t>(slots.size()));
+        const std::uint64_t pixels = image.pixel_count();
+        const std::uint64_t samples = pixels * plan.channels.size();
+        const ChannelSet cs = channel_set(plan);
+
+        KernelFn kernel = nullptr;
+        const Tables* tables = nullptr;
+        if (cs.ok && pixels >= kMinPixelsForTables && plan.bins() <= kMaxTableBins) {
+            tables = &tables_for(plan, samples, cs.luma);
+            kernel = pick_kernel(plan, *tables, cs);
+        }
+
+        std::uint64_t workers = std::min<std::uint64_t>(threads_, std::max<std::uint64_t>(1, pixels / kMinPixelsPerThread));
+        std::vector<Counters> counters(workers);
+        for (auto& k : counters) k.init(plan, kernel ? &tables->slots : nullptr);
+        const Context ctx{&plan, tables};
+        auto work = [&](std::uint64_t t) {
+            const std::uint64_t begin = pixels * t / workers, end = pixels * (t + 1) / workers;
+            Counters& k = counters[t];
+            if (kernel) {
+                kernel(k, ctx, image, begin, end);
+                k.flush();
+            } else {
+                count_direct(k, image, begin, end);
+            }
+        };
+
         std::vector<std::thread> pool;
-        const std::uint32_t band = (image.height + workers - 1) / workers;
-        for (unsigned t = 0; t < workers; ++t) {
-            const std::uint32_t first = t * band;
-            if (first >= image.height) break;
-            const std::uint32_t count = std::min(band, image.height - first);
-            pool.emplace_back([&, first, count, t] { count_rows(image.rows(first, count), plan, partial[t].data()); });
+        std::vector<std::exception_ptr> errors(workers);
+        try {
+            for (std::uint64_t t = 1; t < workers; ++t)
+                pool.emplace_back([&, t] {
+                    try {
+                        work(t);
+                    } catch (...) {
+                        errors[t] = std::current_exception();
+                    }
+                });
+        } catch (...) {
+            for (auto& th : pool) th.join();
+            throw;
+        }
+        try {
+            work(0);
+        } catch (...) {
+            errors[0] = std::current_exception();
         }
         for (auto& th : pool) th.join();
-        for (const auto& p : partial)
-            for (std::size_t i = 0; i < slots.size(); ++i) slots[i] += p[i];
+        for (auto& e : errors)
+            if (e) std::rethrow_exception(e);
+        for (const auto& k : counters)
+            for (std::size_t i = 0; i < slots.size(); ++i) slots[i] += k.totals[i];
     }
 
 private:
+    const Tables& tables_for(const HistogramPlan& plan, std::uint64_t samples, bool luma) {
+        if (!tables_ || tables_->sample != plan.info.sample || !(tables_->layout == plan.layout))
+            tables_ = std::make_unique<Tables>(plan.info.sample, plan.layout);
+        const bool big = samples >= kMinSamplesForBigTables;
+        build_tables(*tables_, plan, big, luma);
+        return *tables_;
+    }
+
+    static KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs) {
+        const FormatInfo& fi = plan.info;
+        switch (fi.sample) {
+            case SampleType::u8:
+                return pick_format<std::uint8_t, LutMap, LutMap>(fi, cs.rgb, cs.alpha, cs.luma);
+            case SampleType::u16:
+                if (plan.int_mode == IH_INT_SHIFT)
+                    return pick_format<std::uint16_t, ShiftMap, ShiftMap>(fi, cs.rgb, cs.alpha, cs.luma);
+                if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
+                return pick_format<std::uint16_t, LutMap, LutMap>(fi, cs.rgb, cs.alpha, cs.luma);
+            case SampleType::f16:
+                if (tb.sample_lut.empty() || (cs.luma && tb.float_lut.empty())) return nullptr;
+                return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs.rgb, cs.alpha, cs.luma);
+            case SampleType::f32:
+                if (tb.sample_lut.empty()) return nullptr;
+                return pick_format<std::uint32_t, Top16Map, Top16Map>(fi, cs.rgb, cs.alpha, cs.luma);
+        }
+        return nullptr;
+    }
+
     unsigned threads_;
+    std::unique_ptr<Tables> tables_;  // lookup tables of the last layout, reused between calls
 };
 
 class CpuBackend final : public Backend {
