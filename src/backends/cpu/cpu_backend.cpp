@@ -37,8 +37,13 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/backend_list.hpp"
 #include "core/plan.hpp"
+#include "imghist/error.hpp"
 
 namespace imghist {
 namespace {
@@ -48,6 +53,7 @@ constexpr std::uint32_t kFallback = 0xFFFFFFFFu;       // table entry: classify 
 constexpr std::uint64_t kFlushPixels = 1ull << 30;     // < 2^32: a 32-bit counter cannot overflow
 constexpr std::uint32_t kBlockPixels = 256;            // luminance is computed per block
 constexpr std::uint32_t kMaxTableBins = 1u << 16;      // larger layouts use the direct path
+constexpr std::uint32_t kSmallPitch = 288;             // table pitch of layouts up to 272 slots
 constexpr std::uint64_t kMinPixelsPerThread = 1ull << 16;
 constexpr std::uint64_t kMinPixelsForTables = 1ull << 10;  // below: the direct path
 constexpr std::uint64_t kMinSamplesForBigTables = 1ull << 14;  // 65536-entry tables pay off
@@ -179,7 +185,9 @@ struct Counters {
         if (s != nullptr) {
             // Pad each table by a cache line (and away from a multiple of 4 KiB) so the same bin of
             // different tables does not alias in the store-to-load forwarding logic.
-            pitch = (s->width() + 15u) / 16u * 16u + 16u;
+            // A fixed pitch for the common layouts lets the kernels address every table with a
+            // constant displacement from one base register.
+            pitch = s->width() + 16u <= kSmallPitch ? kSmallPitch : (s->width() + 15u) / 16u * 16u + 16u;
             sub.assign(std::size_t(kSubs) * channels * pitch, 0);
         }
     }
@@ -213,6 +221,10 @@ struct LutMap {  // 8-bit, 16-bit general, half
     const std::uint32_t* lut;
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
+};
+struct IdentityMap {  // 8-bit samples with the default bins: the shift mode with shift 0
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const { return ih_classify_int(v, IH_INT_SHIFT, 0, 0, 0, 0, 0); }
 };
 struct ShiftMap {  // integer samples in the plan's shift mode (8-bit identity, 16-bit v >> k)
     std::uint32_t shift;
@@ -285,7 +297,7 @@ struct Context {
     const Tables* tables;
 };
 
-template <class L, class Map, class YMap>
+template <class L, class Map, class YMap, std::uint32_t P>
 class Kernel {
 public:
     using T = typename L::Sample;
@@ -296,6 +308,7 @@ public:
         : k_(k), map_(map), ymap_(ymap), plan_(plan), half_values_(half_values) {
         for (unsigned s = 0; s < kSubs; ++s)
             for (int c = 0; c < L::kChannels; ++c) tab_[s][c] = k.table(s, unsigned(c));
+        base_ = k.sub.data();
     }
 
     // Pixels [begin, end) of the image in raster order.
@@ -318,12 +331,18 @@ public:
 
 private:
     template <int S>
+    inline __attribute__((always_inline)) void increment(int c, std::uint32_t slot) {
+        if constexpr (P != 0) base_[(std::size_t(S) * L::kChannels + std::size_t(c)) * P + slot]++;
+        else tab_[S][c][slot]++;
+    }
+
+    template <int S>
     inline __attribute__((always_inline)) void sample_slot(int c, std::uint32_t v) {
         const std::uint32_t slot = map_(v);
         if (Map::kMayFallback && slot == kFallback) [[unlikely]]
             k_.classify_direct(unsigned(c), v);
         else
-            tab_[S][c][slot]++;
+            increment<S>(c, slot);
     }
 
     template <int S>
@@ -335,7 +354,7 @@ private:
         if (YMap::kMayFallback && slot == kFallback) [[unlikely]]
             k_.classify_direct(unsigned(L::kSampleChannels), v);
         else
-            tab_[S][L::kSampleChannels][slot]++;
+            increment<S>(L::kSampleChannels, slot);
     }
 
     float as_float(std::uint32_t bits) const {
@@ -347,7 +366,11 @@ private:
     void luma(const std::byte* p, std::uint32_t n, Y* out) const {
         const std::uint32_t w0 = plan_.weight_int[0], w1 = plan_.weight_int[1], w2 = plan_.weight_int[2];
         const float f0 = plan_.weight_float[0], f1 = plan_.weight_float[1], f2 = plan_.weight_float[2];
-        for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint32_t i = 0;
+#if defined(__SSE2__)
+        if constexpr (sizeof(T) == 1 && L::kCpp == 4) i = luma_u8x4_sse2(p, n, out);
+#endif
+        for (; i < n; ++i) {
             const std::byte* px = p + std::size_t(i) * L::kPixelBytes;
             const std::uint32_t r = sample_bits<T>(px + L::kRed * sizeof(T));
             const std::uint32_t g = sample_bits<T>(px + L::kGreen * sizeof(T));
@@ -356,6 +379,46 @@ private:
             else out[i] = Y(ih_luma_int(r, g, b, w0, w1, w2));
         }
     }
+
+#if defined(__SSE2__)
+    // ih_luma_int of 8-bit RGBA/BGRA pixels, 16 at a time. The weighted sum S = wr*r + wg*g + wb*b
+    // is exact (pmaddwd: 16-bit products summed in 32 bits; S <= 2550000). The quotient comes from
+    // an fp32 estimate, corrected by one, and is then checked against the definition,
+    // 0 <= S - 10000*q < 10000, so it is floor(S / 10000) whatever the estimate did. If any pixel
+    // of the block fails the check (none should), the whole block is left to the scalar loop,
+    // which calls ih_luma_int itself. Returns the number of pixels done.
+    std::uint32_t luma_u8x4_sse2(const std::byte* p, std::uint32_t n, Y* out) const {
+        static_assert(sizeof(Y) == 1);
+        const auto wr = std::uint32_t(plan_.weight_int[0]), wg = std::uint32_t(plan_.weight_int[1]),
+                   wb = std::uint32_t(plan_.weight_int[2]);
+        // Samples at bytes 0 and 2 of each pixel pair up with these weights, byte 1 with wg.
+        const std::uint32_t w02 = L::kRed == 0 ? (wb << 16) | wr : (wr << 16) | wb;
+        const __m128i weights02 = _mm_set1_epi32(int(w02)), weights1 = _mm_set1_epi32(int(wg));
+        const __m128i low_bytes = _mm_set1_epi32(0x00FF00FF), one = _mm_set1_epi32(1);
+        const __m128i zero = _mm_setzero_si128(), max_rest = _mm_set1_epi32(9999);
+        const __m128i ten_thousand = _mm_set1_epi32(10000);  // as 16-bit pairs: (10000, 0)
+        const __m128 reciprocal = _mm_set1_ps(1.0f / 10000.0f);
+        __m128i bad = zero;
+        std::uint32_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+            __m128i q[4];
+            for (int k = 0; k < 4; ++k) {
+                const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + std::size_t(i + 4 * k) * 4));
+                const __m128i s02 = _mm_madd_epi16(_mm_and_si128(x, low_bytes), weights02);
+                const __m128i s1 = _mm_madd_epi16(_mm_and_si128(_mm_srli_epi32(x, 8), low_bytes), weights1);
+                const __m128i sum = _mm_add_epi32(s02, s1);
+                const __m128i estimate = _mm_cvttps_epi32(_mm_mul_ps(_mm_cvtepi32_ps(sum), reciprocal));
+                const __m128i up = _mm_add_epi32(estimate, one);  // the estimate may be one low
+                q[k] = _mm_add_epi32(up, _mm_cmpgt_epi32(_mm_madd_epi16(up, ten_thousand), sum));
+                const __m128i rest = _mm_sub_epi32(sum, _mm_madd_epi16(q[k], ten_thousand));
+                bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmplt_epi32(rest, zero), _mm_cmpgt_epi32(rest, max_rest)));
+            }
+            const __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), bytes);
+        }
+        return _mm_movemask_epi8(bad) != 0 ? 0 : i;
+    }
+#endif
 
     void block(const std::byte* p, std::uint32_t n) {
         if (k_.pending + n > kFlushPixels) k_.flush();
@@ -393,11 +456,12 @@ private:
     const HistogramPlan& plan_;
     const float* half_values_;
     std::uint32_t* tab_[kSubs][L::kChannels];
+    std::uint32_t* base_;
 };
 
 using KernelFn = void (*)(Counters&, const Context&, const ImageView&, std::uint64_t, std::uint64_t);
 
-template <class L, class Map, class YMap>
+template <class L, class Map, class YMap, std::uint32_t P>
 void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::uint64_t begin,
                 std::uint64_t end) {
     const HistogramPlan& plan = *ctx.plan;
@@ -406,22 +470,23 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
     YMap ymap{};
     if constexpr (std::is_same_v<Map, LutMap> || std::is_same_v<Map, Top16Map>) map.lut = tb.sample_lut.data();
     if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
+    if (P != 0 && k.pitch != P) throw Error("internal error: cpu kernel table pitch mismatch");
     if constexpr (std::is_same_v<YMap, Top16Map>)
         ymap.lut = tb.sample == SampleType::f16 ? tb.float_lut.data() : tb.sample_lut.data();
     else ymap = YMap(map);
-    Kernel<L, Map, YMap> kernel(k, map, ymap, plan, tb.half_values.data());
+    Kernel<L, Map, YMap, P> kernel(k, map, ymap, plan, tb.half_values.data());
     kernel.run(image, begin, end);
 }
 
 // Picks the kernel for the channels the plan asks for (R, G, B; alpha; luminance).
-template <typename T, int CPP, bool BGRA, class Map, class YMap>
+template <typename T, int CPP, bool BGRA, class Map, class YMap, std::uint32_t P>
 KernelFn pick_channels(bool rgb, bool alpha, bool luma) {
     if constexpr (CPP == 1) {
-        return &run_kernel<Layout<T, 1, false, false, false, false>, Map, YMap>;
+        return &run_kernel<Layout<T, 1, false, false, false, false>, Map, YMap, P>;
     } else {
 #define IMGHIST_PICK(R, A, Y)                                                   \
     if (rgb == R && alpha == A && luma == Y)                                    \
-        return &run_kernel<Layout<T, CPP, BGRA, R, A, Y>, Map, YMap>;
+        return &run_kernel<Layout<T, CPP, BGRA, R, A, Y>, Map, YMap, P>;
         IMGHIST_PICK(true, false, false)
         IMGHIST_PICK(false, false, true)
         IMGHIST_PICK(true, false, true)
@@ -435,18 +500,18 @@ KernelFn pick_channels(bool rgb, bool alpha, bool luma) {
     }
 }
 
-template <typename T, class Map, class YMap>
+template <typename T, class Map, class YMap, std::uint32_t P = 0>
 KernelFn pick_format(const FormatInfo& fi, bool rgb, bool alpha, bool luma) {
     const bool bgra = fi.channels == 4 && fi.red == 2;
     switch (fi.channels) {
-        case 1: return pick_channels<T, 1, false, Map, YMap>(rgb, alpha, luma);
-        case 3: return pick_channels<T, 3, false, Map, YMap>(rgb, alpha, luma);
+        case 1: return pick_channels<T, 1, false, Map, YMap, P>(rgb, alpha, luma);
+        case 3: return pick_channels<T, 3, false, Map, YMap, P>(rgb, alpha, luma);
         case 4:
             if constexpr (sizeof(T) == 1) {
-                if (bgra) return pick_channels<T, 4, true, Map, YMap>(rgb, alpha, luma);
+                if (bgra) return pick_channels<T, 4, true, Map, YMap, P>(rgb, alpha, luma);
             }
             if (bgra) return nullptr;
-            return pick_channels<T, 4, false, Map, YMap>(rgb, alpha, luma);
+            return pick_channels<T, 4, false, Map, YMap, P>(rgb, alpha, luma);
         default: return nullptr;
     }
 }
@@ -600,19 +665,27 @@ private:
 
     static KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs) {
         const FormatInfo& fi = plan.info;
+        const bool small = tb.slots.width() + 16u <= kSmallPitch;  // Counters picks kSmallPitch
+        const bool shift = plan.int_mode == IH_INT_SHIFT;
         switch (fi.sample) {
             case SampleType::u8:
+                if (shift && plan.shift == 0)
+                    return pick_format<std::uint8_t, IdentityMap, IdentityMap, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
+                if (shift) return pick_format<std::uint8_t, ShiftMap, ShiftMap, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
                 return pick_format<std::uint8_t, LutMap, LutMap>(fi, cs.rgb, cs.alpha, cs.luma);
             case SampleType::u16:
-                if (plan.int_mode == IH_INT_SHIFT)
-                    return pick_format<std::uint16_t, ShiftMap, ShiftMap>(fi, cs.rgb, cs.alpha, cs.luma);
+                if (shift && small)
+                    return pick_format<std::uint16_t, ShiftMap, ShiftMap, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
+                if (shift) return pick_format<std::uint16_t, ShiftMap, ShiftMap>(fi, cs.rgb, cs.alpha, cs.luma);
                 if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
                 return pick_format<std::uint16_t, LutMap, LutMap>(fi, cs.rgb, cs.alpha, cs.luma);
             case SampleType::f16:
                 if (tb.sample_lut.empty() || (cs.luma && tb.float_lut.empty())) return nullptr;
+                if (small) return pick_format<std::uint16_t, LutMap, Top16Map, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
                 return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs.rgb, cs.alpha, cs.luma);
             case SampleType::f32:
                 if (tb.sample_lut.empty()) return nullptr;
+                if (small) return pick_format<std::uint32_t, Top16Map, Top16Map, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
                 return pick_format<std::uint32_t, Top16Map, Top16Map>(fi, cs.rgb, cs.alpha, cs.luma);
         }
         return nullptr;

@@ -1,0 +1,85 @@
+// Google Benchmark suite for the `cpu` backend (and `reference`, timed a few times for context),
+// on 8K (7680x4320) images.
+//   build/bench/imghist_bench --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "bench_support.hpp"
+#include "imghist/imghist.hpp"
+
+namespace {
+
+using imghist::Mode;
+using imghist::PixelFormat;
+using imghist::Request;
+using imghist::testing::Pattern;
+
+void run(benchmark::State& state, const char* backend, PixelFormat format, Pattern pattern, Request request) {
+    const auto& img = imghist::bench::image(format, pattern);
+    auto engine = imghist::create_engine(backend);
+    state.SetLabel(std::string(engine->device_name()));
+    for (auto _ : state) {
+        imghist::Result r = engine->compute(img.view, request);
+        benchmark::DoNotOptimize(r.channels.data());
+    }
+    state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.pixel_count()));
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.height) *
+                            std::int64_t(img.view.row_bytes()));
+}
+
+Request with_mode(Mode m) {
+    Request r;
+    r.mode = m;
+    return r;
+}
+
+void register_all() {
+    const struct {
+        const char* name;
+        Pattern pattern;
+    } patterns[] = {{"random", Pattern::random},
+                    {"natural", Pattern::natural},
+                    {"constant", Pattern::constant},
+                    {"bank_adversarial", Pattern::bank_adversarial}};
+    const struct {
+        const char* name;
+        Mode mode;
+    } modes[] = {{"rgb", Mode::rgb}, {"luma", Mode::luma}, {"all", Mode::all}};
+
+    auto add = [](const std::string& name, const char* backend, PixelFormat f, Pattern p, Request r, bool slow) {
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { run(s, backend, f, p, r); });
+        b->Unit(benchmark::kMillisecond)->UseRealTime();
+        if (slow) b->Iterations(3);
+    };
+    for (const auto& p : patterns)
+        for (const auto& m : modes)
+            add(std::string("cpu/rgba8/") + p.name + "/" + m.name, "cpu", PixelFormat::rgba8, p.pattern,
+                with_mode(m.mode), false);
+    for (const auto& m : modes)
+        add(std::string("cpu/rgba_f32/random/") + m.name, "cpu", PixelFormat::rgba_f32, Pattern::random,
+            with_mode(m.mode), false);
+    add("cpu/rgba_f32/natural/rgb", "cpu", PixelFormat::rgba_f32, Pattern::natural, with_mode(Mode::rgb), false);
+    Request custom = with_mode(Mode::rgb);
+    custom.bins.bins = 1000;
+    custom.bins.range = {{-0.25, 1.25}};
+    add("cpu/rgba_f32/random/rgb_1000bins", "cpu", PixelFormat::rgba_f32, Pattern::random, custom, false);
+    add("cpu/rgba16/random/rgb", "cpu", PixelFormat::rgba16, Pattern::random, with_mode(Mode::rgb), false);
+    add("cpu/rgba_f16/random/rgb", "cpu", PixelFormat::rgba_f16, Pattern::random, with_mode(Mode::rgb), false);
+    add("cpu/gray8/random", "cpu", PixelFormat::gray8, Pattern::random, Request{}, false);
+    // The oracle, for context: plain single-threaded code.
+    add("reference/rgba8/random/rgb", "reference", PixelFormat::rgba8, Pattern::random, with_mode(Mode::rgb), true);
+    add("reference/rgba_f32/random/rgb", "reference", PixelFormat::rgba_f32, Pattern::random,
+        with_mode(Mode::rgb), true);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    register_all();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,43 @@
+// Shared by the bench programs: 8K test images (generated once, kept for the process) and a
+// median-of-N wall-clock timer.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "test_images.hpp"
+
+namespace imghist::bench {
+
+inline constexpr std::uint32_t k8KWidth = 7680, k8KHeight = 4320;
+
+// One image per (format, pattern, size), generated on first use.
+inline const testing::TestImage& image(PixelFormat format, testing::Pattern pattern,
+                                       std::uint32_t width = k8KWidth, std::uint32_t height = k8KHeight) {
+    static std::map<std::tuple<PixelFormat, testing::Pattern, std::uint32_t, std::uint32_t>,
+                    std::unique_ptr<testing::TestImage>>
+        cache;
+    auto& slot = cache[{format, pattern, width, height}];
+    if (!slot) slot = std::make_unique<testing::TestImage>(testing::make_image(format, width, height, pattern, 42));
+    return *slot;
+}
+
+// Median wall time of `runs` calls of f, in milliseconds, after one untimed warm-up call.
+template <typename F>
+double median_ms(int runs, F&& f) {
+    f();
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+}
+
+}  // namespace imghist::bench
