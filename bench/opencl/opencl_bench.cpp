@@ -1,0 +1,419 @@
+// OpenCL benchmark: imghist's opencl backend against the read-only floor and the seed's own
+// kernels (Listings 14.2 and 14.5 with the 14.3 summing kernel, ported to buffers), all on
+// pixels already on the device, timed with OpenCL profiling events after a warm-up (median).
+//
+// Usage: imghist_opencl_bench [--quick] [--runs N] [--sweep] [--out FILE]
+//   --quick  small images (for a CPU device such as PoCL: checks the program, not the speed)
+//   --sweep  also time the backend's tuning variants (IMGHIST_OPENCL_TUNE) on three images
+// The device is IMGHIST_OPENCL_DEVICE (as for the backend), else the first GPU.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "imghist/imghist.hpp"
+#include "imghist/opencl.hpp"
+
+extern const unsigned char imghist_opencl_bench_kernels[];
+extern const unsigned long long imghist_opencl_bench_kernels_size;
+
+namespace {
+
+using namespace imghist;
+
+void check(cl_int err, const char* what) {
+    if (err != CL_SUCCESS) {
+        std::fprintf(stderr, "%s failed: %d\n", what, err);
+        std::exit(2);
+    }
+}
+
+// ---- images ------------------------------------------------------------------------------
+
+enum class Dist { random, natural, constant, bank };
+const char* dist_name(Dist d) {
+    switch (d) {
+        case Dist::random: return "random";
+        case Dist::natural: return "natural";
+        case Dist::constant: return "constant";
+        case Dist::bank: return "bank-adversarial";
+    }
+    return "?";
+}
+
+std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
+    return x;
+}
+
+// Samples in [0, 1] (float) or [0, 255] (8-bit), the distributions of tests/support.
+std::vector<std::byte> make_pixels(std::uint32_t w, std::uint32_t h, bool is_float, Dist dist, std::uint64_t seed) {
+    const std::size_t bytes = std::size_t(w) * h * 4 * (is_float ? 4 : 1);
+    std::vector<std::byte> out(bytes);
+    const unsigned nt = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    const int bank_base = int(mix(seed) % 32);
+    std::vector<float> wave(std::size_t(w) * 4);
+    for (std::uint32_t x = 0; x < w; ++x)
+        for (int c = 0; c < 4; ++c) wave[std::size_t(x) * 4 + c] = float(0.1 * std::sin(0.05 * x + c));
+    for (unsigned t = 0; t < nt; ++t) {
+        pool.emplace_back([&, t] {
+            for (std::uint32_t y = t; y < h; y += nt) {
+                std::uint64_t s = mix(seed ^ (std::uint64_t(y) << 20));
+                for (std::uint32_t x = 0; x < w; ++x) {
+                    for (int c = 0; c < 4; ++c) {
+                        s = s * 6364136223846793005ull + 1442695040888963407ull;
+                        const std::uint32_t r = std::uint32_t(s >> 32);
+                        float u;
+                        int b;
+                        switch (dist) {
+                            case Dist::random: u = float(r) * (1.0f / 4294967296.0f); b = int(r >> 24); break;
+                            case Dist::constant: u = 0.4f; b = 102; break;
+                            case Dist::bank: b = bank_base + 32 * int(r >> 29); u = (float(b) + 0.5f) / 256.0f; break;
+                            default: {
+                                const float noise = (float((r >> 16) & 0xFFFF) + float(r & 0xFFFF)) / 65536.0f - 1.0f;
+                                u = 0.45f * float(x) / float(std::max(1u, w - 1)) + 0.35f * float(y) / float(std::max(1u, h - 1)) +
+                                    wave[std::size_t(x) * 4 + c] + 0.1f + 0.05f * noise;
+                                u = std::clamp(u, 0.0f, 1.0f);
+                                b = int(std::lround(u * 255.0f));
+                            }
+                        }
+                        const std::size_t i = (std::size_t(y) * w + x) * 4 + c;
+                        if (is_float) std::memcpy(&out[i * 4], &u, 4);
+                        else out[i] = std::byte(b);
+                    }
+                }
+            }
+        });
+    }
+    for (auto& th : pool) th.join();
+    return out;
+}
+
+// ---- timing ------------------------------------------------------------------------------
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double event_span(cl_event first, cl_event last) {
+    cl_ulong s = 0, e = 0;
+    check(clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof s, &s, nullptr), "profiling");
+    check(clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof e, &e, nullptr), "profiling");
+    return double(e - s) * 1e-9;
+}
+
+struct Cl {
+    cl_device_id device = nullptr;
+    cl_context context = nullptr;
+    cl_command_queue queue = nullptr;
+    cl_program program = nullptr;
+    std::string name;
+    cl_uint cus = 1;
+};
+
+Cl open_device() {
+    // The backend's own selection rules, through a throwaway engine: same device, same id.
+    std::string want;
+    if (const char* env = std::getenv("IMGHIST_OPENCL_DEVICE")) want = env;
+    std::string id;
+    const auto devices = find_backend("opencl")->devices();
+    for (const auto& d : devices) {
+        std::cout << "  opencl device " << d.id << ": " << d.name << (d.is_gpu ? " (GPU)" : "")
+                  << (d.available ? "" : " [unusable]") << " - " << d.note << "\n";
+    }
+    const std::string chosen = create_engine("opencl")->device_name();
+    for (const auto& d : devices)
+        if (d.available && d.name == chosen && id.empty()) id = d.id;
+    Cl cl;
+    const unsigned pi = unsigned(std::stoul(id.substr(0, id.find(':'))));
+    const unsigned di = unsigned(std::stoul(id.substr(id.find(':') + 1)));
+    cl_uint np = 0;
+    check(clGetPlatformIDs(0, nullptr, &np), "clGetPlatformIDs");
+    std::vector<cl_platform_id> ps(np);
+    clGetPlatformIDs(np, ps.data(), nullptr);
+    cl_uint nd = 0;
+    clGetDeviceIDs(ps[pi], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd);
+    std::vector<cl_device_id> ds(nd);
+    clGetDeviceIDs(ps[pi], CL_DEVICE_TYPE_ALL, nd, ds.data(), nullptr);
+    cl.device = ds[di];
+    cl.name = chosen;
+    clGetDeviceInfo(cl.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cl.cus, &cl.cus, nullptr);
+    cl_int err = CL_SUCCESS;
+    cl.context = clCreateContext(nullptr, 1, &cl.device, nullptr, nullptr, &err);
+    check(err, "clCreateContext");
+    cl.queue = clCreateCommandQueue(cl.context, cl.device, CL_QUEUE_PROFILING_ENABLE, &err);
+    check(err, "clCreateCommandQueue");
+    const char* src = reinterpret_cast<const char*>(imghist_opencl_bench_kernels);
+    const std::size_t len = std::size_t(imghist_opencl_bench_kernels_size);
+    cl.program = clCreateProgramWithSource(cl.context, 1, &src, &len, &err);
+    check(err, "clCreateProgramWithSource");
+    if (clBuildProgram(cl.program, 1, &cl.device, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS) {
+        char log[8192] = {};
+        clGetProgramBuildInfo(cl.program, cl.device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
+        std::fprintf(stderr, "bench kernels failed to build:\n%s\n", log);
+        std::exit(2);
+    }
+    return cl;
+}
+
+cl_kernel make_kernel(const Cl& cl, const char* name) {
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(cl.program, name, &err);
+    check(err, name);
+    return k;
+}
+
+template <typename T>
+void arg(cl_kernel k, cl_uint i, const T& v) {
+    check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg");
+}
+
+struct Options {
+    bool quick = false, sweep = false;
+    int runs = 30;
+    std::string out;
+};
+
+// Median seconds of `body` (which returns one run's device seconds), after warm-up runs.
+template <typename F>
+double time_median(const Options& o, F&& body) {
+    for (int i = 0; i < 3; ++i) body();
+    std::vector<double> t;
+    for (int i = 0; i < o.runs; ++i) t.push_back(body());
+    return median(t);
+}
+
+double time_floor(const Cl& cl, const Options& o, cl_mem img, std::size_t bytes, cl_mem scratch) {
+    cl_kernel k = make_kernel(cl, "read_floor");
+    const cl_ulong n = bytes / 16;
+    arg(k, 0, img);
+    arg(k, 1, n);
+    arg(k, 2, scratch);
+    double best = 1e30;
+    for (std::size_t per_cu : {4, 8, 16, 32}) {
+        const std::size_t local = 256, global = cl.cus * per_cu * local;
+        best = std::min(best, time_median(o, [&] {
+            cl_event e;
+            check(clEnqueueNDRangeKernel(cl.queue, k, 1, nullptr, &global, &local, 0, nullptr, &e), "read_floor");
+            clWaitForEvents(1, &e);
+            const double s = event_span(e, e);
+            clReleaseEvent(e);
+            return s;
+        }));
+    }
+    clReleaseKernel(k);
+    return best;
+}
+
+// The seed's two-kernel algorithm; returns median seconds and the R, G, B counts of one run.
+double time_seed(const Cl& cl, const Options& o, cl_mem img, std::uint32_t w, std::uint32_t h, int ppw,
+                 std::vector<std::uint32_t>& counts) {
+    cl_kernel part = make_kernel(cl, ppw == 1 ? "seed_partial_14_2" : "seed_partial_14_5");
+    cl_kernel sum = make_kernel(cl, "seed_sum_14_3");
+    // Listing 14.4's work-group shape from the kernel's limit.
+    std::size_t wgs = 0;
+    clGetKernelWorkGroupInfo(part, cl.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wgs, &wgs, nullptr);
+    std::size_t gsize[2];
+    if (wgs <= 256) { gsize[0] = 16; gsize[1] = wgs / 16; }
+    else if (wgs <= 1024) { gsize[0] = wgs / 16; gsize[1] = 16; }
+    else { gsize[0] = wgs / 32; gsize[1] = 32; }
+    const std::size_t items_x = (std::size_t(w) + ppw - 1) / ppw;
+    std::size_t global[2] = {(items_x + gsize[0] - 1) / gsize[0], (std::size_t(h) + gsize[1] - 1) / gsize[1]};
+    const std::size_t groups = global[0] * global[1];
+    global[0] *= gsize[0];
+    global[1] *= gsize[1];
+    cl_int err = CL_SUCCESS;
+    cl_mem partials = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, groups * 768 * 4, nullptr, &err);
+    check(err, "partials");
+    cl_mem result = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 768 * 4, nullptr, &err);
+    check(err, "result");
+    cl_uint ai = 0;
+    arg(part, ai++, img);
+    arg(part, ai++, cl_int(w));
+    arg(part, ai++, cl_int(h));
+    if (ppw != 1) arg(part, ai++, cl_int(ppw));
+    arg(part, ai++, partials);
+    arg(sum, 0, partials);
+    arg(sum, 1, cl_int(groups));
+    arg(sum, 2, result);
+    std::size_t sum_wgs = 0;
+    clGetKernelWorkGroupInfo(sum, cl.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof sum_wgs, &sum_wgs, nullptr);
+    const std::size_t sum_global = 768, sum_local = std::min<std::size_t>(256, sum_wgs);
+    const double t = time_median(o, [&] {
+        cl_event a, b;
+        check(clEnqueueNDRangeKernel(cl.queue, part, 2, nullptr, global, gsize, 0, nullptr, &a), "seed partial");
+        check(clEnqueueNDRangeKernel(cl.queue, sum, 1, nullptr, &sum_global, &sum_local, 0, nullptr, &b), "seed sum");
+        clWaitForEvents(1, &b);
+        const double s = event_span(a, b);
+        clReleaseEvent(a);
+        clReleaseEvent(b);
+        return s;
+    });
+    counts.assign(768, 0);
+    check(clEnqueueReadBuffer(cl.queue, result, CL_TRUE, 0, 768 * 4, counts.data(), 0, nullptr, nullptr), "read");
+    clReleaseMemObject(partials);
+    clReleaseMemObject(result);
+    clReleaseKernel(part);
+    clReleaseKernel(sum);
+    return t;
+}
+
+struct ImghistTime {
+    double kernel = 0, total = 0;
+    Result result;
+};
+
+ImghistTime time_imghist(const Cl& cl, const Options& o, cl_mem img, std::uint32_t w, std::uint32_t h,
+                         PixelFormat f, const Request& r) {
+    auto engine = opencl::create_engine(cl.queue);
+    opencl::DeviceBuffer src{img, 0, w, h, 0, f};
+    ImghistTime out;
+    std::vector<double> totals;
+    out.kernel = time_median(o, [&] {
+        out.result = opencl::compute(*engine, src, r);
+        const auto t = opencl::last_device_times(*engine);
+        totals.push_back(t ? t->total_seconds : 0);
+        return t ? t->kernel_seconds : 0;
+    });
+    out.total = median(totals);
+    return out;
+}
+
+std::string us(double s) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", s * 1e6);
+    return b;
+}
+
+std::string fixed(double v, int digits) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.*f", digits, v);
+    return b;
+}
+
+bool same_rgb(const Result& r, const std::vector<std::uint32_t>& seed) {
+    for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < 256; ++k)
+            if (r.channels[c].counts[k] != seed[c * 256 + k]) return false;
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") o.quick = true;
+        else if (a == "--sweep") o.sweep = true;
+        else if (a == "--runs" && i + 1 < argc) o.runs = std::atoi(argv[++i]);
+        else if (a == "--out" && i + 1 < argc) o.out = argv[++i];
+        else {
+            std::cerr << "usage: imghist_opencl_bench [--quick] [--sweep] [--runs N] [--out FILE]\n";
+            return 2;
+        }
+    }
+    if (const char* t = std::getenv("IMGHIST_OPENCL_TUNE")) std::cout << "IMGHIST_OPENCL_TUNE=" << t << "\n";
+    Cl cl = open_device();
+    std::cout << "device: " << cl.name << " (" << cl.cus << " compute units)\n";
+    auto cpu = create_engine("cpu");
+
+    struct Case {
+        std::string label;
+        std::uint32_t w, h;
+        bool is_float;
+        Dist dist;
+        Mode mode;
+        bool seeds;  // time the seed kernels too (RGBA8 R, G, B)
+    };
+    const std::uint32_t W8 = o.quick ? 960 : 7680, H8 = o.quick ? 540 : 4320, S16 = o.quick ? 2048 : 16384;
+    std::vector<Case> cases;
+    for (Dist d : {Dist::random, Dist::natural, Dist::constant, Dist::bank})
+        cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba8 " + dist_name(d), W8, H8, false, d, Mode::rgb, true});
+    for (Dist d : {Dist::random, Dist::natural, Dist::constant, Dist::bank})
+        cases.push_back({std::to_string(S16) + "^2 rgba8 " + dist_name(d), S16, S16, false, d, Mode::rgb, true});
+    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba8 random, luma", W8, H8, false, Dist::random, Mode::luma, false});
+    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba8 random, R G B + Y", W8, H8, false, Dist::random, Mode::all, false});
+    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba_f32 random", W8, H8, true, Dist::random, Mode::rgb, false});
+    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba_f32 natural", W8, H8, true, Dist::natural, Mode::rgb, false});
+
+    std::ostringstream table;
+    table << "device: " << cl.name << "; OpenCL profiling events, " << o.runs
+          << " runs after 3 warm-ups, median; pixels already on the device\n";
+    table << "imghist = the backend's kernels (first histogram kernel start -> last merge kernel end);\n"
+             "  +clear/read = the whole compute on the device (zeroing the counters ... reading them back)\n";
+    table << "| image | floor µs | imghist µs | % of floor | imghist +clear/read µs | seed 14.2 µs | seed 14.5 µs | "
+             "× vs 14.5 | check |\n|---|---|---|---|---|---|---|---|---|\n";
+    bool all_ok = true;
+    cl_int err = CL_SUCCESS;
+    cl_mem scratch = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 64, nullptr, &err);
+    check(err, "scratch");
+    std::uint64_t seed = 1;
+    struct SweepImage { std::string label; std::uint32_t w, h; Dist dist; };
+    std::vector<SweepImage> sweep_images;
+    if (o.sweep) sweep_images = {{"8K random", W8, H8, Dist::random}, {"8K constant", W8, H8, Dist::constant},
+                                 {"16384^2 random", S16, S16, Dist::random}};
+    for (const Case& c : cases) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::vector<std::byte> pixels = make_pixels(c.w, c.h, c.is_float, c.dist, ++seed);
+        const PixelFormat f = c.is_float ? PixelFormat::rgba_f32 : PixelFormat::rgba8;
+        cl_mem img = clCreateBuffer(cl.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pixels.size(),
+                                    const_cast<std::byte*>(pixels.data()), &err);
+        check(err, "image buffer");
+        Request r;
+        r.mode = c.mode;
+        const double floor = time_floor(cl, o, img, pixels.size(), scratch);
+        const ImghistTime ih = time_imghist(cl, o, img, c.w, c.h, f, r);
+        const Result want = cpu->compute(ImageView::packed(pixels.data(), c.w, c.h, f), r);
+        bool ok = ih.result.same_histograms(want);
+        std::string seeds = "| — | — | — ";
+        if (c.seeds) {
+            std::vector<std::uint32_t> h2, h5;
+            const double t2 = time_seed(cl, o, img, c.w, c.h, 1, h2);
+            const double t5 = time_seed(cl, o, img, c.w, c.h, 32, h5);
+            const bool seeds_ok = same_rgb(want, h2) && same_rgb(want, h5);
+            seeds = "| " + us(t2) + " | " + us(t5) + " | " + fixed(t5 / ih.kernel, 1) + "× ";
+            if (!seeds_ok) std::cout << "  note: a seed kernel's counts differ from the reference on " << c.label << "\n";
+        }
+        all_ok = all_ok && ok;
+        table << "| " << c.label << " | " << us(floor) << " | " << us(ih.kernel) << " | "
+              << fixed(100.0 * floor / ih.kernel, 0) << "% | " << us(ih.total) << " " << seeds << "| "
+              << (ok ? "= cpu" : "MISMATCH") << " |\n";
+        std::cout << "  " << c.label << ": floor " << us(floor) << " µs, imghist " << us(ih.kernel) << " µs ("
+                  << us(ih.total) << " µs with clear/read) " << (ok ? "ok" : "MISMATCH") << " ["
+                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s]\n";
+        for (const auto& si : sweep_images) {
+            if (c.is_float || c.mode != Mode::rgb || si.w != c.w || si.dist != c.dist) continue;
+            table << "\nsweep on " << si.label << " (IMGHIST_OPENCL_TUNE; floor " << us(floor) << " µs):\n";
+            for (const char* tune : {"copies=32,pack=1", "copies=16,pack=1", "copies=8,pack=1", "copies=1,pack=0",
+                                     "copies=32,pack=1,merge=sum", "copies=16,pack=1,merge=sum",
+                                     "copies=32,pack=1,gpc=2", "copies=32,pack=1,gpc=8", "copies=16,pack=1,gpc=8",
+                                     "copies=32,pack=1,wg=512", "copies=32,pack=1,wg=128,gpc=8",
+                                     "copies=32,pack=1,fast=0", "copies=32,pack=1,spec=0"}) {
+                setenv("IMGHIST_OPENCL_TUNE", tune, 1);
+                const ImghistTime t = time_imghist(cl, o, img, c.w, c.h, f, r);
+                unsetenv("IMGHIST_OPENCL_TUNE");
+                const bool tok = t.result.same_histograms(want);
+                all_ok = all_ok && tok;
+                table << "  " << tune << ": " << us(t.kernel) << " µs (" << fixed(100.0 * floor / t.kernel, 0)
+                      << "% of floor), +clear/read " << us(t.total) << " µs" << (tok ? "" : " MISMATCH") << "\n";
+            }
+            table << "\n";
+        }
+        clReleaseMemObject(img);
+    }
+    clReleaseMemObject(scratch);
+    std::cout << "\n" << table.str();
+    if (!o.out.empty()) std::ofstream(o.out) << table.str();
+    return all_ok ? 0 : 1;
+}
