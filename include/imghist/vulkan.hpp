@@ -1,0 +1,97 @@
+// Vulkan interop: histograms of pixels that already live in a VkBuffer on the caller's own
+// VkDevice, e.g. a rendered frame copied to a buffer for auto-exposure. The result is written
+// into a VkBuffer the caller provides, by commands recorded into the caller's command buffer,
+// so neither the pixels nor the counts go through the host. Defined only when imghist was
+// built with the vulkan backend (imghist::find_backend("vulkan") != nullptr).
+//
+// Requirements on the caller's device:
+//   - Vulkan 1.1 or later, created with VkPhysicalDeviceFeatures::shaderInt64 enabled;
+//   - the command buffers given to record() belong to a queue family with VK_QUEUE_COMPUTE_BIT.
+// Buffers: the pixel buffer and the result buffer need VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.
+//
+// Result layout (what record() writes at result_offset): for each channel of
+// result_layout(format, request).channels, in order, `bins + 3` uint64 counters: the bins,
+// then nan, below and above (include/imghist/binning.h). to_result() turns them into a Result.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "imghist/image.hpp"
+#include "imghist/request.hpp"
+#include "imghist/result.hpp"
+
+namespace imghist::vulkan {
+
+// The caller's device; imghist never destroys any of these.
+struct DeviceContext {
+    VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    std::uint32_t queue_family = 0;  // where record()ed commands and compute() run
+};
+
+// An image stored in a VkBuffer: pixel (x, y) starts at offset + y * stride_bytes + x * pixel
+// size, samples in the format's native-endian layout (as ImageView). offset and stride must be
+// multiples of the sample size; stride 0 means tightly packed rows. Offsets that are multiples
+// of 16 with packed rows take the fast path. The buffer must extend to the next multiple of 4
+// bytes after the last pixel.
+struct BufferImage {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    std::uint32_t width = 0, height = 0;
+    VkDeviceSize stride_bytes = 0;
+    PixelFormat format = PixelFormat::rgba8;
+};
+
+struct ResultLayout {
+    std::vector<Channel> channels;
+    BinLayout bins;
+    std::uint32_t slots_per_channel = 0;  // bins + 3
+    VkDeviceSize bytes = 0;               // channels * slots_per_channel * 8
+};
+
+class Histogrammer {
+public:
+    // Creates its layouts and scratch buffer on the caller's device (pipelines are built on
+    // first use from SPIR-V embedded in imghist). Throws DeviceError.
+    explicit Histogrammer(const DeviceContext& context);
+    ~Histogrammer();
+    Histogrammer(const Histogrammer&) = delete;
+    Histogrammer& operator=(const Histogrammer&) = delete;
+
+    ResultLayout result_layout(PixelFormat format, const Request& request = {}) const;
+    // Largest bin count this device supports: one channel must fit the work-group shared
+    // memory (12285 bins with 48 KiB, 8189 with 32 KiB). record() rejects more.
+    std::uint32_t max_bins() const;
+
+    // Records the histogram of `image` into `cmd` (in the recording state). The counts land in
+    // `result` at `result_offset` (a multiple of 8) as result_layout() describes; nothing is
+    // read back. Before: make the pixel writes visible to VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT /
+    // VK_ACCESS_SHADER_READ_BIT. After: add a barrier from COMPUTE_SHADER / SHADER_WRITE before
+    // reading `result`. Recordings of one Histogrammer share its scratch counters, so they must
+    // execute in submission order on one queue (each starts with a barrier). The descriptor
+    // sets of every record() stay allocated until release_recordings().
+    // Throws InvalidArgument for a bad image, request or offset.
+    void record(VkCommandBuffer cmd, const BufferImage& image, const Request& request, VkBuffer result,
+                VkDeviceSize result_offset = 0);
+    // Frees the descriptor sets of earlier record() calls; only once none of the command
+    // buffers they were recorded into is pending.
+    void release_recordings();
+
+    // Convenience: records into its own command buffer, submits to `queue` (of queue_family),
+    // waits, and returns the Result (the pixels still never leave the device).
+    Result compute(VkQueue queue, const BufferImage& image, const Request& request = {});
+
+    // A Result from counters read back from a result buffer.
+    Result to_result(const BufferImage& image, const Request& request, std::span<const std::uint64_t> slots) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace imghist::vulkan

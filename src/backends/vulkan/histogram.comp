@@ -1,0 +1,247 @@
+// imghist Vulkan histogram shader: the seed's design (256 invocations, a shared histogram
+// cleared behind a barrier, shared atomicAdd per sample, a barrier, then one global atomicAdd
+// per non-zero bin), extended to the whole contract. The bin math comes from binning.h.
+//
+// Compiled at build time once per pixel layout (glslc -D):
+//   IH_BPS  bytes per sample: 1 (u8), 2 (u16 or f16), 4 (f32)
+//   IH_HALF 1 when 2-byte samples are IEEE half
+//   IH_SPP  samples per pixel: 1, 3 or 4
+// Everything else is a specialization constant (structure) or a push constant (range scalars).
+//
+// Pixels are read as 32-bit words (never 8/16-bit storage). The packed path reads one "unit"
+// of 16 bytes (48 for 3-, 6- and 12-byte pixels) with uvec4 loads; a pixel never straddles a
+// unit and a sample never straddles a word. The strided path (caller buffers with a row pitch)
+// reads each sample's word on its own.
+//
+// Counters: shared uint counters per work-group (COPIES interleaved copies of every slot, so
+// lanes spread over banks), merged with one global 32-bit atomicAdd per non-zero slot. The
+// host keeps every dispatch below 2^32 pixels and flushes the 32-bit counters into 64-bit
+// totals (flush.comp) after each one.
+#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "imghist/binning.h"
+
+#ifndef IH_BPS
+#error "IH_BPS must be defined"
+#endif
+#define IH_FLOAT_SAMPLES (IH_BPS == 4 || IH_HALF == 1)
+#define PIXEL_BYTES (IH_BPS * IH_SPP)
+#if (PIXEL_BYTES % 3) == 0
+#define UNIT_VEC4 3
+#else
+#define UNIT_VEC4 1
+#endif
+#define UNIT_PIXELS ((16 * UNIT_VEC4) / PIXEL_BYTES)
+#define BATCH 4  // units loaded before any of them is counted
+#define WG 256u
+
+layout(local_size_x = 256) in;
+
+layout(constant_id = 0) const uint NCH = 1;  // channels counted by this pass (1..5)
+layout(constant_id = 1) const int SRC0 = 0;  // per channel: sample index, or -1 = luminance
+layout(constant_id = 2) const int SRC1 = 0;
+layout(constant_id = 3) const int SRC2 = 0;
+layout(constant_id = 4) const int SRC3 = 0;
+layout(constant_id = 5) const int SRC4 = 0;
+layout(constant_id = 6) const uint BINS = 256;
+layout(constant_id = 7) const uint INT_MODE = 0;
+layout(constant_id = 8) const uint SHIFT = 0;
+layout(constant_id = 9) const uint CLAMP = 0;
+layout(constant_id = 10) const uint CLOSED_TOP = 0;
+layout(constant_id = 11) const uint COPIES = 1;   // shared copies of every slot (power of two <= 32)
+layout(constant_id = 12) const uint SWIZZLE = 0;  // spread bins over banks when COPIES < 32
+layout(constant_id = 13) const uint ROUNDS = 1;   // BATCH units per round per invocation
+layout(constant_id = 14) const uint STRIDED = 0;  // 1: rows `stride` bytes apart, word loads
+layout(constant_id = 15) const int RED = 0;
+layout(constant_id = 16) const int GREEN = 1;
+layout(constant_id = 17) const int BLUE = 2;
+layout(constant_id = 18) const uint HAS_LUMA = 0;
+
+const uint SLOTS = BINS + IH_EXTRA_SLOTS;
+// Rounded up to 32 slots so the bank swizzle stays inside the array.
+const uint SHARED_SLOTS = ((NCH * SLOTS + 31u) / 32u) * 32u;
+const uint GROUP = 32u / COPIES;  // slots that share one row of 32 banks
+shared uint hist[SHARED_SLOTS * COPIES];
+
+layout(std430, binding = 0) readonly buffer PixelUnits { uvec4 units[]; };
+layout(std430, binding = 0) readonly buffer PixelWords { uint words[]; };
+layout(std430, binding = 1) buffer Counts { uint counts[]; };
+
+layout(push_constant) uniform Params {
+    int64_t lo_int;
+    int64_t hi_int;
+    float lo_float;
+    float scale;
+    uint lo_key;
+    uint hi_key;
+    float wf0, wf1, wf2;
+    uint wi0, wi1, wi2;
+    uint pixels;     // pixels in this tile (< 2^31)
+    uint base_byte;  // where the tile's first pixel starts in the bound range
+    uint width;      // strided path: pixels per row
+    uint stride;     // strided path: bytes per row
+    uint out_slot;   // first global counter of this pass's channels
+} pc;
+
+// Index of the first copy of a slot; the swizzle permutes slots inside each row of banks.
+uint slot_index(uint s) {
+    if (SWIZZLE != 0u && GROUP > 1u) {
+        uint h = (s / GROUP) ^ (s / (GROUP * GROUP)) ^ (s / (GROUP * GROUP * GROUP));
+        s ^= h % GROUP;
+    }
+    return s * COPIES;
+}
+
+void add_code(uint channel, uint code, uint copy) {
+    uint base = channel * SLOTS;
+    atomicAdd(hist[slot_index(base + (code & IH_SLOT_MASK)) + copy], 1u);
+    uint extra = code >> IH_EXTRA_SHIFT;
+    if (extra != 0u) atomicAdd(hist[slot_index(base + BINS + extra) + copy], 1u);
+}
+
+uint classify_sample(uint raw) {
+#if IH_FLOAT_SAMPLES
+#if IH_HALF
+    raw = ih_half_to_float_bits(raw);
+#endif
+    return ih_classify_float(uintBitsToFloat(raw), BINS, pc.lo_float, pc.scale, pc.lo_key, pc.hi_key,
+                             CLOSED_TOP, CLAMP);
+#else
+    return ih_classify_int(raw, INT_MODE, SHIFT, BINS, pc.lo_int, pc.hi_int, CLAMP);
+#endif
+}
+
+// Counts one pixel given its raw samples (integers, half bits or float bits).
+void count_pixel(uint s0, uint s1, uint s2, uint s3, uint copy) {
+    uint s[4] = uint[4](s0, s1, s2, s3);
+    uint luma_code = 0u;
+    if (HAS_LUMA != 0u) {
+#if IH_FLOAT_SAMPLES
+#if IH_HALF
+        float r = uintBitsToFloat(ih_half_to_float_bits(s[RED]));
+        float g = uintBitsToFloat(ih_half_to_float_bits(s[GREEN]));
+        float b = uintBitsToFloat(ih_half_to_float_bits(s[BLUE]));
+#else
+        float r = uintBitsToFloat(s[RED]);
+        float g = uintBitsToFloat(s[GREEN]);
+        float b = uintBitsToFloat(s[BLUE]);
+#endif
+        precise float y = ih_luma_float(r, g, b, pc.wf0, pc.wf1, pc.wf2);
+        luma_code = ih_classify_float(y, BINS, pc.lo_float, pc.scale, pc.lo_key, pc.hi_key, CLOSED_TOP,
+                                      CLAMP);
+#else
+        uint y = ih_luma_int(s[RED], s[GREEN], s[BLUE], pc.wi0, pc.wi1, pc.wi2);
+        luma_code = ih_classify_int(y, INT_MODE, SHIFT, BINS, pc.lo_int, pc.hi_int, CLAMP);
+#endif
+    }
+    const int src[5] = int[5](SRC0, SRC1, SRC2, SRC3, SRC4);
+    [[unroll]] for (uint c = 0u; c < 5u; ++c) {
+        if (c < NCH) {
+            uint code = src[c] < 0 ? luma_code : classify_sample(s[max(src[c], 0)]);
+            add_code(c, code, copy);
+        }
+    }
+}
+
+// Sample `i` of a pixel starting at byte `at`, from one 32-bit word.
+uint word_sample(uint at, uint i) {
+    uint b = at + i * uint(IH_BPS);
+    uint w = words[b >> 2];
+#if IH_BPS == 4
+    return w;
+#else
+    return (w >> ((b & 3u) * 8u)) & ((1u << (8u * uint(IH_BPS))) - 1u);
+#endif
+}
+
+void count_pixel_at(uint at, uint copy) {
+    uint s0 = word_sample(at, 0u);
+    uint s1 = IH_SPP > 1 ? word_sample(at, 1u) : 0u;
+    uint s2 = IH_SPP > 2 ? word_sample(at, 2u) : 0u;
+    uint s3 = IH_SPP > 3 ? word_sample(at, 3u) : 0u;
+    count_pixel(s0, s1, s2, s3, copy);
+}
+
+// Sample `i` of pixel `j` of a unit held in registers (indices are constants once unrolled).
+uint unit_sample(uvec4 q[UNIT_VEC4], uint j, uint i) {
+    uint b = j * uint(PIXEL_BYTES) + i * uint(IH_BPS);
+    uint w = q[b >> 4][(b >> 2) & 3u];
+#if IH_BPS == 4
+    return w;
+#else
+    return (w >> ((b & 3u) * 8u)) & ((1u << (8u * uint(IH_BPS))) - 1u);
+#endif
+}
+
+void count_unit(uvec4 q[UNIT_VEC4], uint copy) {
+    [[unroll]] for (uint j = 0u; j < uint(UNIT_PIXELS); ++j) {
+        count_pixel(unit_sample(q, j, 0u), IH_SPP > 1 ? unit_sample(q, j, 1u) : 0u,
+                    IH_SPP > 2 ? unit_sample(q, j, 2u) : 0u, IH_SPP > 3 ? unit_sample(q, j, 3u) : 0u, copy);
+    }
+}
+
+void main() {
+    const uint lid = gl_LocalInvocationIndex;
+    const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    const uint units_per_group = WG * ROUNDS * uint(BATCH);
+    const uint pixels_per_group = units_per_group * uint(UNIT_PIXELS);
+    if (group >= (pc.pixels + pixels_per_group - 1u) / pixels_per_group) return;  // uniform
+
+    for (uint i = lid; i < SHARED_SLOTS * COPIES; i += WG) hist[i] = 0u;
+    barrier();
+
+    const uint copy = lid % COPIES;
+    if (STRIDED != 0u) {
+        // Pixel p of the tile is row p / width, column p % width; step WG pixels at a time.
+        uint p = group * pixels_per_group + lid;
+        uint y = p / pc.width;
+        uint x = p - y * pc.width;
+        const uint dy = WG / pc.width, dx = WG % pc.width;
+        for (uint k = 0u; k < uint(UNIT_PIXELS) * ROUNDS * uint(BATCH); ++k) {
+            if (p >= pc.pixels) break;
+            count_pixel_at(pc.base_byte + y * pc.stride + x * uint(PIXEL_BYTES), copy);
+            p += WG;
+            x += dx;
+            y += dy;
+            if (x >= pc.width) {
+                x -= pc.width;
+                y += 1u;
+            }
+        }
+    } else {
+        // Packed: units of UNIT_VEC4 uvec4s; the last, partial unit is read word by word.
+        const uint full_units = pc.pixels / uint(UNIT_PIXELS);
+        const uint first_vec4 = pc.base_byte >> 4;
+        uint u = group * units_per_group + lid;
+        for (uint r = 0u; r < ROUNDS; ++r) {
+            uvec4 q[BATCH][UNIT_VEC4];
+            [[unroll]] for (uint k = 0u; k < uint(BATCH); ++k) {
+                uint uk = u + k * WG;
+                [[unroll]] for (uint v = 0u; v < uint(UNIT_VEC4); ++v)
+                    q[k][v] = uk < full_units ? units[first_vec4 + uk * uint(UNIT_VEC4) + v] : uvec4(0u);
+            }
+            [[unroll]] for (uint k = 0u; k < uint(BATCH); ++k) {
+                uint uk = u + k * WG;
+                if (uk < full_units) {
+                    count_unit(q[k], copy);
+                } else if (uk == full_units) {
+                    for (uint p = full_units * uint(UNIT_PIXELS); p < pc.pixels; ++p)
+                        count_pixel_at(pc.base_byte + p * uint(PIXEL_BYTES), copy);
+                }
+            }
+            u += uint(BATCH) * WG;
+        }
+    }
+    barrier();
+
+    // Merge: one global atomic per non-zero slot; copies are read starting at a lane-dependent
+    // copy so the reads spread over the banks.
+    for (uint s = lid; s < NCH * SLOTS; s += WG) {
+        uint first = slot_index(s);
+        uint sum = 0u;
+        for (uint c = 0u; c < COPIES; ++c) sum += hist[first + ((c + lid) % COPIES)];
+        if (sum != 0u) atomicAdd(counts[pc.out_slot + s], sum);
+    }
+}

@@ -1,0 +1,73 @@
+#include "backends/vulkan/vk_device.hpp"
+
+#include "imghist/error.hpp"
+
+namespace imghist::vk {
+
+Context::Context(const std::string& selector, Tuning tuning) : instance_(validation_requested()) {
+    const auto devices = physical_devices(instance_.get());
+    const PhysicalDevice& pick = select_device(devices, selector);
+    physical_ = pick.handle;
+    family_ = pick.compute_family;
+    name_ = pick.name;
+
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queue.queueFamilyIndex = family_;
+    queue.queueCount = 1;
+    queue.pQueuePriorities = &priority;
+    VkPhysicalDeviceFeatures features{};
+    features.shaderInt64 = VK_TRUE;  // the integer bin math and the 64-bit totals
+    VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    info.queueCreateInfoCount = 1;
+    info.pQueueCreateInfos = &queue;
+    info.pEnabledFeatures = &features;
+    IMGHIST_VK(vkCreateDevice, physical_, &info, nullptr, &device_);
+    try {
+        vkGetDeviceQueue(device_, family_, 0, &queue_);
+        VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+        pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        pool.queueFamilyIndex = family_;
+        VkCommandPool p = VK_NULL_HANDLE;
+        IMGHIST_VK(vkCreateCommandPool, device_, &pool, nullptr, &p);
+        pool_ = CommandPool(device_, p);
+        core_ = std::make_unique<HistogramCore>(physical_, device_, tuning);
+    } catch (...) {
+        core_.reset();
+        pool_.reset();
+        vkDestroyDevice(device_, nullptr);
+        throw;
+    }
+}
+
+Context::~Context() {
+    vkDeviceWaitIdle(device_);
+    core_.reset();
+    pool_.reset();
+    vkDestroyDevice(device_, nullptr);
+}
+
+Fence Context::make_fence(bool signaled) const {
+    VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (signaled) info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+    VkFence f = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateFence, device_, &info, nullptr, &f);
+    return Fence(device_, f);
+}
+
+void Context::submit(VkCommandBuffer cmd, VkFence fence) const {
+    VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    info.commandBufferCount = 1;
+    info.pCommandBuffers = &cmd;
+    IMGHIST_VK(vkQueueSubmit, queue_, 1, &info, fence);
+}
+
+void Context::check_validation() {
+    const ValidationLog& log = instance_.log();
+    if (log.count == reported_) return;
+    const std::uint64_t n = log.count - reported_;
+    reported_ = log.count;
+    throw DeviceError("the Vulkan validation layer reported " + std::to_string(n) + " message(s); first: " + log.first);
+}
+
+}  // namespace imghist::vk

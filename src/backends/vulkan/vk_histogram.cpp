@@ -1,0 +1,365 @@
+#include "backends/vulkan/vk_histogram.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "imghist/error.hpp"
+
+// SPIR-V compiled from histogram.comp / flush.comp at build time (CMakeLists.txt).
+#define IMGHIST_SPIRV(name)                       \
+    extern const unsigned char imghist_vk_##name[]; \
+    extern const unsigned long long imghist_vk_##name##_size;
+IMGHIST_SPIRV(hist_u8_1)
+IMGHIST_SPIRV(hist_u8_3)
+IMGHIST_SPIRV(hist_u8_4)
+IMGHIST_SPIRV(hist_u16_1)
+IMGHIST_SPIRV(hist_u16_3)
+IMGHIST_SPIRV(hist_u16_4)
+IMGHIST_SPIRV(hist_f16_1)
+IMGHIST_SPIRV(hist_f16_3)
+IMGHIST_SPIRV(hist_f16_4)
+IMGHIST_SPIRV(hist_f32_1)
+IMGHIST_SPIRV(hist_f32_3)
+IMGHIST_SPIRV(hist_f32_4)
+IMGHIST_SPIRV(flush)
+#undef IMGHIST_SPIRV
+
+namespace imghist::vk {
+namespace {
+
+struct Spirv {
+    const unsigned char* data;
+    unsigned long long size;
+};
+#define IH_S(name) Spirv{imghist_vk_##name, imghist_vk_##name##_size}
+// [sample type][1, 3 or 4 samples]
+const Spirv kHistSpirv[4][3] = {
+    {IH_S(hist_u8_1), IH_S(hist_u8_3), IH_S(hist_u8_4)},
+    {IH_S(hist_u16_1), IH_S(hist_u16_3), IH_S(hist_u16_4)},
+    {IH_S(hist_f16_1), IH_S(hist_f16_3), IH_S(hist_f16_4)},
+    {IH_S(hist_f32_1), IH_S(hist_f32_3), IH_S(hist_f32_4)},
+};
+#undef IH_S
+
+constexpr std::uint32_t kGroupSize = 256;  // local_size_x of both shaders
+constexpr std::uint32_t kBatch = 4;        // BATCH in histogram.comp
+constexpr std::uint32_t kMaxChannels = 5;  // R, G, B, A, Y
+
+int variant(const FormatInfo& fi) {
+    const int sample = fi.sample == SampleType::u8 ? 0 : fi.sample == SampleType::u16 ? 1 : fi.sample == SampleType::f16 ? 2 : 3;
+    const int spp = fi.channels == 1 ? 0 : fi.channels == 3 ? 1 : 2;
+    return sample * 3 + spp;
+}
+
+// histogram.comp's unit: 16 bytes, or 48 for 3-, 6- and 12-byte pixels.
+std::uint32_t unit_pixels(const FormatInfo& fi) {
+    const auto pb = std::uint32_t(fi.pixel_bytes());
+    return (pb % 3 == 0 ? 48 : 16) / pb;
+}
+
+// Push constants of histogram.comp (same order and offsets as its Params block).
+struct HistParams {
+    std::int64_t lo_int, hi_int;
+    float lo_float, scale;
+    std::uint32_t lo_key, hi_key;
+    float wf[3];
+    std::uint32_t wi[3];
+    std::uint32_t pixels, base_byte, width, stride, out_slot;
+};
+static_assert(offsetof(HistParams, lo_float) == 16 && offsetof(HistParams, wf) == 32 &&
+              offsetof(HistParams, pixels) == 56 && offsetof(HistParams, out_slot) == 72);
+constexpr std::uint32_t kHistParamsSize = 76;
+
+struct FlushParams {
+    std::uint32_t slots, overwrite, first_total;
+};
+
+ShaderModule make_module(VkDevice device, const Spirv& s) {
+    std::vector<std::uint32_t> code((s.size + 3) / 4);  // SPIR-V is read as aligned words
+    std::memcpy(code.data(), s.data, s.size);
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = s.size;
+    info.pCode = code.data();
+    VkShaderModule m = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateShaderModule, device, &info, nullptr, &m);
+    return ShaderModule(device, m);
+}
+
+Pipeline make_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
+                       const VkSpecializationInfo* spec) {
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = spec;
+    info.layout = layout;
+    VkPipeline p = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateComputePipelines, device, VK_NULL_HANDLE, 1, &info, nullptr, &p);
+    return Pipeline(device, p);
+}
+
+VkDeviceSize round_down(VkDeviceSize v, VkDeviceSize a) { return v / a * a; }
+VkDeviceSize round_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+VkDescriptorSet DescriptorArena::allocate(VkDescriptorSetLayout layout) {
+    constexpr std::uint32_t kSetsPerPool = 64;
+    if (pools_.empty() || used_ == kSetsPerPool) {
+        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * kSetsPerPool};
+        VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        info.maxSets = kSetsPerPool;
+        info.poolSizeCount = 1;
+        info.pPoolSizes = &size;
+        VkDescriptorPool pool = VK_NULL_HANDLE;
+        IMGHIST_VK(vkCreateDescriptorPool, device_, &info, nullptr, &pool);
+        pools_.emplace_back(device_, pool);
+        used_ = 0;
+    }
+    VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    info.descriptorPool = pools_.back().get();
+    info.descriptorSetCount = 1;
+    info.pSetLayouts = &layout;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    IMGHIST_VK(vkAllocateDescriptorSets, device_, &info, &set);
+    ++used_;
+    return set;
+}
+
+void DescriptorArena::reset() {
+    pools_.clear();
+    used_ = 0;
+}
+
+HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning tuning)
+    : physical_(physical), device_(device), tuning_(tuning) {
+    vkGetPhysicalDeviceProperties(physical, &props_);
+    VkDescriptorSetLayoutBinding bindings[2] = {};
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        bindings[i].binding = i;
+        bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        bindings[i].descriptorCount = 1;
+        bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    set_info.bindingCount = 2;
+    set_info.pBindings = bindings;
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateDescriptorSetLayout, device_, &set_info, nullptr, &set_layout);
+    set_layout_ = DescriptorSetLayout(device_, set_layout);
+
+    auto make_layout = [&](std::uint32_t push_bytes) {
+        VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+        VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+        info.setLayoutCount = 1;
+        info.pSetLayouts = &set_layout;
+        info.pushConstantRangeCount = 1;
+        info.pPushConstantRanges = &range;
+        VkPipelineLayout layout = VK_NULL_HANDLE;
+        IMGHIST_VK(vkCreatePipelineLayout, device_, &info, nullptr, &layout);
+        return PipelineLayout(device_, layout);
+    };
+    hist_layout_ = make_layout(kHistParamsSize);
+    flush_layout_ = make_layout(sizeof(FlushParams));
+    flush_module_ = make_module(device_, Spirv{imghist_vk_flush, imghist_vk_flush_size});
+    flush_pipeline_ = make_pipeline(device_, flush_module_.get(), flush_layout_.get(), nullptr);
+
+    const VkDeviceSize count_bytes = VkDeviceSize(kMaxChannels) * (max_bins() + IH_EXTRA_SLOTS) * 4;
+    counts_ = allocate_buffer(physical_, device_, count_bytes,
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
+}
+
+std::uint32_t HistogramCore::shared_words(std::uint32_t channels, std::uint32_t bins, std::uint32_t copies) const {
+    const std::uint32_t slots = channels * (bins + IH_EXTRA_SLOTS);
+    return (slots + 31) / 32 * 32 * copies;  // SHARED_SLOTS * COPIES in histogram.comp
+}
+
+std::uint32_t HistogramCore::max_bins() const {
+    // One channel, one copy, rounded to 32 slots, must fit the shared memory.
+    return props_.limits.maxComputeSharedMemorySize / 4 / 32 * 32 - IH_EXTRA_SLOTS;
+}
+
+bool HistogramCore::supports(const HistogramPlan& plan) const { return plan.bins() <= max_bins(); }
+
+HistogramCore::Shape HistogramCore::shape(const BufferSource& source, const HistogramPlan& plan) const {
+    Shape s;
+    const auto channels = std::uint32_t(plan.channels.size());
+    const std::uint32_t limit = props_.limits.maxComputeSharedMemorySize / 4;
+    std::uint32_t fit = channels;
+    while (fit > 1 && shared_words(fit, plan.bins(), 1) > limit) --fit;
+    s.passes = (channels + fit - 1) / fit;
+    s.channels_per_pass = (channels + s.passes - 1) / s.passes;
+    s.copies = 1;
+    while (s.copies * 2 <= tuning_.max_copies && shared_words(s.channels_per_pass, plan.bins(), s.copies * 2) <= limit)
+        s.copies *= 2;
+    const auto pb = VkDeviceSize(plan.info.pixel_bytes());
+    s.strided = !(source.stride == source.width * pb && source.offset % 16 == 0);
+    return s;
+}
+
+VkShaderModule HistogramCore::module(const HistogramPlan& plan) {
+    const int v = variant(plan.info);
+    auto it = modules_.find(v);
+    if (it == modules_.end()) it = modules_.emplace(v, make_module(device_, kHistSpirv[v / 3][v % 3])).first;
+    return it->second.get();
+}
+
+VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t first, std::uint32_t count,
+                                   std::uint32_t copies, bool strided) {
+    std::array<std::uint32_t, 20> spec{};  // constant_id 0..18 of histogram.comp, then the variant
+    spec[0] = count;
+    bool luma = false;
+    for (std::uint32_t c = 0; c < count; ++c) {
+        const int src = plan.sources[first + c];
+        spec[1 + c] = std::uint32_t(src);
+        luma = luma || src == kLumaSource;
+    }
+    spec[6] = plan.bins();
+    spec[7] = plan.int_mode;
+    spec[8] = plan.shift;
+    spec[9] = plan.clamp;
+    spec[10] = plan.closed_top;
+    spec[11] = copies;
+    spec[12] = tuning_.swizzle ? 1 : 0;
+    spec[13] = tuning_.rounds;
+    spec[14] = strided ? 1 : 0;
+    spec[15] = std::uint32_t(std::max(plan.info.red, 0));
+    spec[16] = std::uint32_t(std::max(plan.info.green, 0));
+    spec[17] = std::uint32_t(std::max(plan.info.blue, 0));
+    spec[18] = luma ? 1 : 0;
+    spec[19] = std::uint32_t(variant(plan.info));
+    auto it = pipelines_.find(spec);
+    if (it != pipelines_.end()) return it->second.get();
+
+    VkSpecializationMapEntry entries[19];
+    for (std::uint32_t i = 0; i < 19; ++i) entries[i] = {i, i * 4, 4};
+    VkSpecializationInfo info{19, entries, 19 * 4, spec.data()};
+    return pipelines_.emplace(spec, make_pipeline(device_, module(plan), hist_layout_.get(), &info)).first->second.get();
+}
+
+void HistogramCore::record_begin(VkCommandBuffer cmd) {
+    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cmd, counts_.buffer.get(), 0, VK_WHOLE_SIZE, 0);
+    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, const BufferSource& src,
+                                 const HistogramPlan& plan, VkBuffer totals, VkDeviceSize totals_offset,
+                                 bool overwrite) {
+    if (!supports(plan))
+        throw InvalidArgument("vulkan: " + std::to_string(plan.bins()) + " bins exceed this device's limit of " +
+                              std::to_string(max_bins()));
+    if (tuning_.max_tile_pixels > (std::uint64_t(1) << 31) || tuning_.max_tile_pixels < 4096)
+        throw InvalidArgument("vulkan: max_tile_pixels must be in [4096, 2^31]");
+    if (totals_offset % 8 != 0) throw InvalidArgument("vulkan: the result offset must be a multiple of 8 bytes");
+    const Shape shape_ = shape(src, plan);
+    const auto pb = VkDeviceSize(plan.info.pixel_bytes());
+    const VkDeviceSize row_bytes = src.width * pb;
+    const VkDeviceSize align = std::max<VkDeviceSize>(props_.limits.minStorageBufferOffsetAlignment, 16);
+    const VkDeviceSize max_range = std::min<VkDeviceSize>(props_.limits.maxStorageBufferRange, 0xFFFFFFFFu);
+    const std::uint32_t pixels_per_group = kGroupSize * tuning_.rounds * kBatch * unit_pixels(plan.info);
+    const std::uint32_t slots = plan.slots_per_channel();
+    const std::uint32_t total_slots = std::uint32_t(plan.total_slots());
+
+    std::vector<VkPipeline> pass_pipelines;
+    for (std::uint32_t first = 0; first < plan.channels.size(); first += shape_.channels_per_pass) {
+        const auto n = std::min<std::uint32_t>(shape_.channels_per_pass, std::uint32_t(plan.channels.size()) - first);
+        pass_pipelines.push_back(pipeline(plan, first, n, shape_.copies, shape_.strided));
+    }
+
+    HistParams pc{};
+    pc.lo_int = plan.lo_int;
+    pc.hi_int = plan.hi_int;
+    pc.lo_float = plan.lo_float;
+    pc.scale = plan.scale_float;
+    pc.lo_key = plan.lo_key;
+    pc.hi_key = plan.hi_key;
+    for (int i = 0; i < 3; ++i) {
+        pc.wf[i] = plan.weight_float[i];
+        pc.wi[i] = plan.weight_int[i];
+    }
+    pc.width = src.width;
+    pc.stride = std::uint32_t(src.stride);
+
+    // Totals: bound from an aligned offset; the flush shader indexes past the remainder.
+    const VkDeviceSize totals_bind = round_down(totals_offset, align);
+    VkDescriptorBufferInfo totals_info{totals, totals_bind, totals_offset - totals_bind + VkDeviceSize(total_slots) * 8};
+    VkDescriptorBufferInfo counts_info{counts_.buffer.get(), 0, VkDeviceSize(total_slots) * 4};
+
+    auto write_set = [&](const VkDescriptorBufferInfo& b0, const VkDescriptorBufferInfo& b1) {
+        VkDescriptorSet set = arena.allocate(set_layout_.get());
+        VkWriteDescriptorSet w[2] = {};
+        const VkDescriptorBufferInfo* infos[2] = {&b0, &b1};
+        for (std::uint32_t i = 0; i < 2; ++i) {
+            w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+            w[i].dstSet = set;
+            w[i].dstBinding = i;
+            w[i].descriptorCount = 1;
+            w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            w[i].pBufferInfo = infos[i];
+        }
+        vkUpdateDescriptorSets(device_, 2, w, 0, nullptr);
+        return set;
+    };
+    const VkDescriptorSet flush_set = write_set(counts_info, totals_info);
+
+    // One tile: `pixels` pixels whose first byte is `start` bytes into the buffer, spanning
+    // `bytes` bytes; every pass, then a flush of the 32-bit counters.
+    auto tile = [&](VkDeviceSize start, VkDeviceSize bytes, std::uint64_t pixels) {
+        const VkDeviceSize bind = round_down(start, align);
+        VkDescriptorBufferInfo image_info{src.buffer, bind, round_up(start - bind + bytes, 4)};
+        const VkDescriptorSet set = write_set(image_info, counts_info);
+        pc.pixels = std::uint32_t(pixels);
+        pc.base_byte = std::uint32_t(start - bind);
+        const std::uint64_t groups = (pixels + pixels_per_group - 1) / pixels_per_group;
+        const auto gx = std::uint32_t(std::min<std::uint64_t>(groups, props_.limits.maxComputeWorkGroupCount[0]));
+        const auto gy = std::uint32_t((groups + gx - 1) / gx);
+        if (gy > props_.limits.maxComputeWorkGroupCount[1]) throw Error("internal error: vulkan tile too large");
+        for (std::size_t p = 0; p < pass_pipelines.size(); ++p) {
+            pc.out_slot = std::uint32_t(p) * shape_.channels_per_pass * slots;
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pass_pipelines[p]);
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, hist_layout_.get(), 0, 1, &set, 0, nullptr);
+            vkCmdPushConstants(cmd, hist_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, kHistParamsSize, &pc);
+            vkCmdDispatch(cmd, gx, gy, 1);
+        }
+        barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        FlushParams fp{total_slots, overwrite ? 1u : 0u, std::uint32_t((totals_offset - totals_bind) / 8)};
+        overwrite = false;
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flush_pipeline_.get());
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flush_layout_.get(), 0, 1, &flush_set, 0, nullptr);
+        vkCmdPushConstants(cmd, flush_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof fp, &fp);
+        vkCmdDispatch(cmd, (total_slots + kGroupSize - 1) / kGroupSize, 1, 1);
+        barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    };
+
+    const VkDeviceSize room = max_range - align - 4;  // what one binding can span
+    if (!shape_.strided) {
+        // Packed rows: one run of pixels, cut into tiles of a multiple of 4096 pixels, so every
+        // tile starts on a 16-byte boundary (and a 48-byte unit boundary).
+        const std::uint64_t total = std::uint64_t(src.width) * src.height;
+        const std::uint64_t tile_max = std::min<std::uint64_t>(tuning_.max_tile_pixels, room / pb) / 4096 * 4096;
+        if (tile_max == 0) throw DeviceError("vulkan: maxStorageBufferRange is too small");
+        for (std::uint64_t first = 0; first < total; first += tile_max) {
+            const std::uint64_t n = std::min(tile_max, total - first);
+            tile(src.offset + first * pb, n * pb, n);
+        }
+    } else {
+        if (src.stride > 0xFFFFFFFFu || row_bytes > room)
+            throw InvalidArgument("vulkan: an image row is larger than one storage buffer binding");
+        const std::uint64_t rows_max = std::max<std::uint64_t>(
+            1, std::min<std::uint64_t>((room - row_bytes) / src.stride + 1, tuning_.max_tile_pixels / src.width));
+        for (std::uint64_t y = 0; y < src.height; y += rows_max) {
+            const std::uint64_t rows = std::min<std::uint64_t>(rows_max, src.height - y);
+            tile(src.offset + y * src.stride, (rows - 1) * src.stride + row_bytes, rows * src.width);
+        }
+    }
+}
+
+}  // namespace imghist::vk

@@ -1,0 +1,95 @@
+// The device side of the vulkan backend, shared by the Engine (its own VkDevice, host images)
+// and the public interop API (a caller's VkDevice and VkBuffer): pipelines built from the
+// embedded SPIR-V, the 32-bit work counters, and the recording of one histogram into a
+// command buffer (tiles, channel passes, flushes into 64-bit totals).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "backends/vulkan/vk_util.hpp"
+#include "core/plan.hpp"
+
+namespace imghist::vk {
+
+// Shader choices measured on the H200 (docs/performance.md, "## Vulkan").
+struct Tuning {
+    std::uint32_t max_copies = 8;  // shared copies of every slot (power of two, <= 32)
+    std::uint32_t rounds = 4;      // rounds of 4 units (16 or 48 bytes each) per invocation
+    bool swizzle = true;           // spread bins over banks
+    std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
+};
+
+// Descriptor sets for the commands of one recording; reset() only once those commands have
+// finished executing.
+class DescriptorArena {
+public:
+    explicit DescriptorArena(VkDevice device) : device_(device) {}
+    VkDescriptorSet allocate(VkDescriptorSetLayout layout);
+    void reset();
+
+private:
+    VkDevice device_;
+    std::vector<DescriptorPool> pools_;
+    std::uint32_t used_ = 0;  // sets taken from pools_.back()
+};
+
+// Where the pixels are: `offset` bytes into `buffer`, rows `stride` bytes apart.
+struct BufferSource {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    std::uint32_t width = 0, height = 0;
+    VkDeviceSize stride = 0;
+};
+
+class HistogramCore {
+public:
+    HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning tuning = {});
+    HistogramCore(const HistogramCore&) = delete;
+    HistogramCore& operator=(const HistogramCore&) = delete;
+
+    // Whether one channel of the plan fits in the device's shared memory.
+    bool supports(const HistogramPlan& plan) const;
+    std::uint32_t max_bins() const;
+    const VkPhysicalDeviceProperties& properties() const { return props_; }
+    VkDevice device() const { return device_; }
+    VkPhysicalDevice physical() const { return physical_; }
+
+    // Zeroes the work counters (after a barrier on earlier use).
+    void record_begin(VkCommandBuffer cmd);
+    // Counts `source` into the 64-bit totals at `totals_offset` (plan.total_slots() uint64,
+    // offset a multiple of 8). `overwrite` starts the totals afresh; otherwise adds to them.
+    // Ends with a compute-to-compute barrier; the caller adds its own before reading totals.
+    void record_image(VkCommandBuffer cmd, DescriptorArena& arena, const BufferSource& source,
+                      const HistogramPlan& plan, VkBuffer totals, VkDeviceSize totals_offset, bool overwrite);
+
+    // What record_image() dispatches, for reports and the benchmark.
+    struct Shape {
+        std::uint32_t passes = 1, channels_per_pass = 1, copies = 1;
+        bool strided = false;
+    };
+    Shape shape(const BufferSource& source, const HistogramPlan& plan) const;
+
+private:
+    struct PassPipeline;
+    VkPipeline pipeline(const HistogramPlan& plan, std::uint32_t first_channel, std::uint32_t channels,
+                        std::uint32_t copies, bool strided);
+    VkShaderModule module(const HistogramPlan& plan);
+    std::uint32_t shared_words(std::uint32_t channels, std::uint32_t bins, std::uint32_t copies) const;
+
+    VkPhysicalDevice physical_;
+    VkDevice device_;
+    Tuning tuning_;
+    VkPhysicalDeviceProperties props_{};
+    DescriptorSetLayout set_layout_;
+    PipelineLayout hist_layout_, flush_layout_;
+    std::map<int, ShaderModule> modules_;
+    ShaderModule flush_module_;
+    Pipeline flush_pipeline_;
+    std::map<std::array<std::uint32_t, 20>, Pipeline> pipelines_;
+    Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
+};
+
+}  // namespace imghist::vk

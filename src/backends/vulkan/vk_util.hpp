@@ -1,0 +1,118 @@
+// Small Vulkan helpers for the vulkan backend: error checking that names the call and the
+// VkResult, move-only owners of device objects, the instance (with the Khronos validation layer
+// on request), physical-device discovery and selection, and host-visible buffers.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace imghist::vk {
+
+const char* result_name(VkResult result);
+// Throws DeviceError("<call> failed: <VK_...>") unless result is VK_SUCCESS.
+void check(VkResult result, const char* call);
+#define IMGHIST_VK(fn, ...) ::imghist::vk::check(fn(__VA_ARGS__), #fn)
+
+// Owner of one object created from a VkDevice.
+template <typename T, void (*Destroy)(VkDevice, T, const VkAllocationCallbacks*)>
+class Owned {
+public:
+    Owned() = default;
+    Owned(VkDevice device, T handle) : device_(device), handle_(handle) {}
+    Owned(Owned&& o) noexcept : device_(o.device_), handle_(std::exchange(o.handle_, T(VK_NULL_HANDLE))) {}
+    Owned& operator=(Owned&& o) noexcept {
+        if (this != &o) {
+            reset();
+            device_ = o.device_;
+            handle_ = std::exchange(o.handle_, T(VK_NULL_HANDLE));
+        }
+        return *this;
+    }
+    ~Owned() { reset(); }
+    void reset() {
+        if (handle_ != T(VK_NULL_HANDLE)) Destroy(device_, handle_, nullptr);
+        handle_ = T(VK_NULL_HANDLE);
+    }
+    T get() const { return handle_; }
+    explicit operator bool() const { return handle_ != T(VK_NULL_HANDLE); }
+
+private:
+    VkDevice device_ = VK_NULL_HANDLE;
+    T handle_ = T(VK_NULL_HANDLE);
+};
+
+using Buffer = Owned<VkBuffer, vkDestroyBuffer>;
+using Memory = Owned<VkDeviceMemory, vkFreeMemory>;
+using ShaderModule = Owned<VkShaderModule, vkDestroyShaderModule>;
+using Pipeline = Owned<VkPipeline, vkDestroyPipeline>;
+using PipelineLayout = Owned<VkPipelineLayout, vkDestroyPipelineLayout>;
+using DescriptorSetLayout = Owned<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout>;
+using DescriptorPool = Owned<VkDescriptorPool, vkDestroyDescriptorPool>;
+using CommandPool = Owned<VkCommandPool, vkDestroyCommandPool>;
+using Fence = Owned<VkFence, vkDestroyFence>;
+using QueryPool = Owned<VkQueryPool, vkDestroyQueryPool>;
+
+// A buffer with its own memory; `mapped` is set for host-visible ones (kept mapped).
+struct Allocation {
+    Memory memory;  // destroyed after the buffer (members are destroyed in reverse order)
+    Buffer buffer;
+    void* mapped = nullptr;
+    VkDeviceSize size = 0;
+};
+// host_visible: HOST_VISIBLE | HOST_COHERENT memory, mapped; otherwise DEVICE_LOCAL.
+Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceSize size,
+                           VkBufferUsageFlags usage, bool host_visible);
+
+// A global memory barrier between two stages.
+void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+             VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+
+// Messages the validation layer reported (warnings and errors) to one instance.
+struct ValidationLog {
+    std::uint64_t count = 0;
+    std::string first;
+};
+
+// A VkInstance. With validation, the Khronos layer is enabled and a debug-utils messenger
+// counts every warning and error into log().
+class Instance {
+public:
+    explicit Instance(bool validation);
+    ~Instance();
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+    VkInstance get() const { return instance_; }
+    const ValidationLog& log() const { return *log_; }
+    bool validation() const { return messenger_ != VK_NULL_HANDLE; }
+
+private:
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    std::unique_ptr<ValidationLog> log_ = std::make_unique<ValidationLog>();
+};
+
+// IMGHIST_VULKAN_VALIDATION=1 in the environment.
+bool validation_requested();
+
+struct PhysicalDevice {
+    VkPhysicalDevice handle = VK_NULL_HANDLE;
+    std::uint32_t index = 0;
+    std::string name;
+    VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+    std::uint32_t api_version = 0;
+    std::uint32_t compute_family = UINT32_MAX;
+    bool available = false;
+    std::string note;
+};
+std::vector<PhysicalDevice> physical_devices(VkInstance instance);
+// Picks by index or case-insensitive name substring; empty picks the best available device
+// (discrete GPU, integrated, virtual, other, CPU). Throws BackendUnavailable.
+const PhysicalDevice& select_device(const std::vector<PhysicalDevice>& devices, const std::string& selector);
+const char* type_name(VkPhysicalDeviceType type);
+
+}  // namespace imghist::vk

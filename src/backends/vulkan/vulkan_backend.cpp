@@ -1,0 +1,151 @@
+// The vulkan backend: an Engine that owns its instance, device and queue, and counts host
+// images by streaming them through two host-visible buffers (the CPU fills one while the GPU
+// counts the other). The counting itself is HistogramCore (vk_histogram.cpp).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/vulkan/vk_device.hpp"
+#include "core/backend_list.hpp"
+
+namespace imghist {
+namespace {
+
+constexpr VkDeviceSize kChunkBytes = VkDeviceSize(64) << 20;  // per staging buffer
+
+std::string selector_from(const EngineOptions& options) {
+    if (!options.device.empty()) return options.device;
+    const char* env = std::getenv("IMGHIST_VULKAN_DEVICE");
+    return env ? env : "";
+}
+
+class VulkanEngine final : public Engine {
+public:
+    explicit VulkanEngine(const EngineOptions& options) : ctx_(selector_from(options)) {
+        for (auto& a : arenas_) a = std::make_unique<vk::DescriptorArena>(ctx_.device());
+        VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        info.commandPool = ctx_.command_pool();
+        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        info.commandBufferCount = 2;
+        IMGHIST_VK(vkAllocateCommandBuffers, ctx_.device(), &info, cmds_);
+        for (auto& f : fences_) f = ctx_.make_fence(true);
+        totals_ = vk::allocate_buffer(ctx_.physical(), ctx_.device(),
+                                      VkDeviceSize(8) * 5 * (ctx_.core().max_bins() + IH_EXTRA_SLOTS),
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+        ctx_.check_validation();
+    }
+    ~VulkanEngine() override { vkDeviceWaitIdle(ctx_.device()); }
+
+    std::string_view backend_name() const override { return "vulkan"; }
+    std::string device_name() const override { return ctx_.name(); }
+
+    void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override {
+        if (!ctx_.core().supports(plan)) {
+            add_note("bins > " + std::to_string(ctx_.core().max_bins()) +
+                     " do not fit this device's shared memory: counted on the CPU");
+            cpu_backend().create_engine({})->accumulate(image, plan, slots);
+            return;
+        }
+        try {
+            run(image, plan, slots);
+        } catch (...) {
+            // Leave the engine usable: nothing may still be running on the staging buffers.
+            vkDeviceWaitIdle(ctx_.device());
+            throw;
+        }
+        ctx_.check_validation();
+    }
+
+private:
+    void run(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+        const VkDevice device = ctx_.device();
+        const std::size_t row_bytes = image.row_bytes();
+        const std::uint32_t rows_per_chunk =
+            std::uint32_t(std::clamp<std::uint64_t>(kChunkBytes / row_bytes, 1, image.height));
+        const VkDeviceSize staging_bytes = VkDeviceSize(rows_per_chunk) * row_bytes + 64;
+        for (auto& s : staging_)
+            if (s.size < staging_bytes)
+                s = vk::allocate_buffer(ctx_.physical(), device, std::max(staging_bytes, kChunkBytes + 64),
+                                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+
+        std::uint32_t index = 0;
+        for (std::uint32_t y = 0; y < image.height; y += rows_per_chunk, ++index) {
+            const std::uint32_t k = index % 2;
+            const std::uint32_t rows = std::min(rows_per_chunk, image.height - y);
+            VkFence fence = fences_[k].get();
+            IMGHIST_VK(vkWaitForFences, device, 1, &fence, VK_TRUE, UINT64_MAX);
+            arenas_[k]->reset();
+            // Pack the rows (the device reads them as one run of pixels).
+            auto* dst = static_cast<std::byte*>(staging_[k].mapped);
+            if (image.stride_bytes == row_bytes) {
+                std::memcpy(dst, image.row(y), std::size_t(rows) * row_bytes);
+            } else {
+                for (std::uint32_t r = 0; r < rows; ++r) std::memcpy(dst + std::size_t(r) * row_bytes, image.row(y + r), row_bytes);
+            }
+            VkCommandBuffer cmd = cmds_[k];
+            IMGHIST_VK(vkResetCommandBuffer, cmd, 0);
+            VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+            IMGHIST_VK(vkBeginCommandBuffer, cmd, &begin);
+            if (index == 0) ctx_.core().record_begin(cmd);
+            vk::BufferSource src{staging_[k].buffer.get(), 0, image.width, rows, row_bytes};
+            ctx_.core().record_image(cmd, *arenas_[k], src, plan, totals_.buffer.get(), 0, index == 0);
+            if (y + rows >= image.height)
+                vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+            IMGHIST_VK(vkEndCommandBuffer, cmd);
+            IMGHIST_VK(vkResetFences, device, 1, &fence);
+            ctx_.submit(cmd, fence);
+        }
+        VkFence all[2] = {fences_[0].get(), fences_[1].get()};
+        IMGHIST_VK(vkWaitForFences, device, 2, all, VK_TRUE, UINT64_MAX);
+        std::memcpy(slots.data(), totals_.mapped, slots.size() * sizeof(std::uint64_t));
+    }
+
+    vk::Context ctx_;
+    std::unique_ptr<vk::DescriptorArena> arenas_[2];
+    VkCommandBuffer cmds_[2] = {};
+    vk::Fence fences_[2];
+    vk::Allocation staging_[2];
+    vk::Allocation totals_;
+};
+
+class VulkanBackend final : public Backend {
+public:
+    std::string_view name() const override { return "vulkan"; }
+    std::string_view summary() const override {
+        return "Vulkan compute shaders (GLSL, shared-memory atomics); host images or a caller's VkBuffer";
+    }
+    std::vector<DeviceInfo> devices() const override {
+        std::vector<DeviceInfo> out;
+        try {
+            vk::Instance instance(false);
+            for (const auto& d : vk::physical_devices(instance.get()))
+                out.push_back({std::to_string(d.index), d.name, d.type != VK_PHYSICAL_DEVICE_TYPE_CPU &&
+                                                                    d.type != VK_PHYSICAL_DEVICE_TYPE_OTHER,
+                               d.available, d.note});
+            if (out.empty()) out.push_back({"", "(no Vulkan device)", false, false, "the Vulkan loader found no device"});
+        } catch (const std::exception& e) {
+            out.push_back({"", "(no Vulkan device)", false, false, e.what()});
+        }
+        return out;
+    }
+    std::unique_ptr<Engine> create_engine(const EngineOptions& options) const override {
+        try {
+            return std::make_unique<VulkanEngine>(options);
+        } catch (const BackendUnavailable&) {
+            throw;
+        } catch (const DeviceError& e) {
+            throw BackendUnavailable(std::string("vulkan: ") + e.what());
+        }
+    }
+};
+
+}  // namespace
+
+const Backend& vulkan_backend() {
+    static const VulkanBackend backend;
+    return backend;
+}
+
+}  // namespace imghist
