@@ -1,0 +1,52 @@
+// Reading image files into imghist views with OpenImageIO: the file's own sample type, no
+// premultiplication, no colour conversion, and a size guard checked from the header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "imghist/image.hpp"
+
+namespace imghist::cli {
+
+// Pixels read from one file, owned, with the view that describes them.
+struct LoadedImage {
+    std::unique_ptr<std::byte[]> pixels;
+    ImageView view;
+    std::string source_type;           // the file's sample type as OpenImageIO names it ("uint8")
+    std::vector<std::string> notes;    // conversions the reader made that the user should know
+};
+
+// Why a file could not be read; the message is one line and does not repeat the file name.
+class ReadError : public std::exception {
+public:
+    explicit ReadError(std::string message) : message_(std::move(message)) {}
+    const char* what() const noexcept override { return message_.c_str(); }
+
+private:
+    std::string message_;
+};
+
+struct ReadOptions {
+    std::uint64_t max_pixels = 0;  // 0 = no limit
+};
+
+// Reads the first subimage at full resolution. Throws ReadError (missing file, not an image,
+// truncated or corrupt data, zero or oversized dimensions, unsupported channel layout).
+LoadedImage read_image(const std::string& path, const ReadOptions& options);
+
+// Lower-case extensions (without the dot) of the formats this OpenImageIO reads that a
+// directory walk picks up (video, volume and camera-raw readers are left out: name such files
+// explicitly to read them).
+const std::vector<std::string>& image_extensions();
+
+// "OpenImageIO 2.4.7".
+std::string reader_version();
+
+// Shares the decoder threads OpenImageIO may start among our workers.
+void configure_reader_threads(unsigned threads);
+
+}  // namespace imghist::cli
