@@ -1,0 +1,73 @@
+// CUDA interop: histograms of images already in device memory, on the caller's stream, and of
+// many images in one call. Available when imghist was built with the CUDA backend
+// (IMGHIST_BACKENDS contains "cuda"); link imghist::imghist as usual.
+//
+//   auto engine = imghist::cuda::create_engine();            // --device / IMGHIST_CUDA_DEVICE
+//   imghist::ImageView img{d_pixels, width, height, pitch, imghist::PixelFormat::rgba8};
+//   imghist::Result r = engine->compute_device(img, {}, stream);   // d_pixels: device memory
+//
+// The plain Engine::compute() of this engine takes host memory and stages it through pinned
+// buffers, overlapping the copies with counting.
+//
+// Results are bit-identical to the reference backend. Counts are 64-bit everywhere.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "imghist/engine.hpp"
+
+struct CUstream_st;
+
+namespace imghist::cuda {
+
+// The same type as cudaStream_t; nullptr is the legacy default stream.
+using Stream = CUstream_st*;
+
+// Where the pixels of a batch live.
+enum class Memory { host, device };
+
+class Engine : public imghist::Engine {
+public:
+    // `image.data` points to device memory (cudaMalloc, cudaMallocPitch, managed, or mapped
+    // pinned host memory) and `image.stride_bytes` is its pitch. The work is enqueued on
+    // `stream` behind whatever the caller queued there; the call returns when the result is
+    // ready. No host copy of the pixels is made.
+    virtual Result compute_device(const ImageView& image, const Request& request = {},
+                                  Stream stream = nullptr) = 0;
+
+    // Enqueues the histogram on `stream` and returns at once. When the stream reaches that
+    // point, `device_slots` (device memory, slot_count(image.format, request) counters) holds
+    // the counts: per channel, bins, then nan, below, above (see unpack()). Nothing else has
+    // to be zeroed or synchronised. The engine must outlive the work it enqueued.
+    virtual void compute_device_async(const ImageView& image, const Request& request,
+                                      std::uint64_t* device_slots, Stream stream) = 0;
+
+    // Many images of one pixel format (sizes and strides may differ) counted in as few
+    // launches as possible, so that small frames are not launch-bound. One Result per image,
+    // in order. Host images are packed into pinned staging buffers; device images are read in
+    // place on `stream`.
+    virtual std::vector<Result> compute_batch(std::span<const ImageView> images,
+                                              const Request& request = {},
+                                              Memory memory = Memory::host,
+                                              Stream stream = nullptr) = 0;
+
+    // Device images, asynchronous: image i's counts go to device_slots + i * slot_count().
+    virtual void compute_batch_device_async(std::span<const ImageView> images, const Request& request,
+                                            std::uint64_t* device_slots, Stream stream) = 0;
+
+    // Counters per image in the asynchronous outputs.
+    virtual std::size_t slot_count(PixelFormat format, const Request& request) const = 0;
+    // A Result from counters copied back from an asynchronous output.
+    virtual Result unpack(const ImageView& image, const Request& request,
+                          std::span<const std::uint64_t> slots) const = 0;
+};
+
+// Throws BackendUnavailable when the library has no CUDA backend or no usable device matches
+// options.device (else IMGHIST_CUDA_DEVICE, else device 0): an index or a name substring.
+std::unique_ptr<Engine> create_engine(const EngineOptions& options = {});
+
+}  // namespace imghist::cuda

@@ -1,0 +1,88 @@
+# CUDA steps for scripts/gpu-check.sh (sourced there after the carried .debs are unpacked):
+#   cuda_build     the CUDA build (reuses gpu-check's build when it has the CUDA targets,
+#                  else builds build-gpu-cuda with the other GPU backends off)
+#   cuda_test      CUDA parity + tests/cuda, then the CUDA parity tests under compute-sanitizer
+#                  memcheck and racecheck (must report 0 errors)
+#   cuda_large     >2^32-pixel constant images: host path (tests/test_large_counts.cpp) and
+#                  device-resident (tests/cuda)
+#   cuda_bench     bench/cuda against the read-only floor and CUB -> $OUT/cuda_table.txt
+#   cuda_cudaall   all of the above: `bash scripts/gpu-check.sh cudaall`
+# Environment: IMGHIST_CUDA_BENCH_ARGS (e.g. --tune), IMGHIST_CUDA_TUNE (kernel shape).
+
+cuda_dir() {
+  if [ -x "$build/tests/cuda/imghist_cuda_tests" ] && [ -x "$build/bench/cuda/imghist_cuda_bench" ]; then
+    echo "$build"
+  else
+    echo "${IMGHIST_CUDA_BUILD_DIR:-build-gpu-cuda}"
+  fi
+}
+
+cuda_build() {
+  local dir
+  dir=$(cuda_dir)
+  if [ "$dir" = "$build" ]; then note "cuda build: using $build"; return 0; fi
+  local t0=$SECONDS
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_BENCH=ON \
+        -DIMGHIST_OPENCL=OFF -DIMGHIST_VULKAN=OFF -DIMGHIST_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES="${IMGHIST_CUDA_ARCH:-90}" > "$OUT/cuda_configure.log" 2>&1 \
+    || { tail -30 "$OUT/cuda_configure.log"; note "cuda configure: FAILED"; return 1; }
+  cmake --build "$dir" -j"$(nproc)" --target imghist_tests imghist_cuda_tests imghist_cuda_bench \
+        > "$OUT/cuda_build.log" 2>&1 \
+    || { grep -E "error" "$OUT/cuda_build.log" | head -40; note "cuda build: FAILED"; return 1; }
+  note "cuda build: ok ($((SECONDS - t0)) s, $dir)"
+}
+
+cuda_test() {
+  local dir t0=$SECONDS
+  dir=$(cuda_dir)
+  [ -x "$dir/tests/cuda/imghist_cuda_tests" ] || cuda_build || return 1
+  local log="$OUT/cuda_test.log"
+  : > "$log"
+  "$dir/tests/imghist_tests" --gtest_filter='RequiredBackends.*:AllBackends/BackendParity.*/cuda_*' >> "$log" 2>&1
+  local rc1=$?
+  "$dir/tests/cuda/imghist_cuda_tests" --gtest_filter='-CudaLarge.*' >> "$log" 2>&1
+  local rc2=$?
+  note "cuda parity: rc=$rc1 $(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -1); cuda tests: rc=$rc2 $(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | tail -1) ($((SECONDS - t0)) s)"
+  grep -E '^\[  FAILED  \]|Failure|MISMATCH|got .*, want' "$log" | head -20
+  if command -v compute-sanitizer >/dev/null; then
+    local tool
+    for tool in memcheck racecheck; do
+      t0=$SECONDS
+      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        "$dir/tests/imghist_tests" --gtest_filter='AllBackends/BackendParity.*/cuda_*' > "$OUT/cuda_$tool.log" 2>&1
+      local rc=$?
+      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        "$dir/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaDevice.Async*:CudaBatch.*:CudaTuning.*:CudaErrors.*' \
+        >> "$OUT/cuda_$tool.log" 2>&1
+      local rc2=$?
+      note "cuda $tool: rc=$rc/$rc2 $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/cuda_$tool.log" | sort | uniq -c | tr '\n' ' ') ($((SECONDS - t0)) s)"
+    done
+  else
+    note "cuda sanitize: compute-sanitizer not found"
+  fi
+}
+
+cuda_large() {
+  local dir t0=$SECONDS
+  dir=$(cuda_dir)
+  IMGHIST_LARGE_BACKENDS=cuda "$dir/tests/imghist_tests" --gtest_filter='LargeCounts.*' > "$OUT/cuda_large.log" 2>&1
+  local rc1=$?
+  "$dir/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaLarge.*' >> "$OUT/cuda_large.log" 2>&1
+  local rc2=$?
+  note "cuda large counts (>2^32 px): host path rc=$rc1, device-resident rc=$rc2 $(grep -cE '^\[       OK \]' "$OUT/cuda_large.log") ok ($((SECONDS - t0)) s)"
+  grep -E 'Failure|FAILED|Expected|Which is' "$OUT/cuda_large.log" | head -10
+}
+
+cuda_bench() {
+  local dir
+  dir=$(cuda_dir)
+  "$dir/bench/cuda/imghist_cuda_bench" --out "$OUT/cuda_table.txt" ${IMGHIST_CUDA_BENCH_ARGS:-} > "$OUT/cuda_bench.log" 2>&1
+  note "cuda bench: rc=$? (table: cuda_table.txt; command: $dir/bench/cuda/imghist_cuda_bench ${IMGHIST_CUDA_BENCH_ARGS:-})"
+}
+
+cuda_cudaall() {
+  cuda_build || return 1
+  cuda_test
+  cuda_large
+  cuda_bench
+}

@@ -1,0 +1,812 @@
+// The CUDA backend: host side. Kernels are in histogram.cu (see its header comment).
+//
+// Three ways in:
+// - Engine::compute (host memory): pieces of the image are packed into pinned staging
+//   buffers (several CPU threads copy), sent with cudaMemcpyAsync on one of kStreams streams,
+//   and counted there, so the copy of one chunk overlaps the counting of the previous one and
+//   the CPU fill of the next. Kernels only add into the engine's 64-bit accumulator; one
+//   copy-back at the end.
+// - compute_device / compute_device_async: one launch on the caller's stream; the last block
+//   of the launch writes the finished counts and re-zeroes the accumulator.
+// - compute_batch: many images per launch (up to kMaxBatch descriptors in the kernel's
+//   parameters), one accumulator and output per image.
+//
+// Every CUDA call is checked; a failure throws DeviceError naming the call and CUDA's message,
+// and marks the engine so that the next call first re-zeroes the accumulators.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "core/backend_list.hpp"
+#include "core/plan.hpp"
+#include "imghist/cuda.hpp"
+#include "kernel_params.hpp"
+
+namespace imghist {
+namespace {
+
+using namespace cuda_detail;
+
+constexpr int kStreams = 3;
+
+std::string cuda_message(const char* call, cudaError_t err) {
+    return std::string("CUDA ") + call + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
+           ")";
+}
+
+#define IH_CHECK(call)                                                      \
+    do {                                                                    \
+        const cudaError_t ih_err_ = (call);                                 \
+        if (ih_err_ != cudaSuccess) throw DeviceError(cuda_message(#call, ih_err_)); \
+    } while (0)
+
+// Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="block=512,gpt=4,layout=lanes16,..."
+struct Tune {
+    int block = 512;
+    int gpt = 0;          // 0: the format's maximum
+    int layout = -1;      // -1: automatic; else a Layout
+    int flush = 0;        // 0: automatic; else at most this many tiles between flushes
+    int blocks_per_sm = 0;  // 0: from the occupancy calculator
+    bool scalar = false;  // force bytewise loads
+    std::size_t chunk = std::size_t(16) << 20;
+    int copy_threads = 0;  // 0: automatic
+
+    static Tune from_env() {
+        Tune t;
+        const char* env = std::getenv("IMGHIST_CUDA_TUNE");
+        if (env == nullptr) return t;
+        std::string s(env);
+        std::size_t pos = 0;
+        while (pos < s.size()) {
+            std::size_t end = s.find(',', pos);
+            if (end == std::string::npos) end = s.size();
+            const std::string item = s.substr(pos, end - pos);
+            pos = end + 1;
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos) continue;
+            const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+            const long n = std::strtol(value.c_str(), nullptr, 10);
+            if (key == "block") t.block = int(std::clamp(n, 32L, long(kMaxBlock))) / 32 * 32;
+            else if (key == "gpt") t.gpt = int(std::max(0L, n));
+            else if (key == "flush") t.flush = int(std::max(0L, n));
+            else if (key == "blocks_per_sm") t.blocks_per_sm = int(std::max(0L, n));
+            else if (key == "scalar") t.scalar = n != 0;
+            else if (key == "chunk_mb") t.chunk = std::size_t(std::max(1L, n)) << 20;
+            else if (key == "copy_threads") t.copy_threads = int(std::max(0L, n));
+            else if (key == "layout") {
+                if (value == "lanes32") t.layout = kLanes32;
+                else if (value == "lanes16") t.layout = kLanes16;
+                else if (value == "copies") t.layout = kCopies;
+                else if (value == "global") t.layout = kGlobal;
+            }
+        }
+        return t;
+    }
+};
+
+KernelFormat kernel_format(const FormatInfo& fi) {
+    const int base = fi.sample == SampleType::u8 ? 0 : fi.sample == SampleType::u16 ? 3 : fi.sample == SampleType::f16 ? 6 : 9;
+    const int ch = fi.channels == 1 ? 0 : fi.channels == 3 ? 1 : 2;
+    return KernelFormat(base + ch);
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Makes `device` current for the scope of a call and restores the caller's device after.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device) : device_(device) {
+        IH_CHECK(cudaGetDevice(&previous_));
+        if (previous_ != device_) IH_CHECK(cudaSetDevice(device_));
+    }
+    ~DeviceScope() {
+        if (previous_ != device_ && previous_ >= 0) cudaSetDevice(previous_);
+    }
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+private:
+    int device_;
+    int previous_ = -1;
+};
+
+template <typename T>
+struct DeviceBuffer {
+    T* ptr = nullptr;
+    std::size_t count = 0;
+    void release() {
+        if (ptr) cudaFree(ptr);
+        ptr = nullptr;
+        count = 0;
+    }
+    // Grows (contents lost); `zero` clears the new buffer.
+    void reserve(std::size_t n, bool zero) {
+        if (n <= count) return;
+        if (ptr) IH_CHECK(cudaDeviceSynchronize());  // nothing queued may still use the old one
+        release();
+        IH_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr), n * sizeof(T)));
+        count = n;
+        if (zero) {
+            IH_CHECK(cudaMemset(ptr, 0, n * sizeof(T)));
+            IH_CHECK(cudaDeviceSynchronize());
+        }
+    }
+};
+
+template <typename T>
+struct PinnedBuffer {
+    T* ptr = nullptr;
+    std::size_t count = 0;
+    void release() {
+        if (ptr) cudaFreeHost(ptr);
+        ptr = nullptr;
+        count = 0;
+    }
+    void reserve(std::size_t n) {
+        if (n <= count) return;
+        release();
+        IH_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&ptr), n * sizeof(T), cudaHostAllocDefault));
+        count = n;
+    }
+};
+
+// One contiguous run of rows to count: an image, or a staged piece of one.
+struct Piece {
+    const unsigned char* base;
+    std::uint64_t pitch;
+    std::uint64_t row_px;
+    std::uint32_t rows;
+    std::uint32_t slot;
+};
+
+// The piece of an ImageView: a packed image is one long row.
+Piece piece_of(const ImageView& v, std::uint32_t slot) {
+    const std::size_t row_bytes = v.row_bytes();
+    if (v.stride_bytes == row_bytes || v.height == 1)
+        return {static_cast<const unsigned char*>(v.data), row_bytes, v.pixel_count(), 1, slot};
+    return {static_cast<const unsigned char*>(v.data), v.stride_bytes, v.width, v.height, slot};
+}
+
+// Copies `bytes` bytes with up to `threads` threads (pinned staging is filled this way).
+void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
+    constexpr std::size_t kMinPerThread = std::size_t(2) << 20;
+    const int n = int(std::min<std::size_t>(std::size_t(threads), bytes / kMinPerThread));
+    if (n <= 1) {
+        std::memcpy(dst, src, bytes);
+        return;
+    }
+    std::vector<std::thread> pool;
+    const std::size_t part = (bytes / std::size_t(n) + 63) / 64 * 64;
+    for (int i = 1; i < n; ++i) {
+        const std::size_t off = part * std::size_t(i);
+        if (off >= bytes) break;
+        pool.emplace_back([=] { std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(part, bytes - off)); });
+    }
+    std::memcpy(dst, src, std::min(part, bytes));
+    for (auto& t : pool) t.join();
+}
+
+class CudaEngine final : public cuda::Engine {
+public:
+    explicit CudaEngine(int device) : device_(device), tune_(Tune::from_env()) {
+        DeviceScope scope(device_);
+        IH_CHECK(cudaGetDeviceProperties(&props_, device_));
+        try {
+            for (int i = 0; i < kStreams; ++i) {
+                IH_CHECK(cudaStreamCreateWithFlags(&streams_[i], cudaStreamNonBlocking));
+                IH_CHECK(cudaEventCreateWithFlags(&copied_[i], cudaEventDisableTiming));
+                IH_CHECK(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
+            }
+            IH_CHECK(cudaEventCreateWithFlags(&last_use_, cudaEventDisableTiming));
+            for (int f = 0; f < kKernelFormats; ++f)
+                IH_CHECK(allow_shared_memory(KernelFormat(f), int(props_.sharedMemPerBlockOptin)));
+            acc_.reserve(std::size_t(kMaxBatch) * 4 * 259, true);
+            tickets_.reserve(kMaxBatch, true);
+            copy_threads_ = tune_.copy_threads > 0
+                                ? tune_.copy_threads
+                                : int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    ~CudaEngine() override {
+        int previous = -1;
+        cudaGetDevice(&previous);
+        cudaSetDevice(device_);
+        for (cudaStream_t s : streams_)
+            if (s) cudaStreamSynchronize(s);
+        if (last_valid_) cudaEventSynchronize(last_use_);
+        release();
+        if (previous >= 0 && previous != device_) cudaSetDevice(previous);
+    }
+
+    std::string_view backend_name() const override { return "cuda"; }
+    std::string device_name() const override { return props_.name; }
+
+    // ---- host memory ---------------------------------------------------------------------
+    void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override {
+        Call call(*this);
+        run_host(std::span<const ImageView>(&image, 1), plan, slots);
+        call.ok();
+    }
+
+    // ---- device memory -------------------------------------------------------------------
+    Result compute_device(const ImageView& image, const Request& request, cuda::Stream stream) override {
+        image.validate();
+        HistogramPlan plan(image.format, request);
+        Call call(*this);
+        check_device_pointer(image.data);
+        const std::size_t ts = plan.total_slots();
+        out_.reserve(ts, false);
+        result_host_.reserve(ts);
+        run_device(std::span<const ImageView>(&image, 1), plan, out_.ptr, stream);
+        IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out_.ptr, ts * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+        IH_CHECK(cudaStreamSynchronize(stream));
+        last_valid_ = false;
+        call.ok();
+        return plan.make_result(image, std::span<const std::uint64_t>(result_host_.ptr, ts), "cuda", device_name());
+    }
+
+    void compute_device_async(const ImageView& image, const Request& request, std::uint64_t* device_slots,
+                              cuda::Stream stream) override {
+        image.validate();
+        if (device_slots == nullptr) throw InvalidArgument("cuda: device_slots is null");
+        HistogramPlan plan(image.format, request);
+        Call call(*this);
+        check_device_pointer(image.data);
+        run_device(std::span<const ImageView>(&image, 1), plan,
+                   reinterpret_cast<unsigned long long*>(device_slots), stream);
+        call.ok();
+    }
+
+    std::vector<Result> compute_batch(std::span<const ImageView> images, const Request& request,
+                                      cuda::Memory memory, cuda::Stream stream) override {
+        if (images.empty()) return {};
+        validate_batch(images);
+        HistogramPlan plan(images[0].format, request);
+        const std::size_t ts = plan.total_slots();
+        std::vector<std::uint64_t> slots(ts * images.size(), 0);
+        Call call(*this);
+        if (memory == cuda::Memory::host) {
+            run_host(images, plan, slots);
+        } else {
+            for (const ImageView& v : images) check_device_pointer(v.data);
+            out_.reserve(ts * images.size(), false);
+            result_host_.reserve(ts * images.size());
+            run_device(images, plan, out_.ptr, stream);
+            IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out_.ptr, ts * images.size() * sizeof(std::uint64_t),
+                                     cudaMemcpyDeviceToHost, stream));
+            IH_CHECK(cudaStreamSynchronize(stream));
+            last_valid_ = false;
+            std::copy(result_host_.ptr, result_host_.ptr + slots.size(), slots.begin());
+        }
+        call.ok();
+        std::vector<Result> out;
+        out.reserve(images.size());
+        for (std::size_t i = 0; i < images.size(); ++i)
+            out.push_back(plan.make_result(images[i], std::span<const std::uint64_t>(slots.data() + i * ts, ts),
+                                           "cuda", device_name()));
+        return out;
+    }
+
+    void compute_batch_device_async(std::span<const ImageView> images, const Request& request,
+                                    std::uint64_t* device_slots, cuda::Stream stream) override {
+        if (images.empty()) return;
+        if (device_slots == nullptr) throw InvalidArgument("cuda: device_slots is null");
+        validate_batch(images);
+        HistogramPlan plan(images[0].format, request);
+        Call call(*this);
+        for (const ImageView& v : images) check_device_pointer(v.data);
+        run_device(images, plan, reinterpret_cast<unsigned long long*>(device_slots), stream);
+        call.ok();
+    }
+
+    std::size_t slot_count(PixelFormat format, const Request& request) const override {
+        return HistogramPlan(format, request).total_slots();
+    }
+    Result unpack(const ImageView& image, const Request& request,
+                  std::span<const std::uint64_t> slots) const override {
+        HistogramPlan plan(image.format, request);
+        if (slots.size() != plan.total_slots())
+            throw InvalidArgument("cuda: unpack needs slot_count() counters, got " + std::to_string(slots.size()));
+        return plan.make_result(image, slots, "cuda", device_name());
+    }
+
+private:
+    // Scope of one public call: current device, recovery after an earlier failure, and marking
+    // the engine for recovery if this call throws.
+    class Call {
+    public:
+        explicit Call(CudaEngine& e) : e_(e), scope_(e.device_) {
+            if (e_.dirty_) e_.recover();
+        }
+        ~Call() {
+            if (!ok_) e_.dirty_ = true;
+        }
+        void ok() { ok_ = true; }
+
+    private:
+        CudaEngine& e_;
+        DeviceScope scope_;
+        bool ok_ = false;
+    };
+
+    void release() {
+        acc_.release();
+        tickets_.release();
+        out_.release();
+        result_host_.release();
+        for (int i = 0; i < kStreams; ++i) {
+            stage_dev_[i].release();
+            stage_host_[i].release();
+            if (copied_[i]) cudaEventDestroy(copied_[i]);
+            if (done_[i]) cudaEventDestroy(done_[i]);
+            if (streams_[i]) cudaStreamDestroy(streams_[i]);
+            copied_[i] = done_[i] = nullptr;
+            streams_[i] = nullptr;
+        }
+        if (last_use_) cudaEventDestroy(last_use_);
+        last_use_ = nullptr;
+    }
+
+    // After a failed call: wait for whatever is still queued, then zero the accumulators and
+    // tickets that a half-finished launch may have left behind.
+    void recover() {
+        cudaGetLastError();
+        for (cudaStream_t s : streams_) IH_CHECK(cudaStreamSynchronize(s));
+        if (last_valid_) IH_CHECK(cudaEventSynchronize(last_use_));
+        last_valid_ = false;
+        IH_CHECK(cudaMemset(acc_.ptr, 0, acc_.count * sizeof(unsigned long long)));
+        IH_CHECK(cudaMemset(tickets_.ptr, 0, tickets_.count * sizeof(std::uint32_t)));
+        IH_CHECK(cudaDeviceSynchronize());
+        dirty_ = false;
+    }
+
+    void check_device_pointer(const void* p) const {
+        cudaPointerAttributes attr{};
+        const cudaError_t err = cudaPointerGetAttributes(&attr, p);
+        if (err != cudaSuccess) {
+            cudaGetLastError();
+            throw InvalidArgument(cuda_message("cudaPointerGetAttributes", err));
+        }
+        if (attr.type == cudaMemoryTypeUnregistered || attr.devicePointer == nullptr)
+            throw InvalidArgument("cuda: the image data is not device-accessible memory (use compute() for host memory)");
+        if (attr.type == cudaMemoryTypeDevice && attr.device != device_)
+            throw InvalidArgument("cuda: the image is on device " + std::to_string(attr.device) +
+                                  ", the engine on device " + std::to_string(device_));
+    }
+
+    static void validate_batch(std::span<const ImageView> images) {
+        for (const ImageView& v : images) {
+            v.validate();
+            if (v.format != images[0].format)
+                throw InvalidArgument("cuda: every image of a batch must have the same pixel format");
+        }
+    }
+
+    // Work ordering: the accumulator is shared by every call, so work on a stream waits for the
+    // last work the engine queued on another stream.
+    void order_after_last(cudaStream_t s) {
+        if (last_valid_ && last_stream_ != s) IH_CHECK(cudaStreamWaitEvent(s, last_use_, 0));
+    }
+    void mark_last(cudaStream_t s) {
+        IH_CHECK(cudaEventRecord(last_use_, s));
+        last_stream_ = s;
+        last_valid_ = true;
+    }
+
+    // ---- launch shape ----------------------------------------------------------------------
+    struct Shape {
+        KernelParams params{};  // plan and layout fields filled; work fields per launch
+        KernelFormat format{};
+        unsigned block = 0;
+        std::size_t smem = 0;
+        unsigned grid_cap = 0;
+        std::uint32_t pixel_bytes = 0, pixels_per_group = 0, align = 0, edge_rows_cap = 0;
+    };
+
+    Shape make_shape(const HistogramPlan& plan) {
+        Shape sh;
+        KernelParams& p = sh.params;
+        const FormatInfo& fi = plan.info;
+        sh.format = kernel_format(fi);
+        sh.pixel_bytes = std::uint32_t(fi.pixel_bytes());
+        sh.pixels_per_group = std::uint32_t(group_bytes(int(sh.pixel_bytes))) / sh.pixel_bytes;
+        sh.align = 1;
+        while (sh.align < 16 && sh.pixel_bytes % (sh.align * 2) == 0) sh.align *= 2;
+
+        p.nch = std::uint32_t(plan.channels.size());
+        p.spc = plan.slots_per_channel();
+        p.bins = plan.bins();
+        p.total_slots = std::uint32_t(plan.total_slots());
+        for (std::size_t c = 0; c < plan.channels.size(); ++c) p.src[c] = plan.sources[c];
+        p.has_luma = plan.has_luma() ? 1u : 0u;
+        p.luma_src[0] = std::uint32_t(std::max(fi.red, 0));
+        p.luma_src[1] = std::uint32_t(std::max(fi.green, 0));
+        p.luma_src[2] = std::uint32_t(std::max(fi.blue, 0));
+        p.int_mode = plan.int_mode;
+        p.shift = plan.shift;
+        p.closed_top = plan.closed_top;
+        p.clamp = plan.clamp;
+        p.lo_int = plan.lo_int;
+        p.hi_int = plan.hi_int;
+        p.lo_float = plan.lo_float;
+        p.scale_float = plan.scale_float;
+        p.lo_key = plan.lo_key;
+        p.hi_key = plan.hi_key;
+        for (int i = 0; i < 3; ++i) {
+            p.weight_int[i] = plan.weight_int[i];
+            p.weight_float[i] = plan.weight_float[i];
+        }
+
+        // Counters: per-lane sub-histograms when they fit twice per multiprocessor, then packed
+        // 16-bit ones, then one block per multiprocessor, then plain copies, then global.
+        p.value_mode = fi.sample == SampleType::u8 ? 1u : 0u;
+        const std::uint64_t slots = p.value_mode ? std::uint64_t(p.nch) * 256 : p.total_slots;
+        p.hist_slots = std::uint32_t(slots);
+        const std::uint64_t optin = props_.sharedMemPerBlockOptin;
+        const std::uint64_t half_sm = props_.sharedMemPerMultiprocessor / 2 - props_.reservedSharedMemPerBlock;
+        const std::uint64_t lanes32 = slots * 32 * 4, lanes16 = (slots + 1) / 2 * 32 * 4;
+        auto fits = [&](int layout, std::uint64_t limit) {
+            switch (layout) {
+                case kLanes32: return lanes32 <= limit;
+                case kLanes16: return lanes16 <= limit;
+                case kCopies: return slots * 4 <= limit;
+                default: return true;
+            }
+        };
+        int layout = -1;
+        if (tune_.layout >= 0 && fits(tune_.layout, optin)) layout = tune_.layout;
+        else if (fits(kLanes32, half_sm)) layout = kLanes32;
+        else if (fits(kLanes16, half_sm)) layout = kLanes16;
+        else if (fits(kLanes32, optin)) layout = kLanes32;
+        else if (fits(kLanes16, optin)) layout = kLanes16;
+        else if (fits(kCopies, optin)) layout = kCopies;
+        else layout = kGlobal;
+        p.layout = std::uint32_t(layout);
+        std::uint64_t words = 0;
+        p.copies = 1;
+        p.copy_stride = 0;
+        switch (layout) {
+            case kLanes32: words = slots * 32; break;
+            case kLanes16: words = (slots + 1) / 2 * 32; break;
+            case kCopies: {
+                p.copy_stride = std::uint32_t(slots | 1);  // odd: copies start on different banks
+                p.copies = std::uint32_t(std::clamp<std::uint64_t>(optin / 4 / p.copy_stride, 1, 8));
+                words = std::uint64_t(p.copies) * p.copy_stride;
+                break;
+            }
+            default: words = 0;
+        }
+        p.smem_words = std::uint32_t((words + 3) / 4 * 4);
+        sh.smem = std::size_t(p.smem_words) * 4;
+
+        sh.block = unsigned(tune_.block);
+        const int max_groups = max_gpt(int(sh.pixel_bytes));
+        p.gpt = std::uint32_t(tune_.gpt > 0 ? std::min(tune_.gpt, max_groups) : max_groups);
+        sh.edge_rows_cap = std::max(1u, sh.block * 2 / sh.pixels_per_group);
+
+        // Flush before any counter could overflow: bound the increments one counter can get in
+        // one tile (a thread counts at most gpt groups plus a few edge pixels per tile).
+        const std::uint64_t per_thread = std::uint64_t(p.gpt) * sh.pixels_per_group +
+                                         (std::uint64_t(sh.edge_rows_cap) * 2 * sh.pixels_per_group + sh.block - 1) / sh.block;
+        const std::uint64_t sharing = layout == kCopies ? sh.block : (sh.block + 31) / 32;
+        const std::uint64_t per_tile = per_thread * sharing * 2;  // extra: nan/below/above share nothing, x2 margin
+        const std::uint64_t limit = layout == kLanes16 ? 0xFFFFu : 0xFFFFFFFFu;
+        std::uint64_t flush = std::max<std::uint64_t>(1, limit / per_tile);
+        if (tune_.flush > 0) flush = std::min<std::uint64_t>(flush, std::uint64_t(tune_.flush));
+        p.flush_tiles = std::uint32_t(std::min<std::uint64_t>(flush, 0x7FFFFFFFu));
+
+        int per_sm = tune_.blocks_per_sm;
+        if (per_sm <= 0) {
+            const auto key = std::make_tuple(int(sh.format) * 4 + layout, sh.block, sh.smem);
+            auto it = occupancy_.find(key);
+            if (it == occupancy_.end()) {
+                int n = 0;
+                IH_CHECK(blocks_per_sm(sh.format, layout, int(sh.block), sh.smem, &n));
+                it = occupancy_.emplace(key, std::max(n, 1)).first;
+            }
+            per_sm = it->second;
+        }
+        sh.grid_cap = unsigned(per_sm) * unsigned(props_.multiProcessorCount);
+        return sh;
+    }
+
+    ImageDesc describe(const Shape& sh, const Piece& pc) const {
+        ImageDesc d{};
+        d.base = pc.base;
+        d.pitch = pc.pitch;
+        d.row_px = pc.row_px;
+        d.rows = pc.rows;
+        d.slot_index = pc.slot;
+        const auto addr = reinterpret_cast<std::uintptr_t>(pc.base);
+        d.scalar = (tune_.scalar || addr % sh.align != 0 || (pc.rows > 1 && pc.pitch % sh.align != 0)) ? 1u : 0u;
+        // Rows too short for one group still get one (empty) unit: their pixels are all edges.
+        d.units_per_row = d.scalar ? pc.row_px : std::max<std::uint64_t>(1, pc.row_px / sh.pixels_per_group);
+        const std::uint64_t tile_units = std::uint64_t(sh.block) * sh.params.gpt;
+        if (d.units_per_row >= tile_units) {
+            d.rows_per_tile = 1;
+            d.segs = std::uint32_t((d.units_per_row + tile_units - 1) / tile_units);
+        } else {
+            std::uint64_t r = tile_units / std::max<std::uint64_t>(d.units_per_row, 1);
+            if (!d.scalar) r = std::min<std::uint64_t>(r, sh.edge_rows_cap);
+            d.rows_per_tile = std::uint32_t(std::clamp<std::uint64_t>(r, 1, pc.rows));
+            d.segs = 1;
+        }
+        const std::uint64_t tiles = (std::uint64_t(pc.rows) + d.rows_per_tile - 1) / d.rows_per_tile * d.segs;
+        if (tiles > 0x3FFFFFFFu) throw InvalidArgument("cuda: image too large for one launch");
+        d.tiles = std::uint32_t(tiles);
+        return d;
+    }
+
+    // Launches the pieces (in groups of at most kMaxBatch) on `stream`.
+    void launch(Shape& sh, std::span<const Piece> pieces, unsigned long long* acc, unsigned long long* out,
+                bool finalize, cudaStream_t stream) {
+        std::size_t first = 0;
+        while (first < pieces.size()) {
+            KernelParams& p = sh.params;
+            std::uint64_t total = 0;
+            std::size_t n = 0;
+            while (first + n < pieces.size() && n < std::size_t(kMaxBatch)) {
+                ImageDesc d = describe(sh, pieces[first + n]);
+                if (n > 0 && total + d.tiles > 0xFFFFFFFFull) break;
+                d.tile_begin = std::uint32_t(total);
+                total += d.tiles;
+                p.img[n++] = d;
+            }
+            p.nimg = std::uint32_t(n);
+            p.total_tiles = std::uint32_t(total);
+            p.finalize = finalize ? 1u : 0u;
+            p.acc = acc;
+            p.out = out;
+            p.tickets = tickets_.ptr;
+            if (finalize) {
+                // Slots are relative to this launch: acc/out/tickets per launch.
+                const std::uint32_t base = p.img[0].slot_index;
+                for (std::size_t i = 0; i < n; ++i) p.img[i].slot_index -= base;
+                p.out = out + std::uint64_t(base) * p.total_slots;
+            }
+            const unsigned grid = unsigned(std::min<std::uint64_t>(total, sh.grid_cap));
+            const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream);
+            if (err != cudaSuccess) throw DeviceError(cuda_message("histogram kernel launch", err));
+            first += n;
+        }
+    }
+
+    // Device images: one launch per kMaxBatch images on the caller's stream, finished counts in
+    // `out` ([image][total_slots]).
+    void run_device(std::span<const ImageView> images, const HistogramPlan& plan, unsigned long long* out,
+                    cudaStream_t stream) {
+        Shape sh = make_shape(plan);
+        acc_.reserve(std::size_t(kMaxBatch) * sh.params.total_slots, true);
+        std::vector<Piece> pieces;
+        pieces.reserve(images.size());
+        for (std::size_t i = 0; i < images.size(); ++i)
+            pieces.push_back(piece_of(images[i], std::uint32_t(i)));
+        order_after_last(stream);
+        launch(sh, pieces, acc_.ptr, out, true, stream);
+        mark_last(stream);
+    }
+
+    // Host images: staged through pinned buffers on kStreams streams, accumulated in acc
+    // ([image][total_slots]), copied back once.
+    void run_host(std::span<const ImageView> images, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+        Shape sh = make_shape(plan);
+        const std::size_t ts = sh.params.total_slots;
+        acc_.reserve(std::max<std::size_t>(kMaxBatch, images.size()) * ts, true);
+        result_host_.reserve(images.size() * ts);
+        std::size_t chunk = tune_.chunk;
+        for (const ImageView& v : images) chunk = std::max(chunk, v.row_bytes() + 256);
+        for (int i = 0; i < kStreams; ++i) {
+            stage_host_[i].reserve(chunk);
+            stage_dev_[i].reserve(chunk, false);
+        }
+        for (cudaStream_t s : streams_) order_after_last(s);
+
+        const std::size_t pb = sh.pixel_bytes;
+        const std::size_t px_align = std::size_t(group_bytes(int(pb))) / pb;  // whole groups per piece
+        int stream = 0;
+        std::size_t used = 0;
+        std::vector<Piece> pieces;
+        bool stream_busy[kStreams] = {};
+
+        auto begin_chunk = [&] {
+            if (stream_busy[stream]) IH_CHECK(cudaEventSynchronize(copied_[stream]));
+            used = 0;
+            pieces.clear();
+        };
+        auto dispatch = [&] {
+            if (pieces.empty()) return;
+            cudaStream_t s = streams_[stream];
+            IH_CHECK(cudaMemcpyAsync(stage_dev_[stream].ptr, stage_host_[stream].ptr, used, cudaMemcpyHostToDevice, s));
+            IH_CHECK(cudaEventRecord(copied_[stream], s));
+            launch(sh, pieces, acc_.ptr, nullptr, false, s);
+            stream_busy[stream] = true;
+            stream = (stream + 1) % kStreams;
+            begin_chunk();
+        };
+        begin_chunk();
+        for (std::size_t i = 0; i < images.size(); ++i) {
+            const ImageView& v = images[i];
+            const std::size_t row_bytes = v.row_bytes();
+            const bool packed = v.stride_bytes == row_bytes || v.height == 1;
+            if (packed) {
+                // A packed image is a byte range: cut it into pieces of whole groups.
+                const auto* src = static_cast<const unsigned char*>(v.data);
+                std::uint64_t px_left = v.pixel_count();
+                while (px_left > 0) {
+                    std::size_t room = chunk > used ? (chunk - used) / pb : 0;
+                    if (room < px_left) room = room / px_align * px_align;
+                    if (room == 0 && pieces.empty()) throw Error("cuda: staging buffer smaller than a pixel group");
+                    if (room == 0 || pieces.size() == std::size_t(kMaxBatch)) {
+                        dispatch();
+                        continue;
+                    }
+                    const std::uint64_t n = std::min<std::uint64_t>(px_left, room);
+                    parallel_copy(stage_host_[stream].ptr + used, src, n * pb, copy_threads_);
+                    pieces.push_back({stage_dev_[stream].ptr + used, n * pb, n, 1, std::uint32_t(i)});
+                    used = (used + n * pb + 255) / 256 * 256;
+                    src += n * pb;
+                    px_left -= n;
+                }
+            } else {
+                // Rows with padding: packed into the staging buffer row after row.
+                std::uint32_t row = 0;
+                while (row < v.height) {
+                    const std::size_t room = chunk > used ? (chunk - used) / row_bytes : 0;
+                    if (room == 0 || pieces.size() == std::size_t(kMaxBatch)) {
+                        dispatch();
+                        continue;
+                    }
+                    const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(v.height - row, room));
+                    unsigned char* dst = stage_host_[stream].ptr + used;
+                    for (std::uint32_t r = 0; r < n; ++r)
+                        std::memcpy(dst + std::size_t(r) * row_bytes, v.row(row + r), row_bytes);
+                    pieces.push_back({stage_dev_[stream].ptr + used, std::uint64_t(n) * row_bytes,
+                                      std::uint64_t(n) * v.width, 1, std::uint32_t(i)});
+                    used = (used + std::size_t(n) * row_bytes + 255) / 256 * 256;
+                    row += n;
+                }
+            }
+        }
+        dispatch();
+
+        // Join the streams, copy the counts back, re-zero the accumulator.
+        cudaStream_t s0 = streams_[0];
+        for (int i = 1; i < kStreams; ++i) {
+            IH_CHECK(cudaEventRecord(done_[i], streams_[i]));
+            IH_CHECK(cudaStreamWaitEvent(s0, done_[i], 0));
+        }
+        const std::size_t n = images.size() * ts;
+        IH_CHECK(cudaMemcpyAsync(result_host_.ptr, acc_.ptr, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, s0));
+        IH_CHECK(cudaMemsetAsync(acc_.ptr, 0, n * sizeof(std::uint64_t), s0));
+        IH_CHECK(cudaStreamSynchronize(s0));
+        last_valid_ = false;
+        for (std::size_t k = 0; k < n; ++k) slots[k] += result_host_.ptr[k];
+    }
+
+    int device_;
+    Tune tune_;
+    cudaDeviceProp props_{};
+    cudaStream_t streams_[kStreams] = {};
+    cudaEvent_t copied_[kStreams] = {};
+    cudaEvent_t done_[kStreams] = {};
+    cudaEvent_t last_use_ = nullptr;
+    cudaStream_t last_stream_ = nullptr;
+    bool last_valid_ = false;
+    bool dirty_ = false;
+    int copy_threads_ = 1;
+    DeviceBuffer<unsigned long long> acc_;
+    DeviceBuffer<std::uint32_t> tickets_;
+    DeviceBuffer<unsigned long long> out_;
+    PinnedBuffer<std::uint64_t> result_host_;
+    DeviceBuffer<unsigned char> stage_dev_[kStreams];
+    PinnedBuffer<unsigned char> stage_host_[kStreams];
+    std::map<std::tuple<int, unsigned, std::size_t>, int> occupancy_;
+};
+
+class CudaBackend final : public Backend {
+public:
+    std::string_view name() const override { return "cuda"; }
+    std::string_view summary() const override {
+        return "NVIDIA GPUs through the CUDA runtime: per-lane shared-memory sub-histograms, one launch";
+    }
+
+    std::vector<DeviceInfo> devices() const override {
+        std::vector<DeviceInfo> out;
+        int n = 0;
+        const cudaError_t err = cudaGetDeviceCount(&n);
+        if (err != cudaSuccess || n == 0) {
+            cudaGetLastError();
+            out.push_back({"0", "no CUDA device", true, false,
+                           err != cudaSuccess ? cuda_message("cudaGetDeviceCount", err)
+                                              : std::string("cudaGetDeviceCount found no device")});
+            return out;
+        }
+        for (int i = 0; i < n; ++i) {
+            cudaDeviceProp p{};
+            DeviceInfo d;
+            d.id = std::to_string(i);
+            d.is_gpu = true;
+            const cudaError_t e = cudaGetDeviceProperties(&p, i);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                d.name = "CUDA device " + d.id;
+                d.note = cuda_message("cudaGetDeviceProperties", e);
+            } else {
+                d.name = p.name;
+                d.available = p.major * 10 + p.minor >= 75;
+                d.note = "compute capability " + std::to_string(p.major) + "." + std::to_string(p.minor) + ", " +
+                         std::to_string(p.multiProcessorCount) + " SMs, " +
+                         std::to_string(p.totalGlobalMem >> 20) + " MiB" +
+                         (d.available ? "" : " (needs compute capability 7.5 or newer)");
+            }
+            out.push_back(std::move(d));
+        }
+        return out;
+    }
+
+    std::unique_ptr<Engine> create_engine(const EngineOptions& options) const override {
+        std::string selector = options.device;
+        if (selector.empty()) {
+            const char* env = std::getenv("IMGHIST_CUDA_DEVICE");
+            if (env != nullptr) selector = env;
+        }
+        const std::vector<DeviceInfo> devs = devices();
+        std::string listing;
+        for (const DeviceInfo& d : devs) listing += (listing.empty() ? "" : "; ") + d.id + ": " + d.name + " (" + d.note + ")";
+        const DeviceInfo* pick = nullptr;
+        if (selector.empty()) {
+            for (const DeviceInfo& d : devs)
+                if (d.available) {
+                    pick = &d;
+                    break;
+                }
+        } else {
+            const bool numeric = std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c); });
+            for (const DeviceInfo& d : devs) {
+                if (numeric ? d.id == selector : lower(d.name).find(lower(selector)) != std::string::npos) {
+                    pick = &d;
+                    break;
+                }
+            }
+            if (pick == nullptr)
+                throw BackendUnavailable("cuda: no device matches '" + selector + "' (devices: " + listing + ")");
+        }
+        if (pick == nullptr || !pick->available)
+            throw BackendUnavailable("cuda: no usable device (" + listing + ")");
+        try {
+            return std::make_unique<CudaEngine>(std::stoi(pick->id));
+        } catch (const DeviceError& e) {
+            throw BackendUnavailable(std::string("cuda: could not set up the device: ") + e.what());
+        }
+    }
+};
+
+}  // namespace
+
+const Backend& cuda_backend() {
+    static const CudaBackend backend;
+    return backend;
+}
+
+namespace cuda {
+std::unique_ptr<Engine> create_engine(const EngineOptions& options) {
+    std::unique_ptr<imghist::Engine> e = cuda_backend().create_engine(options);
+    return std::unique_ptr<Engine>(static_cast<Engine*>(e.release()));
+}
+}  // namespace cuda
+
+}  // namespace imghist

@@ -1,0 +1,58 @@
+// imghist CUDA kernels: dispatch and the host-callable wrappers declared in kernel_params.hpp.
+// The kernels themselves are templates in histogram_kernels.cuh, instantiated per sample type in
+// histogram_u8.cu, histogram_u16.cu, histogram_f16.cu and histogram_f32.cu (compiled in parallel).
+#include "histogram_kernels.cuh"
+
+namespace imghist::cuda_detail {
+
+using kernels::KernelFn;
+
+namespace {
+KernelFn kernel_for(KernelFormat f, int layout) {
+    if (f < 0 || f >= kKernelFormats) return nullptr;
+    const int channels = (f % 3 == 0) ? 1 : (f % 3 == 1) ? 3 : 4;
+    switch (f / 3) {
+        case 0: return kernels::kernels_u8(channels, layout);
+        case 1: return kernels::kernels_u16(channels);
+        case 2: return kernels::kernels_f16(channels);
+        default: return kernels::kernels_f32(channels);
+    }
+}
+}  // namespace
+
+cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
+                             unsigned block, std::size_t smem_bytes, cudaStream_t stream) {
+    KernelFn fn = kernel_for(format, int(params.layout));
+    if (fn == nullptr) return cudaErrorInvalidValue;
+    fn<<<grid, block, smem_bytes, stream>>>(params);
+    return cudaGetLastError();
+}
+
+cudaError_t allow_shared_memory(KernelFormat format, int bytes) {
+    for (int layout : {int(kLanes32), int(kLanes16), int(kCopies)}) {
+        KernelFn fn = kernel_for(format, layout);
+        if (fn == nullptr) return cudaErrorInvalidValue;
+        const cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks) {
+    KernelFn fn = kernel_for(format, layout);
+    if (fn == nullptr) return cudaErrorInvalidValue;
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reinterpret_cast<const void*>(fn), block,
+                                                         smem_bytes);
+}
+
+cudaError_t kernel_registers(KernelFormat format, int layout, int* registers) {
+    KernelFn fn = kernel_for(format, layout);
+    if (fn == nullptr) return cudaErrorInvalidValue;
+    cudaFuncAttributes attr{};
+    const cudaError_t err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn));
+    *registers = attr.numRegs;
+    return err;
+}
+
+}  // namespace imghist::cuda_detail

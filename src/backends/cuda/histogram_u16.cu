@@ -1,0 +1,8 @@
+// 16-bit unorm kernels (gray, rgb, rgba): every sample classified, any counter layout.
+#include "histogram_kernels.cuh"
+
+namespace imghist::cuda_detail::kernels {
+
+KernelFn kernels_u16(int channels) { return pick<kU16, kAnyLayout>(channels); }
+
+}  // namespace imghist::cuda_detail::kernels

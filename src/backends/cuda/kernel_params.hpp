@@ -1,0 +1,98 @@
+// The CUDA histogram kernel's arguments, shared by the host code (cuda_backend.cpp, compiled by
+// the C++ compiler) and the kernels (histogram.cu, compiled by nvcc). Plain data only: every
+// bin-math scalar is copied from HistogramPlan, nothing is derived here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace imghist::cuda_detail {
+
+inline constexpr int kMaxChannels = 5;  // R, G, B, A, Y
+inline constexpr int kMaxBatch = 32;    // images per launch (kernel parameter space)
+inline constexpr int kMaxBlock = 1024;
+
+// One kernel per sample type and samples per pixel (bgra8 runs as rgba8 with other source
+// indices); the 8-bit ones also per counter layout (kLanes32, kLanes16, any other).
+enum KernelFormat : int {
+    kGray8, kRgb8, kRgba8,
+    kGray16, kRgb16, kRgba16,
+    kGrayF16, kRgbF16, kRgbaF16,
+    kGrayF32, kRgbF32, kRgbaF32,
+    kKernelFormats
+};
+
+// Where the shared-memory counters live and how they are laid out.
+enum Layout : std::uint32_t {
+    kLanes32 = 0,  // word = slot * 32 + lane: every lane on its own bank, 32-bit counters
+    kLanes16 = 1,  // word = (slot / 2) * 32 + lane, two 16-bit counters per word
+    kCopies = 2,   // `copies` plain copies of the histogram, 32-bit counters
+    kGlobal = 3,   // no shared memory: 64-bit atomics straight into the global accumulator
+};
+
+// One image (or one staged piece of one) of a launch. A row is `row_px` pixels at
+// base + row * pitch; a packed image is one long row. Work is cut into tiles: a tile is
+// `rows_per_tile` whole rows, or (rows_per_tile == 1) one of `segs` pieces of a long row.
+struct ImageDesc {
+    const unsigned char* base;
+    std::uint64_t pitch;
+    std::uint64_t row_px;
+    std::uint64_t units_per_row;  // vector groups per row (nominal), or pixels when scalar
+    std::uint32_t rows;
+    std::uint32_t rows_per_tile;
+    std::uint32_t segs;
+    std::uint32_t tile_begin;  // first tile of this image within the launch
+    std::uint32_t tiles;
+    std::uint32_t scalar;      // 1: rows are not aligned to whole pixels of 16 bytes: bytewise loads
+    std::uint32_t slot_index;  // which accumulator / output / ticket this image counts into
+    std::uint32_t reserved;
+};
+
+struct KernelParams {
+    // The plan (see HistogramPlan and binning.h).
+    std::uint32_t nch, spc, bins, total_slots;
+    std::int32_t src[kMaxChannels];  // sample index, or -1 for luminance
+    std::uint32_t has_luma;
+    std::uint32_t luma_src[3];       // sample indices of red, green, blue
+    std::uint32_t int_mode, shift, closed_top, clamp;
+    std::int64_t lo_int, hi_int;
+    float lo_float, scale_float;
+    std::uint32_t lo_key, hi_key;
+    std::uint32_t weight_int[3];
+    float weight_float[3];
+
+    // Shared-memory counters.
+    std::uint32_t value_mode;   // 8-bit samples: count raw values 0..255, classify at the merge
+    std::uint32_t hist_slots;   // counters per copy: value_mode ? nch * 256 : total_slots
+    std::uint32_t layout;       // Layout
+    std::uint32_t copies;       // kCopies: number of copies
+    std::uint32_t copy_stride;  // kCopies: words between copies
+    std::uint32_t smem_words;   // dynamic shared memory in 32-bit words (multiple of 4)
+    std::uint32_t flush_tiles;  // tiles a block may count before its counters must be flushed
+    std::uint32_t gpt;          // vector groups (or pixels) per thread per tile
+    std::uint32_t finalize;     // 1: the last block of each image moves acc into out, zeroes acc
+
+    // Work.
+    std::uint32_t nimg, total_tiles;
+    unsigned long long* acc;   // [slot_index][total_slots], zero between calls
+    unsigned long long* out;   // [slot_index][total_slots], written when finalize
+    std::uint32_t* tickets;    // [slot_index], zero between calls
+    ImageDesc img[kMaxBatch];
+};
+
+// Bytes per pixel group that one thread loads with 16-byte loads: 16, or 48 for 3-sample
+// pixels of 1, 2 or 4 bytes (16 pixels of rgb8, 8 of rgb16/rgb_f16, 4 of rgb_f32).
+constexpr int group_bytes(int pixel_bytes) { return pixel_bytes % 3 == 0 ? 48 : 16; }
+// Most groups one thread has in flight per tile.
+constexpr int max_gpt(int pixel_bytes) { return group_bytes(pixel_bytes) == 16 ? 4 : 2; }
+
+// Implemented in histogram.cu.
+cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
+                             unsigned block, std::size_t smem_bytes, cudaStream_t stream);
+cudaError_t allow_shared_memory(KernelFormat format, int bytes);
+cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks);
+cudaError_t kernel_registers(KernelFormat format, int layout, int* registers);
+
+}  // namespace imghist::cuda_detail

@@ -1,0 +1,366 @@
+// The CUDA backend's own inputs, bit for bit against the reference backend:
+// - images in device memory (packed, pitched, misaligned sub-views) on the caller's stream;
+// - asynchronous results written to the caller's device buffer, on two streams;
+// - batches of many images (device and host memory), more than one launch's worth;
+// - the host path cut into many staging chunks;
+// - every shared-memory counter layout, forced flushes, bytewise loads;
+// - a device-resident constant image of more than 2^32 pixels (exact 64-bit counts).
+// Without a usable GPU the tests skip; IMGHIST_REQUIRE_BACKENDS containing "cuda" makes that a
+// failure.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "imghist/cuda.hpp"
+#include "imghist/imghist.hpp"
+#include "test_images.hpp"
+
+namespace imghist {
+namespace {
+
+using testing::make_image;
+using testing::Pattern;
+using testing::TestImage;
+
+bool cuda_required() {
+    const char* env = std::getenv("IMGHIST_REQUIRE_BACKENDS");
+    if (env == nullptr) return false;
+    std::stringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (item == "cuda") return true;
+    return false;
+}
+
+std::string device_notes() {
+    std::string notes;
+    const Backend* b = find_backend("cuda");
+    if (b == nullptr) return "cuda backend not compiled in";
+    for (const auto& d : b->devices()) notes += d.name + ": " + d.note + "; ";
+    return notes;
+}
+
+#define REQUIRE_GPU()                                                                          \
+    do {                                                                                        \
+        const Backend* b_ = find_backend("cuda");                                               \
+        if (b_ == nullptr || !b_->available()) {                                                \
+            if (cuda_required()) FAIL() << "cuda is required but unusable: " << device_notes(); \
+            GTEST_SKIP() << "no usable CUDA device: " << device_notes();                        \
+        }                                                                                       \
+    } while (0)
+
+#define CK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+// Owns device memory.
+struct DeviceMemory {
+    void* ptr = nullptr;
+    DeviceMemory() = default;
+    explicit DeviceMemory(std::size_t bytes) {
+        if (cudaMalloc(&ptr, bytes) != cudaSuccess) ptr = nullptr;
+    }
+    ~DeviceMemory() {
+        if (ptr) cudaFree(ptr);
+    }
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+    DeviceMemory(DeviceMemory&& o) noexcept : ptr(o.ptr) { o.ptr = nullptr; }
+    DeviceMemory& operator=(DeviceMemory&& o) noexcept {
+        std::swap(ptr, o.ptr);
+        return *this;
+    }
+};
+
+// A copy of a host test image in device memory: `offset` bytes into the allocation, rows
+// `pitch` bytes apart (0: packed).
+struct DeviceImage {
+    DeviceMemory mem;
+    ImageView view;
+};
+DeviceImage upload(const ImageView& host, std::size_t pitch = 0, std::size_t offset = 0) {
+    DeviceImage d;
+    const std::size_t row = host.row_bytes();
+    if (pitch == 0) pitch = row;
+    d.mem = DeviceMemory(offset + pitch * host.height + 64);
+    if (d.mem.ptr == nullptr) return d;
+    cudaMemset(d.mem.ptr, 0xA5, offset + pitch * host.height + 64);
+    auto* base = static_cast<unsigned char*>(d.mem.ptr) + offset;
+    cudaMemcpy2D(base, pitch, host.data, host.stride_bytes, row, host.height, cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize();
+    d.view = ImageView{base, host.width, host.height, pitch, host.format};
+    return d;
+}
+
+void expect_same(const Result& got, const Result& want, const std::string& what) {
+    SCOPED_TRACE(what);
+    ASSERT_EQ(got.channels.size(), want.channels.size());
+    for (std::size_t c = 0; c < want.channels.size(); ++c) {
+        const auto& g = got.channels[c];
+        const auto& w = want.channels[c];
+        SCOPED_TRACE(std::string("channel ") + std::string(channel_name(w.channel)));
+        EXPECT_EQ(g.layout, w.layout);
+        EXPECT_EQ(g.nan, w.nan);
+        EXPECT_EQ(g.below, w.below);
+        EXPECT_EQ(g.above, w.above);
+        ASSERT_EQ(g.counts.size(), w.counts.size());
+        int shown = 0;
+        for (std::size_t k = 0; k < w.counts.size() && shown < 5; ++k)
+            if (g.counts[k] != w.counts[k]) {
+                ADD_FAILURE() << "bin " << k << ": got " << g.counts[k] << ", want " << w.counts[k];
+                ++shown;
+            }
+    }
+}
+
+std::vector<std::pair<std::string, Request>> requests(const FormatInfo& fi) {
+    std::vector<std::pair<std::string, Request>> out;
+    out.push_back({"default", Request{}});
+    Request r;
+    r.mode = Mode::rgb;
+    out.push_back({"rgb", r});
+    r = Request{};
+    r.mode = Mode::luma;
+    r.weights = LumaWeights::rec601();
+    out.push_back({"luma rec601", r});
+    r = Request{};
+    r.count_alpha = true;
+    r.bins.bins = 4096;
+    r.bins.clamp = true;
+    r.bins.range = fi.is_float() ? std::pair<double, double>{-0.25, 1.5}
+                                 : std::pair<double, double>{-3, fi.sample == SampleType::u8 ? 200 : 60000};
+    out.push_back({"4096 bins clamp", r});
+    r.bins.clamp = false;
+    r.bins.bins = 100;
+    out.push_back({"100 bins", r});
+    return out;
+}
+
+// Sets IMGHIST_CUDA_TUNE for the engines created in its lifetime.
+struct TuneScope {
+    explicit TuneScope(const std::string& tune) {
+        if (tune.empty()) unsetenv("IMGHIST_CUDA_TUNE");
+        else setenv("IMGHIST_CUDA_TUNE", tune.c_str(), 1);
+    }
+    ~TuneScope() { unsetenv("IMGHIST_CUDA_TUNE"); }
+};
+
+TEST(CudaBackend, DevicesAlwaysAnswerAndExplain) {
+    const Backend* b = find_backend("cuda");
+    ASSERT_NE(b, nullptr);
+    const auto devs = b->devices();
+    ASSERT_FALSE(devs.empty());
+    if (!b->available()) {
+        EXPECT_FALSE(devs[0].note.empty());
+        EXPECT_THROW(b->create_engine({}), BackendUnavailable);
+        EXPECT_THROW(cuda::create_engine(), BackendUnavailable);
+        if (cuda_required()) FAIL() << "cuda is required but unusable: " << device_notes();
+    }
+}
+
+TEST(CudaBackend, DeviceSelection) {
+    REQUIRE_GPU();
+    EXPECT_THROW(cuda::create_engine({.device = "no such device"}), BackendUnavailable);
+    EXPECT_THROW(cuda::create_engine({.device = "99"}), BackendUnavailable);
+    EXPECT_NO_THROW(cuda::create_engine({.device = "0"}));
+    setenv("IMGHIST_CUDA_DEVICE", "no such device", 1);
+    EXPECT_THROW(create_engine("cuda"), BackendUnavailable);
+    unsetenv("IMGHIST_CUDA_DEVICE");
+}
+
+TEST(CudaDevice, AllFormatsPitchesAndOffsets) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    std::uint64_t seed = 1;
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& fi = format_info(format);
+        for (Pattern pattern : {Pattern::random, Pattern::bank_adversarial, Pattern::specials}) {
+            const TestImage img = make_image(format, 333, 41, pattern, ++seed);
+            struct Layout {
+                const char* name;
+                std::size_t pitch, offset;
+            };
+            const std::size_t row = img.view.row_bytes();
+            const Layout layouts[] = {{"packed", 0, 0},
+                                      {"pitch 512", (row + 511) / 512 * 512, 0},
+                                      {"pitch +1 sample, offset 1 pixel", row + fi.bytes_per_sample, fi.pixel_bytes()},
+                                      {"offset 1 byte", 0, 1}};
+            for (const Layout& l : layouts) {
+                DeviceImage d = upload(img.view, l.pitch, l.offset);
+                ASSERT_NE(d.mem.ptr, nullptr);
+                for (const auto& [name, request] : requests(fi)) {
+                    const std::string what = std::string(fi.name) + " " + testing::pattern_name(pattern) + " " +
+                                             l.name + " " + name;
+                    Result got;
+                    try {
+                        got = engine->compute_device(d.view, request);
+                    } catch (const std::exception& e) {
+                        ADD_FAILURE() << what << ": " << e.what();
+                        continue;
+                    }
+                    expect_same(got, reference->compute(img.view, request), what);
+                }
+            }
+        }
+    }
+}
+
+TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t streams[2];
+    for (auto& s : streams) CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const Request request;
+    std::vector<TestImage> hosts;
+    std::vector<DeviceImage> devs;
+    for (int i = 0; i < 6; ++i) {
+        hosts.push_back(make_image(PixelFormat::rgba8, 1920 + 16 * i, 64 + i, i % 2 ? Pattern::random : Pattern::natural, 50 + i));
+        devs.push_back(upload(hosts.back().view));
+        ASSERT_NE(devs.back().mem.ptr, nullptr);
+    }
+    const std::size_t n = engine->slot_count(PixelFormat::rgba8, request);
+    DeviceMemory out(n * sizeof(std::uint64_t) * hosts.size());
+    auto* slots = static_cast<std::uint64_t*>(out.ptr);
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        engine->compute_device_async(devs[i].view, request, slots + i * n, streams[i % 2]);
+    for (auto& s : streams) CK(cudaStreamSynchronize(s));
+    std::vector<std::uint64_t> back(n * hosts.size());
+    CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        expect_same(engine->unpack(hosts[i].view, request, std::span(back.data() + i * n, n)),
+                    reference->compute(hosts[i].view, request), "async image " + std::to_string(i));
+    for (auto& s : streams) cudaStreamDestroy(s);
+}
+
+TEST(CudaBatch, ManyImagesDeviceAndHost) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb8, PixelFormat::gray16, PixelFormat::rgba_f16}) {
+        std::vector<TestImage> hosts;
+        std::vector<DeviceImage> devs;
+        std::vector<ImageView> host_views, dev_views;
+        for (int i = 0; i < 75; ++i) {  // more than one launch's worth (kMaxBatch = 32)
+            const std::uint32_t w = 1 + (i * 37) % 300, h = 1 + (i * 13) % 40;
+            hosts.push_back(make_image(format, w, h, Pattern(i % 4), 1000 + i, (i % 3) * 4));
+            host_views.push_back(hosts.back().view);
+        }
+        for (const auto& h : hosts) {
+            devs.push_back(upload(h.view, h.view.stride_bytes));
+            ASSERT_NE(devs.back().mem.ptr, nullptr);
+            dev_views.push_back(devs.back().view);
+        }
+        Request request;
+        request.count_alpha = true;
+        const auto on_device = engine->compute_batch(dev_views, request, cuda::Memory::device);
+        const auto on_host = engine->compute_batch(host_views, request, cuda::Memory::host);
+        ASSERT_EQ(on_device.size(), hosts.size());
+        ASSERT_EQ(on_host.size(), hosts.size());
+        for (std::size_t i = 0; i < hosts.size(); ++i) {
+            const Result want = reference->compute(host_views[i], request);
+            const std::string what = std::string(format_info(format).name) + " image " + std::to_string(i);
+            expect_same(on_device[i], want, what + " (device batch)");
+            expect_same(on_host[i], want, what + " (host batch)");
+        }
+        // The asynchronous batch into the caller's buffer.
+        const std::size_t n = engine->slot_count(format, request);
+        DeviceMemory out(n * sizeof(std::uint64_t) * hosts.size());
+        engine->compute_batch_device_async(dev_views, request, static_cast<std::uint64_t*>(out.ptr), nullptr);
+        std::vector<std::uint64_t> back(n * hosts.size());
+        CK(cudaMemcpy(back.data(), out.ptr, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < hosts.size(); i += 7)
+            expect_same(engine->unpack(host_views[i], request, std::span(back.data() + i * n, n)),
+                        on_host[i], "async batch image " + std::to_string(i));
+    }
+}
+
+// Every counter layout and loop variant the engine can pick, forced, on the host and device paths.
+TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
+    REQUIRE_GPU();
+    auto reference = create_engine("reference");
+    const char* tunes[] = {"layout=lanes32", "layout=lanes16", "layout=copies", "layout=global",
+                           "scalar=1", "flush=1,layout=lanes16", "block=1024,gpt=1", "block=64,gpt=3,chunk_mb=1",
+                           "blocks_per_sm=1,block=256"};
+    std::uint64_t seed = 500;
+    for (const char* tune : tunes) {
+        TuneScope scope(tune);
+        auto engine = cuda::create_engine();
+        for (PixelFormat format : {PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::bgra8, PixelFormat::rgb16,
+                                   PixelFormat::rgba_f16, PixelFormat::rgb_f32}) {
+            const FormatInfo& fi = format_info(format);
+            const TestImage img = make_image(format, 1000 + 3, 173, Pattern::specials, ++seed, 8);
+            DeviceImage d = upload(img.view, img.view.stride_bytes);
+            ASSERT_NE(d.mem.ptr, nullptr);
+            for (const auto& [name, request] : requests(fi)) {
+                const std::string what = std::string(tune) + " " + std::string(fi.name) + " " + name;
+                const Result want = reference->compute(img.view, request);
+                expect_same(engine->compute(img.view, request), want, what + " (host)");
+                expect_same(engine->compute_device(d.view, request), want, what + " (device)");
+            }
+        }
+    }
+}
+
+TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {
+    REQUIRE_GPU();
+    TuneScope scope("chunk_mb=1");
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    for (std::size_t padding : {std::size_t(0), std::size_t(12)}) {
+        const TestImage img = make_image(PixelFormat::rgba8, 4000, 700, Pattern::random, 77 + padding, padding);
+        expect_same(engine->compute(img.view), reference->compute(img.view),
+                    "4000x700 rgba8 +" + std::to_string(padding) + "B, 1 MiB chunks");
+    }
+}
+
+TEST(CudaErrors, HostPointerIsRejectedAndEngineStaysUsable) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    const TestImage img = make_image(PixelFormat::rgba8, 64, 64, Pattern::random, 3);
+    EXPECT_THROW(engine->compute_device(img.view), InvalidArgument);
+    EXPECT_THROW(engine->compute_device_async(img.view, {}, nullptr, nullptr), InvalidArgument);
+    expect_same(engine->compute(img.view), create_engine("reference")->compute(img.view), "after errors");
+}
+
+// More than 2^32 pixels, resident on the device (no 4 GB upload): every counter must flush to
+// 64 bits in time. Runs with the default layout and with packed 16-bit counters.
+TEST(CudaLarge, DeviceConstantImageOfMoreThan2To32Pixels) {
+    REQUIRE_GPU();
+    constexpr std::uint32_t width = 65536, height = 65537;
+    constexpr std::uint64_t pixels = std::uint64_t(width) * height;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (free_bytes < pixels + (std::size_t(1) << 30)) GTEST_SKIP() << "needs " << pixels << " bytes of device memory";
+    DeviceMemory mem(pixels);
+    ASSERT_NE(mem.ptr, nullptr);
+    CK(cudaMemset(mem.ptr, 0x5A, pixels));
+    CK(cudaDeviceSynchronize());
+    for (const char* tune : {"", "layout=lanes16", "layout=copies"}) {
+        SCOPED_TRACE(tune);
+        TuneScope scope(tune);
+        auto engine = cuda::create_engine();
+        const ImageView view = ImageView::packed(mem.ptr, width, height, PixelFormat::gray8);
+        const Result r = engine->compute_device(view);
+        ASSERT_EQ(r.channels.size(), 1u);
+        EXPECT_EQ(r.channels[0].counts[0x5A], pixels);
+        std::uint64_t total = 0;
+        for (std::uint64_t c : r.channels[0].counts) total += c;
+        EXPECT_EQ(total, pixels);
+        // Pitched: the same bytes as 32768-pixel rows of rgba8 with a 2-pixel gap per row.
+        const ImageView pitched{mem.ptr, 32766, std::uint32_t(pixels / (32768 * 4)), 32768 * 4, PixelFormat::rgba8};
+        Request rgb;
+        rgb.mode = Mode::rgb;
+        const Result p = engine->compute_device(pitched, rgb);
+        for (const auto& ch : p.channels) EXPECT_EQ(ch.counts[0x5A], pitched.pixel_count());
+    }
+}
+
+}  // namespace
+}  // namespace imghist
