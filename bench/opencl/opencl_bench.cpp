@@ -362,7 +362,8 @@ int main(int argc, char** argv) {
     struct SweepImage { std::string label; std::uint32_t w, h; Dist dist; };
     std::vector<SweepImage> sweep_images;
     if (o.sweep) sweep_images = {{"8K random", W8, H8, Dist::random}, {"8K constant", W8, H8, Dist::constant},
-                                 {"16384^2 random", S16, S16, Dist::random}};
+                                 {"8K bank-adversarial", W8, H8, Dist::bank}, {"16384^2 random", S16, S16, Dist::random},
+                                 {"16384^2 bank-adversarial", S16, S16, Dist::bank}};
     for (const Case& c : cases) {
         const auto t0 = std::chrono::steady_clock::now();
         const std::vector<std::byte> pixels = make_pixels(c.w, c.h, c.is_float, c.dist, ++seed);
@@ -394,12 +395,10 @@ int main(int argc, char** argv) {
                   << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s]\n";
         for (const auto& si : sweep_images) {
             if (c.is_float || c.mode != Mode::rgb || si.w != c.w || si.dist != c.dist) continue;
-            table << "\nsweep on " << si.label << " (IMGHIST_OPENCL_TUNE; floor " << us(floor) << " µs):\n";
-            for (const char* tune : {"copies=32,pack=1", "copies=16,pack=1", "copies=8,pack=1", "copies=1,pack=0",
-                                     "copies=32,pack=1,merge=sum", "copies=16,pack=1,merge=sum",
-                                     "copies=32,pack=1,gpc=2", "copies=32,pack=1,gpc=8", "copies=16,pack=1,gpc=8",
-                                     "copies=32,pack=1,wg=512", "copies=32,pack=1,wg=128,gpc=8",
-                                     "copies=32,pack=1,fast=0", "copies=32,pack=1,spec=0"}) {
+            table << "\nsweep on " << si.label << " (IMGHIST_OPENCL_TUNE over the defaults; floor " << us(floor) << " µs):\n";
+            for (const char* tune : {"copies=1,pack=0,gpc=4", "copies=1,pack=0,gpc=16", "copies=2,pack=0",
+                                     "copies=4,pack=0", "copies=32,pack=1,gpc=4", "copies=32,pack=1",
+                                     "copies=16,pack=1", "merge=sum", "wg=512,gpc=4", "fast=0", "spec=0"}) {
                 setenv("IMGHIST_OPENCL_TUNE", tune, 1);
                 const ImghistTime t = time_imghist(cl, o, img, c.w, c.h, f, r);
                 unsetenv("IMGHIST_OPENCL_TUNE");

@@ -527,8 +527,13 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
     c.wg = wg;
     std::uint64_t avail = local_mem_ > kernel_local ? local_mem_ - kernel_local : 0;
     if (tune_.max_local) avail = std::min<std::uint64_t>(avail, tune_.max_local);
-    const unsigned want_copies = tune_.copies ? tune_.copies : (gpu_ ? 32u : 1u);
-    const bool want_pack = tune_.pack >= 0 ? tune_.pack != 0 : gpu_;
+    // Defaults measured on an H200 (docs/performance.md): one unpacked copy. 32 bank-private
+    // copies did not help there (random data is bound by the shared-atomic rate, not by bank
+    // conflicts) and they defeat the hardware's merging of same-address atomics, which makes
+    // constant and smooth images run at the memory floor. Packing and fewer channels per
+    // pass remain the fallbacks when the histogram does not fit.
+    const unsigned want_copies = tune_.copies ? tune_.copies : 1u;
+    const bool want_pack = tune_.pack >= 0 ? tune_.pack != 0 : false;
     const unsigned ppu = fast ? 4 : 1;
     const std::uint64_t slots = std::uint64_t(nch) * c.lspc;
     bool found = false;
@@ -553,7 +558,8 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
         c.nch = 0;
         return c;
     }
-    const unsigned gpc = tune_.gpc ? tune_.gpc : (gpu_ ? 4u : 4u);
+    // Work-groups per compute unit: 8 x 256 work-items fill an H200 SM (2048 threads).
+    const unsigned gpc = tune_.gpc ? tune_.gpc : (gpu_ ? 8u : 4u);
     c.max_groups = std::size_t(compute_units_) * gpc;
     std::uint64_t units = kMaxLaunchPixels / ppu;
     if (c.pack) units = std::min<std::uint64_t>(units, (65535 / ((wg / c.copies) * ppu)) * c.max_groups * wg);
