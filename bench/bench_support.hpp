@@ -26,9 +26,14 @@ inline const testing::TestImage& image(PixelFormat format, testing::Pattern patt
     return *slot;
 }
 
-// Median wall time of `runs` calls of f, in milliseconds, after one untimed warm-up call.
+struct Timing {
+    double median_ms, min_ms;
+};
+
+// Wall time of `runs` calls of f, in milliseconds, after one untimed warm-up call: the median,
+// and the minimum (the least disturbed run, on a shared machine).
 template <typename F>
-double median_ms(int runs, F&& f) {
+Timing time_ms(int runs, F&& f) {
     f();
     std::vector<double> t;
     for (int i = 0; i < runs; ++i) {
@@ -37,7 +42,7 @@ double median_ms(int runs, F&& f) {
         t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(t.begin(), t.end());
-    return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+    return {t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]), t.front()};
 }
 
 }  // namespace imghist::bench
