@@ -32,6 +32,11 @@ struct DeviceContext {
     VkPhysicalDevice physical_device = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;
     std::uint32_t queue_family = 0;  // where record()ed commands and compute() run
+    // Set when the device was created with VK_KHR_shader_float_controls enabled: fp32 images
+    // are then counted with denormals preserved (shaderDenormPreserveFloat32). Without it, a
+    // device that flushes fp32 denormals (NVIDIA does) can bin the luminance of denormal
+    // pixels differently from the contract.
+    bool float_controls_enabled = false;
 };
 
 // An image stored in a VkBuffer: pixel (x, y) starts at offset + y * stride_bytes + x * pixel

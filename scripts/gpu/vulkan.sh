@@ -8,7 +8,24 @@
 # Logs go to $OUT/vulkan_log.txt.
 vulkan_build_dir=${IMGHIST_VULKAN_BUILD_DIR:-build-vulkan-gpu}
 
+# NVIDIA's Vulkan ICD (libGLX_nvidia.so.0) needs libglvnd's dispatch libraries, which the
+# machine lacks: without them the loader reports "Could not get 'vkCreateInstance' via
+# 'vk_icdGetInstanceProcAddr'" and vkCreateInstance fails with VK_ERROR_INCOMPATIBLE_DRIVER.
+# The debs come from .gl (../shared/device-notes.md) and are unpacked into / as the device
+# README says.
+vulkan_driver_setup() {
+  local f
+  for f in .gl/libglvnd0_*.deb .gl/libegl1_*.deb .gl/libgl1_*.deb .gl/libglx0_*.deb .gl/libopengl0_*.deb .gl/libgles2_*.deb; do
+    [ -e "$f" ] && dpkg -x "$f" /
+  done
+  ldconfig
+  local egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  [ -e "$egl" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$egl
+  return 0
+}
+
 vulkan_build() {
+  vulkan_driver_setup
   [ -x "$vulkan_build_dir/bench_vulkan/imghist_vulkan_bench" ] && return 0
   local log="$OUT/vulkan_log.txt"
   # The benchmark is not part of bench/CMakeLists.txt yet: a small wrapper project builds
@@ -41,7 +58,7 @@ vulkan_test() {
   local log="$OUT/vulkan_log.txt"
   echo "== ctest (validation on, IMGHIST_REQUIRE_BACKENDS=cpu,vulkan)" >> "$log"
   (cd "$vulkan_build_dir" && IMGHIST_REQUIRE_BACKENDS=cpu,vulkan IMGHIST_VULKAN_VALIDATION=1 \
-     ctest -j"$(nproc)" --timeout 600 -E 'LargeCounts|vulkan_parity_under_validation' >> "$log" 2>&1)
+     ctest -j"$(nproc)" --timeout 600 --output-on-failure -E 'LargeCounts|vulkan_parity_under_validation' >> "$log" 2>&1)
   local rc=$?
   note "vulkan tests (validation layer on): $(grep -E 'tests passed|tests failed' "$log" | tail -1) (rc=$rc)"
   grep -c "imghist vulkan validation:" "$log" | xargs -I{} echo "validation messages: {}" | tee -a "$summary"
@@ -59,8 +76,9 @@ vulkan_bench() {
   note "vulkan bench: rc=$? (table: vulkan_table.txt)"
 }
 
-# `scripts/gpu-check.sh gpu`: the vulkan steps alone (no other backend's build or bench).
+# `scripts/gpu-check.sh gpu`: the vulkan steps alone (no other backend's build or bench);
+# IMGHIST_VULKAN_NO_BENCH=1 skips the benchmark.
 vulkan_gpu() {
   vulkan_test
-  vulkan_bench
+  [ "${IMGHIST_VULKAN_NO_BENCH:-0}" = 1 ] || vulkan_bench
 }

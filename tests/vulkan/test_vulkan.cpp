@@ -69,6 +69,18 @@ public:
         VkPhysicalDeviceFeatures features{};
         features.shaderInt64 = VK_TRUE;
         VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+        // As the interop header asks: float controls on where offered (fp32 denormals kept).
+        std::uint32_t n = 0;
+        vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
+        std::vector<VkExtensionProperties> exts(n);
+        vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, exts.data());
+        const char* fc = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
+        for (const auto& e : exts)
+            if (std::strcmp(e.extensionName, fc) == 0) float_controls = true;
+        if (float_controls) {
+            info.enabledExtensionCount = 1;
+            info.ppEnabledExtensionNames = &fc;
+        }
         info.queueCreateInfoCount = 1;
         info.pQueueCreateInfos = &q;
         info.pEnabledFeatures = &features;
@@ -122,6 +134,7 @@ public:
     VkQueue queue = VK_NULL_HANDLE;
     VkCommandPool pool = VK_NULL_HANDLE;
     std::uint32_t family = 0;
+    bool float_controls = false;
 
 private:
     vk::Instance instance_;
@@ -149,7 +162,7 @@ protected:
 // Recorded into the application's command buffer, result into a device-local buffer of the
 // application, copied to a host-visible one only to check it here.
 TEST_F(VulkanInterop, RecordIntoCallerCommandBufferAndResultBuffer) {
-    vulkan::Histogrammer h({app_->physical, app_->device, app_->family});
+    vulkan::Histogrammer h({app_->physical, app_->device, app_->family, app_->float_controls});
     for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb8, PixelFormat::gray16, PixelFormat::rgba_f16,
                                PixelFormat::rgb_f32}) {
         auto img = make_image(format, 301, 45, Pattern::random, 5);
@@ -188,14 +201,15 @@ TEST_F(VulkanInterop, RecordIntoCallerCommandBufferAndResultBuffer) {
 
 // Strided rows and offsets that are not 16-byte aligned take the word-by-word path.
 TEST_F(VulkanInterop, StridesAndOffsets) {
-    vulkan::Histogrammer h({app_->physical, app_->device, app_->family});
+    vulkan::Histogrammer h({app_->physical, app_->device, app_->family, app_->float_controls});
     struct Case {
         PixelFormat format;
         std::size_t padding, offset;
     };
     for (const Case& c : {Case{PixelFormat::rgba8, 12, 0}, Case{PixelFormat::gray8, 3, 1}, Case{PixelFormat::rgb16, 6, 2},
                           Case{PixelFormat::rgba8, 0, 4}, Case{PixelFormat::gray_f32, 0, 8},
-                          Case{PixelFormat::rgba_f16, 10, 6}}) {
+                          Case{PixelFormat::rgba_f16, 10, 6}, Case{PixelFormat::rgb_f32, 4, 0},
+                          Case{PixelFormat::rgba_f32, 0, 16}}) {
         auto img = make_image(c.format, 77, 31, Pattern::specials, 9, c.padding);
         vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * img.view.height, c.offset);
         const vulkan::BufferImage bi{pixels.buffer.get(), c.offset, img.view.width, img.view.height,
@@ -211,7 +225,7 @@ TEST_F(VulkanInterop, StridesAndOffsets) {
 }
 
 TEST_F(VulkanInterop, RejectsBadInput) {
-    vulkan::Histogrammer h({app_->physical, app_->device, app_->family});
+    vulkan::Histogrammer h({app_->physical, app_->device, app_->family, app_->float_controls});
     auto img = make_image(PixelFormat::rgba16, 8, 8, Pattern::random, 1);
     vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * 8);
     vulkan::BufferImage bi{pixels.buffer.get(), 1, 8, 8, 0, PixelFormat::rgba16};  // odd offset, 16-bit samples

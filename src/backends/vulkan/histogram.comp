@@ -23,6 +23,14 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "imghist/binning.h"
 
+// fp32 luminance of denormal inputs must not be flushed to zero (the contract rounds every
+// operation in IEEE fp32). Variants built with IH_DENORM_PRESERVE ask for it explicitly
+// (VK_KHR_shader_float_controls, shaderDenormPreserveFloat32); NVIDIA flushes otherwise.
+#if IH_DENORM_PRESERVE
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
+#endif
+
 #ifndef IH_BPS
 #error "IH_BPS must be defined"
 #endif

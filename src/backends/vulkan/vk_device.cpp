@@ -1,5 +1,7 @@
 #include "backends/vulkan/vk_device.hpp"
 
+#include <vector>
+
 #include "imghist/error.hpp"
 
 namespace imghist::vk {
@@ -18,7 +20,19 @@ Context::Context(const std::string& selector, Tuning tuning) : instance_(validat
     queue.pQueuePriorities = &priority;
     VkPhysicalDeviceFeatures features{};
     features.shaderInt64 = VK_TRUE;  // the integer bin math and the 64-bit totals
+    // VK_KHR_shader_float_controls: lets the fp32 shaders keep denormals (DenormPreserve).
+    std::uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> exts(n);
+    vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, exts.data());
+    bool& float_controls = float_controls_;
+    for (const auto& e : exts) float_controls = float_controls || std::string(e.extensionName) == VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
+    const char* ext = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    if (float_controls) {
+        info.enabledExtensionCount = 1;
+        info.ppEnabledExtensionNames = &ext;
+    }
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queue;
     info.pEnabledFeatures = &features;
@@ -31,7 +45,7 @@ Context::Context(const std::string& selector, Tuning tuning) : instance_(validat
         VkCommandPool p = VK_NULL_HANDLE;
         IMGHIST_VK(vkCreateCommandPool, device_, &pool, nullptr, &p);
         pool_ = CommandPool(device_, p);
-        core_ = std::make_unique<HistogramCore>(physical_, device_, tuning);
+        core_ = std::make_unique<HistogramCore>(physical_, device_, tuning, float_controls);
     } catch (...) {
         core_.reset();
         pool_.reset();

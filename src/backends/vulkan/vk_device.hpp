@@ -26,6 +26,7 @@ public:
     VkCommandPool command_pool() const { return pool_.get(); }
     HistogramCore& core() { return *core_; }
     const std::string& name() const { return name_; }
+    bool float_controls() const { return float_controls_; }
 
     Fence make_fence(bool signaled) const;
     void submit(VkCommandBuffer cmd, VkFence fence) const;
@@ -42,6 +43,7 @@ private:
     CommandPool pool_;
     std::unique_ptr<HistogramCore> core_;
     std::uint64_t reported_ = 0;
+    bool float_controls_ = false;
 };
 
 }  // namespace imghist::vk

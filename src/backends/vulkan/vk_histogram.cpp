@@ -22,6 +22,9 @@ IMGHIST_SPIRV(hist_f16_4)
 IMGHIST_SPIRV(hist_f32_1)
 IMGHIST_SPIRV(hist_f32_3)
 IMGHIST_SPIRV(hist_f32_4)
+IMGHIST_SPIRV(hist_f32p_1)
+IMGHIST_SPIRV(hist_f32p_3)
+IMGHIST_SPIRV(hist_f32p_4)
 IMGHIST_SPIRV(flush)
 #undef IMGHIST_SPIRV
 
@@ -34,11 +37,12 @@ struct Spirv {
 };
 #define IH_S(name) Spirv{imghist_vk_##name, imghist_vk_##name##_size}
 // [sample type][1, 3 or 4 samples]
-const Spirv kHistSpirv[4][3] = {
+const Spirv kHistSpirv[5][3] = {
     {IH_S(hist_u8_1), IH_S(hist_u8_3), IH_S(hist_u8_4)},
     {IH_S(hist_u16_1), IH_S(hist_u16_3), IH_S(hist_u16_4)},
     {IH_S(hist_f16_1), IH_S(hist_f16_3), IH_S(hist_f16_4)},
     {IH_S(hist_f32_1), IH_S(hist_f32_3), IH_S(hist_f32_4)},
+    {IH_S(hist_f32p_1), IH_S(hist_f32p_3), IH_S(hist_f32p_4)},  // fp32, DenormPreserve
 };
 #undef IH_S
 
@@ -46,8 +50,12 @@ constexpr std::uint32_t kGroupSize = 256;  // local_size_x of both shaders
 constexpr std::uint32_t kBatch = 4;        // BATCH in histogram.comp
 constexpr std::uint32_t kMaxChannels = 5;  // R, G, B, A, Y
 
-int variant(const FormatInfo& fi) {
-    const int sample = fi.sample == SampleType::u8 ? 0 : fi.sample == SampleType::u16 ? 1 : fi.sample == SampleType::f16 ? 2 : 3;
+int variant(const FormatInfo& fi, bool denorm_preserve) {
+    const int sample = fi.sample == SampleType::u8    ? 0
+                       : fi.sample == SampleType::u16 ? 1
+                       : fi.sample == SampleType::f16 ? 2
+                       : denorm_preserve              ? 4
+                                                      : 3;
     const int spp = fi.channels == 1 ? 0 : fi.channels == 3 ? 1 : 2;
     return sample * 3 + spp;
 }
@@ -133,9 +141,16 @@ void DescriptorArena::reset() {
     used_ = 0;
 }
 
-HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning tuning)
+HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning tuning, bool float_controls)
     : physical_(physical), device_(device), tuning_(tuning) {
     vkGetPhysicalDeviceProperties(physical, &props_);
+    if (float_controls) {
+        VkPhysicalDeviceFloatControlsPropertiesKHR fc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
+        VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+        p2.pNext = &fc;
+        vkGetPhysicalDeviceProperties2(physical, &p2);
+        denorm_preserve_ = fc.shaderDenormPreserveFloat32 == VK_TRUE;
+    }
     VkDescriptorSetLayoutBinding bindings[2] = {};
     for (std::uint32_t i = 0; i < 2; ++i) {
         bindings[i].binding = i;
@@ -200,7 +215,7 @@ HistogramCore::Shape HistogramCore::shape(const BufferSource& source, const Hist
 }
 
 VkShaderModule HistogramCore::module(const HistogramPlan& plan) {
-    const int v = variant(plan.info);
+    const int v = variant(plan.info, denorm_preserve_);
     auto it = modules_.find(v);
     if (it == modules_.end()) it = modules_.emplace(v, make_module(device_, kHistSpirv[v / 3][v % 3])).first;
     return it->second.get();
@@ -229,7 +244,7 @@ VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t firs
     spec[16] = std::uint32_t(std::max(plan.info.green, 0));
     spec[17] = std::uint32_t(std::max(plan.info.blue, 0));
     spec[18] = luma ? 1 : 0;
-    spec[19] = std::uint32_t(variant(plan.info));
+    spec[19] = std::uint32_t(variant(plan.info, denorm_preserve_));
     auto it = pipelines_.find(spec);
     if (it != pipelines_.end()) return it->second.get();
 

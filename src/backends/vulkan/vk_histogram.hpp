@@ -14,11 +14,13 @@
 
 namespace imghist::vk {
 
-// Shader choices measured on the H200 (docs/performance.md, "## Vulkan").
+// Shader choices. The defaults are the best geometric mean over the H200 sweep of RGBA8 images
+// (docs/performance.md, "## Vulkan"): one shared copy, 8 rounds (128 rgba8 pixels per
+// invocation). More copies and the swizzle help only bank-adversarial data there.
 struct Tuning {
-    std::uint32_t max_copies = 8;  // shared copies of every slot (power of two, <= 32)
-    std::uint32_t rounds = 4;      // rounds of 4 units (16 or 48 bytes each) per invocation
-    bool swizzle = true;           // spread bins over banks
+    std::uint32_t max_copies = 1;  // shared copies of every slot (power of two, <= 32)
+    std::uint32_t rounds = 8;      // rounds of 4 units (16 or 48 bytes each) per invocation
+    bool swizzle = false;          // spread bins over banks (when copies < 32)
     std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
 };
 
@@ -46,7 +48,9 @@ struct BufferSource {
 
 class HistogramCore {
 public:
-    HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning tuning = {});
+    // float_controls: the device has VK_KHR_shader_float_controls enabled (or is Vulkan 1.2+);
+    // fp32 shaders then keep denormals where the device offers it.
+    HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning tuning = {}, bool float_controls = false);
     HistogramCore(const HistogramCore&) = delete;
     HistogramCore& operator=(const HistogramCore&) = delete;
 
@@ -55,6 +59,7 @@ public:
     std::uint32_t max_bins() const;
     const VkPhysicalDeviceProperties& properties() const { return props_; }
     VkDevice device() const { return device_; }
+    bool denorm_preserve() const { return denorm_preserve_; }
     VkPhysicalDevice physical() const { return physical_; }
 
     // Zeroes the work counters (after a barrier on earlier use).
@@ -82,6 +87,7 @@ private:
     VkPhysicalDevice physical_;
     VkDevice device_;
     Tuning tuning_;
+    bool denorm_preserve_ = false;
     VkPhysicalDeviceProperties props_{};
     DescriptorSetLayout set_layout_;
     PipelineLayout hist_layout_, flush_layout_;
