@@ -396,9 +396,9 @@ int main(int argc, char** argv) {
         for (const auto& si : sweep_images) {
             if (c.is_float || c.mode != Mode::rgb || si.w != c.w || si.dist != c.dist) continue;
             table << "\nsweep on " << si.label << " (IMGHIST_OPENCL_TUNE over the defaults; floor " << us(floor) << " µs):\n";
-            for (const char* tune : {"copies=1,pack=0,gpc=4", "copies=1,pack=0,gpc=16", "copies=2,pack=0",
-                                     "copies=4,pack=0", "copies=32,pack=1,gpc=4", "copies=32,pack=1",
-                                     "copies=16,pack=1", "merge=sum", "wg=512,gpc=4", "fast=0", "spec=0"}) {
+            for (const char* tune : {"gpc=8", "gpc=16", "copies=2", "copies=4", "copies=32,pack=1",
+                                     "copies=32,pack=1,gpc=8", "copies=16,pack=1,gpc=8", "merge=sum",
+                                     "wg=512", "fast=0", "spec=0"}) {
                 setenv("IMGHIST_OPENCL_TUNE", tune, 1);
                 const ImghistTime t = time_imghist(cl, o, img, c.w, c.h, f, r);
                 unsetenv("IMGHIST_OPENCL_TUNE");

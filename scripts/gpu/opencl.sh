@@ -5,8 +5,9 @@
 #       runs the benchmark from that build.
 #   IMGHIST_OPENCL_ONLY=1 IMGHIST_REQUIRE_BACKENDS=cpu,opencl bash scripts/gpu-check.sh build test bench
 #       only this backend, in its own build dir (build-gpu-opencl), so the other backends'
-#       state cannot stop it: opencl_build, opencl_test (the opencl parity suite, the
-#       opencl-specific tests and the >2^32-pixel count test), opencl_bench.
+#       state cannot stop it (their scripts/gpu/*.sh steps are skipped too): opencl_build,
+#       opencl_test (the opencl parity suite, the opencl-specific tests - skipped with
+#       IMGHIST_OPENCL_SKIP_EXTRA=1 - and the >2^32-pixel count test), opencl_bench.
 # Output: $OUT/opencl_build.log, opencl_test.log, opencl_bench.log, opencl_table.txt.
 
 # The carried ocl-icd-libopencl1 has only libOpenCL.so.1; CMake's FindOpenCL looks for the
@@ -24,7 +25,15 @@ if [ "${IMGHIST_OPENCL_ONLY:-0}" = 1 ]; then
   step_large() { :; }
   step_sanitize() { :; }
 
+  # Every scripts/gpu/*.sh is sourced before the steps run; drop the other backends' step
+  # functions too (they would run for the same step names).
+  opencl_only_() {
+    local f
+    for f in $(declare -F | awk '{print $3}' | grep -E '^(vulkan|cuda)_'); do unset -f "$f"; done
+  }
+
   opencl_build() {
+    opencl_only_
     local log="$OUT/opencl_build.log"
     cmake -S bench/opencl -B "$opencl_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_TESTS=ON \
           -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=OFF -DIMGHIST_CUDA=OFF -DIMGHIST_CLI=OFF > "$log" 2>&1 &&
@@ -35,6 +44,7 @@ if [ "${IMGHIST_OPENCL_ONLY:-0}" = 1 ]; then
   }
 
   opencl_test() {
+    opencl_only_
     local log="$OUT/opencl_test.log" t="$opencl_dir/imghist/tests"
     : > "$log"
     IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl} \

@@ -558,8 +558,9 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
         c.nch = 0;
         return c;
     }
-    // Work-groups per compute unit: 8 x 256 work-items fill an H200 SM (2048 threads).
-    const unsigned gpc = tune_.gpc ? tune_.gpc : (gpu_ ? 8u : 4u);
+    // Work-groups per compute unit (the number of partial histograms): 4 was measured with the
+    // default copies on the H200; 8 was measured only with 16/32 copies (docs/performance.md).
+    const unsigned gpc = tune_.gpc ? tune_.gpc : 4u;
     c.max_groups = std::size_t(compute_units_) * gpc;
     std::uint64_t units = kMaxLaunchPixels / ppu;
     if (c.pack) units = std::min<std::uint64_t>(units, (65535 / ((wg / c.copies) * ppu)) * c.max_groups * wg);
