@@ -1,11 +1,12 @@
 // imghist_vulkan_bench: times the vulkan backend's shader with GPU timestamps (warm-up, then the
-// median of many runs) on images already in device memory, next to
+// median of 15 back-to-back runs in one command buffer) on images already in device memory, next to
 //   - the floor: a shader that reads every byte once and does nothing else (floor.comp);
 //   - the seed's shader as printed (seed.comp; rgba8 storage image, luminance only);
 // and sweeps the shader's tuning (shared copies, units per invocation, bank swizzle).
 //
-// Usage: imghist_vulkan_bench [--quick] [--out DIR]
+// Usage: imghist_vulkan_bench [--quick] [--no-sweep] [--out DIR]
 //   --quick: 1080p images and a small sweep (for a CPU device such as lavapipe)
+//   --no-sweep: the compiled-in default tuning only
 // Writes DIR/vulkan_table.txt (the table for docs/performance.md) and DIR/vulkan_sweep.csv.
 // IMGHIST_VULKAN_DEVICE picks the device.
 #include <algorithm>
@@ -114,7 +115,7 @@ public:
     Bench() : ctx_(""), arena_(ctx_.device()) {
         VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         q.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        q.queryCount = 2;
+        q.queryCount = kQueries;
         VkQueryPool pool;
         IMGHIST_VK(vkCreateQueryPool, ctx_.device(), &q, nullptr, &pool);
         queries_ = vk::QueryPool(ctx_.device(), pool);
@@ -153,25 +154,29 @@ public:
         if (img.format == PixelFormat::rgba8) make_seed_image(img);
     }
 
-    // Median GPU time (µs) of what `body` records, after warm-up.
+    // Median GPU time (µs) of what `body` records. The repetitions run back to back in one
+    // command buffer, a timestamp after each, so the GPU never idles (and never drops its
+    // clocks) between them; the whole command buffer runs once as a warm-up first.
     double time(const std::function<void(VkCommandBuffer)>& body, int runs = 15) {
         VkCommandBuffer cmd = allocate();
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         IMGHIST_VK(vkBeginCommandBuffer, cmd, &begin);
-        vkCmdResetQueryPool(cmd, queries_.get(), 0, 2);
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_.get(), 0);
-        body(cmd);
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_.get(), 1);
+        vkCmdResetQueryPool(cmd, queries_.get(), 0, kQueries);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_.get(), 0);
+        for (int i = 0; i < runs; ++i) {
+            body(cmd);
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_.get(), std::uint32_t(i + 1));
+        }
         IMGHIST_VK(vkEndCommandBuffer, cmd);
-        std::vector<double> us;
-        for (int i = 0; i < runs + 3; ++i) {
+        std::vector<std::uint64_t> ts(std::size_t(runs) + 1);
+        for (int pass = 0; pass < 2; ++pass) {
             submit_wait(cmd);
-            std::uint64_t ts[2];
-            IMGHIST_VK(vkGetQueryPoolResults, ctx_.device(), queries_.get(), 0, 2, sizeof ts, ts, 8,
-                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-            if (i >= 3) us.push_back(double(ts[1] - ts[0]) * period_ns_ / 1000.0);
+            IMGHIST_VK(vkGetQueryPoolResults, ctx_.device(), queries_.get(), 0, std::uint32_t(runs + 1),
+                       ts.size() * 8, ts.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
         }
         vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cmd);
+        std::vector<double> us;
+        for (int i = 0; i < runs; ++i) us.push_back(double(ts[i + 1] - ts[i]) * period_ns_ / 1000.0);
         std::sort(us.begin(), us.end());
         return us[us.size() / 2];
     }
@@ -203,6 +208,8 @@ public:
             const auto gx = std::uint32_t(std::min<std::uint64_t>(groups, 65535));
             const auto gy = std::uint32_t((groups + gx - 1) / gx);
             best = std::min(best, time([&](VkCommandBuffer cmd) {
+                vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
                 vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p);
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, floor_layout_.get(), 0, 1, &set, 0, nullptr);
                 vkCmdPushConstants(cmd, floor_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &count);
@@ -216,6 +223,8 @@ public:
     double time_seed(const HostImage& img) {
         if (!seed_image_ok_) return -1;
         return time([&](VkCommandBuffer cmd) {
+            vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
             vkCmdFillBuffer(cmd, sink_.buffer.get(), 0, 1024, 0);
             vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
@@ -410,6 +419,7 @@ private:
         seed_image_ok_ = true;
     }
 
+    static constexpr std::uint32_t kQueries = 64;
     using Image = vk::Owned<VkImage, vkDestroyImage>;
     using ImageViewH = vk::Owned<VkImageView, vkDestroyImageView>;
 
@@ -449,10 +459,11 @@ struct Row {
 
 int main(int argc, char** argv) {
     using namespace imghist;
-    bool quick = false;
+    bool quick = false, sweep = true;
     std::string out_dir = ".";
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+        else if (std::strcmp(argv[i], "--no-sweep") == 0) sweep = false;
         else if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc) out_dir = argv[++i];
     }
     try {
@@ -462,7 +473,7 @@ int main(int argc, char** argv) {
 
         // The sweep; index 0 is the backend's compiled-in default.
         std::vector<vk::Tuning> tunings{vk::Tuning{}};
-        for (std::uint32_t rounds : quick ? std::vector<std::uint32_t>{1, 4} : std::vector<std::uint32_t>{1, 2, 4, 8})
+        for (std::uint32_t rounds : !sweep ? std::vector<std::uint32_t>{} : quick ? std::vector<std::uint32_t>{1, 4} : std::vector<std::uint32_t>{1, 2, 4, 8})
             for (std::uint32_t copies : quick ? std::vector<std::uint32_t>{1, 8} : std::vector<std::uint32_t>{1, 4, 8, 16, 32})
                 for (bool swizzle : {false, true}) {
                     if (swizzle && (copies == 1 || copies == 32)) continue;

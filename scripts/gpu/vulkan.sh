@@ -72,7 +72,8 @@ vulkan_bench() {
   vulkan_build || return 1
   local log="$OUT/vulkan_log.txt"
   echo "== bench" >> "$log"
-  "$vulkan_build_dir/bench_vulkan/imghist_vulkan_bench" --out "$OUT" >> "$log" 2>&1
+  # IMGHIST_VULKAN_BENCH_ARGS=--no-sweep times the default tuning only.
+  "$vulkan_build_dir/bench_vulkan/imghist_vulkan_bench" --out "$OUT" ${IMGHIST_VULKAN_BENCH_ARGS:-} >> "$log" 2>&1
   note "vulkan bench: rc=$? (table: vulkan_table.txt)"
 }
 
