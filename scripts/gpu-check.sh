@@ -5,7 +5,8 @@
 #
 # Usage: scripts/gpu-check.sh [STEP...]   steps: build test sanitize large bench (default: all)
 # Each backend adds its own steps in scripts/gpu/<backend>.sh, defining <backend>_<step>
-# functions; a missing function is simply not run.
+# functions; a missing function is simply not run. IMGHIST_GPU_BACKENDS=opencl,cuda limits the
+# backend steps to those backends (default: opencl,vulkan,cuda).
 # Output: logs and tables under $OUT (the device tool's folder), else ./out.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,6 +45,7 @@ command -v clinfo >/dev/null && clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/gpu.txt"
 
 build=${IMGHIST_GPU_BUILD_DIR:-build-gpu}
+IMGHIST_GPU_BACKENDS=${IMGHIST_GPU_BACKENDS:-opencl,vulkan,cuda}
 export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan,cuda}
 
 step_build() {
@@ -69,7 +71,7 @@ for f in scripts/gpu/*.sh; do [ -e "$f" ] && . "$f"; done
 
 for s in "${steps[@]}"; do
   if declare -F "step_$s" >/dev/null; then "step_$s"; fi
-  for b in opencl vulkan cuda; do
+  for b in ${IMGHIST_GPU_BACKENDS//,/ }; do
     if declare -F "${b}_$s" >/dev/null; then "${b}_$s"; fi
   done
 done
