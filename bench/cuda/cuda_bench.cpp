@@ -300,6 +300,19 @@ int main(int argc, char** argv) {
         const double sync_us = host_median_us(20, 500, [&] { (void)engine->compute_device(view, rgb, b.stream); });
         const double cub = b.cub_us(cub_rgba8, b.image, 1920 * 1080, 1000);
         line("  compute_device_async, events around the call:      %7.1f us   (CUB: %.1f us)", async_us, cub);
+        {
+            // Host cost of one call (enqueue only), from 1000 back-to-back calls.
+            CK(cudaStreamSynchronize(b.stream));
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < 1000; ++i) engine->compute_device_async(view, rgb, b.slots, b.stream);
+            const double per = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 1000;
+            CK(cudaStreamSynchronize(b.stream));
+            Timer t(b.stream);
+            const double back_to_back = t.median_us(0, 5, [&] {
+                for (int i = 0; i < 100; ++i) engine->compute_device_async(view, rgb, b.slots, b.stream);
+            }) / 100;
+            line("  host time to enqueue one call: %.2f us; 100 calls back to back: %.1f us per call", per, back_to_back);
+        }
         line("  compute_device -> Result on the host, host clock:   %7.1f us", sync_us);
         // Replaying a captured graph of the same call.
         cudaGraph_t graph = nullptr;
@@ -328,6 +341,7 @@ int main(int argc, char** argv) {
     }
 
     // Host-resident images: staged through pinned buffers, against the copy bandwidth.
+    cudaGetLastError();
     line("");
     line("Host-resident RGBA8 images (pageable std::vector), R,G,B, through engine->compute()");
     {
@@ -355,16 +369,22 @@ int main(int argc, char** argv) {
     if (tune) {
         line("");
         line("Kernel shape variants (IMGHIST_CUDA_TUNE), RGBA8 -> R,G,B, us (median)");
-        const char* variants[] = {"", "block=1024", "block=256", "layout=lanes16", "layout=copies", "gpt=2",
-                                  "gpt=1,block=1024", "block=1024,layout=lanes16", "blocks_per_sm=1,block=1024"};
+        const char* variants[] = {"", "block=1024", "block=256", "gpt=2", "gpt=1,block=1024", "blocks_per_sm=1",
+                                  "blocks_per_sm=1,block=1024", "layout=lanes16", "layout=lanes32", "layout=copies",
+                                  "block=1024,layout=lanes32"};
         struct Case {
             const char* name;
             uint32_t w, h;
             int dist, runs;
+            imghist::Mode mode;
         };
-        const Case cases[] = {{"1080p random", 1920, 1080, kRandom, 300}, {"8K random", 7680, 4320, kRandom, 60},
-                              {"8K constant", 7680, 4320, kConstant, 60}, {"16K random", 16384, 16384, kRandom, 15},
-                              {"16K natural", 16384, 16384, kNatural, 15}};
+        const Case cases[] = {{"1080p random", 1920, 1080, kRandom, 300, imghist::Mode::rgb},
+                              {"8K random", 7680, 4320, kRandom, 60, imghist::Mode::rgb},
+                              {"8K constant", 7680, 4320, kConstant, 60, imghist::Mode::rgb},
+                              {"16K random", 16384, 16384, kRandom, 15, imghist::Mode::rgb},
+                              {"16K natural", 16384, 16384, kNatural, 15, imghist::Mode::rgb},
+                              {"8K rnd RGBY", 7680, 4320, kRandom, 60, imghist::Mode::all},
+                              {"8K rnd Y", 7680, 4320, kRandom, 60, imghist::Mode::luma}};
         std::string head = "variant                     ";
         for (const Case& c : cases) head += std::string(c.name) + std::string(14 - std::min<size_t>(13, std::strlen(c.name)), ' ');
         line("%s", head.c_str());
@@ -384,9 +404,11 @@ int main(int argc, char** argv) {
             CK(generate_rgba8(b.image, c.w, c.h, c.dist, b.stream));
             CK(cudaStreamSynchronize(b.stream));
             const auto view = imghist::ImageView::packed(b.image, c.w, c.h, imghist::PixelFormat::rgba8);
+            imghist::Request req;
+            req.mode = c.mode;
             for (size_t i = 0; i < rows.size(); ++i) {
                 char buf[64];
-                std::snprintf(buf, sizeof buf, "%-14.1f", b.imghist_us(*engines[i], view, rgb, c.runs));
+                std::snprintf(buf, sizeof buf, "%-14.1f", b.imghist_us(*engines[i], view, req, c.runs));
                 rows[i] += buf;
             }
         }

@@ -1,8 +1,8 @@
 # CUDA steps for scripts/gpu-check.sh (sourced there after the carried .debs are unpacked):
 #   cuda_build     the CUDA build (reuses gpu-check's build when it has the CUDA targets,
 #                  else builds build-gpu-cuda with the other GPU backends off)
-#   cuda_test      CUDA parity + tests/cuda, then the CUDA parity tests under compute-sanitizer
-#                  memcheck and racecheck (must report 0 errors)
+#   cuda_test      CUDA parity + tests/cuda (cuda_test_plain), then the CUDA parity tests under
+#                  compute-sanitizer memcheck and racecheck (cuda_run_sanitizers; 0 errors)
 #   cuda_large     >2^32-pixel constant images: host path (tests/test_large_counts.cpp) and
 #                  device-resident (tests/cuda)
 #   cuda_bench     bench/cuda against the read-only floor and CUB -> $OUT/cuda_table.txt
@@ -32,7 +32,13 @@ cuda_build() {
   note "cuda build: ok ($((SECONDS - t0)) s, $dir)"
 }
 
+# Parity + CUDA tests, then the same under compute-sanitizer.
 cuda_test() {
+  cuda_test_plain
+  cuda_run_sanitizers
+}
+
+cuda_test_plain() {
   local dir t0=$SECONDS
   dir=$(cuda_dir)
   [ -x "$dir/tests/cuda/imghist_cuda_tests" ] || cuda_build || return 1
@@ -44,15 +50,22 @@ cuda_test() {
   local rc2=$?
   note "cuda parity: rc=$rc1 $(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -1); cuda tests: rc=$rc2 $(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | tail -1) ($((SECONDS - t0)) s)"
   grep -E '^\[  FAILED  \]|Failure|MISMATCH|got .*, want' "$log" | head -20
+}
+
+# memcheck and racecheck over the CUDA parity tests and the batch/async tests: both must
+# report 0 errors (rc 99 would mean they found something).
+cuda_run_sanitizers() {
+  local dir t0
+  dir=$(cuda_dir)
   if command -v compute-sanitizer >/dev/null; then
     local tool
     for tool in memcheck racecheck; do
       t0=$SECONDS
-      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+      timeout "${IMGHIST_CUDA_SANITIZE_TIMEOUT:-150}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
         "$dir/tests/imghist_tests" --gtest_filter='AllBackends/BackendParity.*/cuda_*' > "$OUT/cuda_$tool.log" 2>&1
       local rc=$?
-      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 99 \
-        "$dir/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaDevice.Async*:CudaBatch.*:CudaTuning.*:CudaErrors.*' \
+      timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        "$dir/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaDevice.Async*:CudaBatch.*:CudaErrors.*' \
         >> "$OUT/cuda_$tool.log" 2>&1
       local rc2=$?
       note "cuda $tool: rc=$rc/$rc2 $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/cuda_$tool.log" | sort | uniq -c | tr '\n' ' ') ($((SECONDS - t0)) s)"
@@ -82,7 +95,8 @@ cuda_bench() {
 
 cuda_cudaall() {
   cuda_build || return 1
-  cuda_test
+  cuda_test_plain
   cuda_large
   cuda_bench
+  cuda_run_sanitizers
 }

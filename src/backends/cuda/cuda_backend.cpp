@@ -8,8 +8,8 @@
 //   copy-back at the end.
 // - compute_device / compute_device_async: one launch on the caller's stream; the last block
 //   of the launch writes the finished counts and re-zeroes the accumulator.
-// - compute_batch: many images per launch (up to kMaxBatch descriptors in the kernel's
-//   parameters), one accumulator and output per image.
+// - compute_batch: many images in one launch (their descriptors copied to device memory), one
+//   accumulator and output per image; blocks walk contiguous tile ranges across images.
 //
 // Every CUDA call is checked; a failure throws DeviceError naming the call and CUDA's message,
 // and marks the engine so that the next call first re-zeroes the accumulators.
@@ -209,10 +209,11 @@ public:
                 IH_CHECK(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
             }
             IH_CHECK(cudaEventCreateWithFlags(&last_use_, cudaEventDisableTiming));
+            dynamic_smem_ = int(props_.sharedMemPerBlockOptin);
             for (int f = 0; f < kKernelFormats; ++f)
-                IH_CHECK(allow_shared_memory(KernelFormat(f), int(props_.sharedMemPerBlockOptin)));
-            acc_.reserve(std::size_t(kMaxBatch) * 4 * 259, true);
-            tickets_.reserve(kMaxBatch, true);
+                IH_CHECK(allow_shared_memory(KernelFormat(f), int(props_.sharedMemPerBlockOptin), &dynamic_smem_));
+            acc_.reserve(std::size_t(kParamImages) * 5 * 259, true);
+            tickets_.reserve(kParamImages, true);
             copy_threads_ = tune_.copy_threads > 0
                                 ? tune_.copy_threads
                                 : int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u));
@@ -227,7 +228,8 @@ public:
         cudaSetDevice(device_);
         for (cudaStream_t s : streams_)
             if (s) cudaStreamSynchronize(s);
-        if (last_valid_) cudaEventSynchronize(last_use_);
+        sync_last();
+        cudaGetLastError();  // leave no error of ours for the caller's next CUDA call
         release();
         if (previous >= 0 && previous != device_) cudaSetDevice(previous);
     }
@@ -346,10 +348,12 @@ private:
     void release() {
         acc_.release();
         tickets_.release();
+        descs_dev_.release();
         out_.release();
         result_host_.release();
         for (int i = 0; i < kStreams; ++i) {
             stage_dev_[i].release();
+            descs_stage_[i].release();
             stage_host_[i].release();
             if (copied_[i]) cudaEventDestroy(copied_[i]);
             if (done_[i]) cudaEventDestroy(done_[i]);
@@ -366,8 +370,7 @@ private:
     void recover() {
         cudaGetLastError();
         for (cudaStream_t s : streams_) IH_CHECK(cudaStreamSynchronize(s));
-        if (last_valid_) IH_CHECK(cudaEventSynchronize(last_use_));
-        last_valid_ = false;
+        sync_last();
         IH_CHECK(cudaMemset(acc_.ptr, 0, acc_.count * sizeof(unsigned long long)));
         IH_CHECK(cudaMemset(tickets_.ptr, 0, tickets_.count * sizeof(std::uint32_t)));
         IH_CHECK(cudaDeviceSynchronize());
@@ -397,14 +400,34 @@ private:
     }
 
     // Work ordering: the accumulator is shared by every call, so work on a stream waits for the
-    // last work the engine queued on another stream.
+    // last work the engine queued on another stream. The event is recorded only when the stream
+    // changes, so repeated calls on one stream pay for no event.
     void order_after_last(cudaStream_t s) {
-        if (last_valid_ && last_stream_ != s) IH_CHECK(cudaStreamWaitEvent(s, last_use_, 0));
+        if (last_valid_ && last_stream_ != s) {
+            wait_for_last(s);
+        }
     }
     void mark_last(cudaStream_t s) {
-        IH_CHECK(cudaEventRecord(last_use_, s));
         last_stream_ = s;
         last_valid_ = true;
+    }
+    // Makes `s` wait for everything queued so far on the last stream (if that stream is gone,
+    // waits for the whole device instead).
+    void wait_for_last(cudaStream_t s) {
+        if (cudaEventRecord(last_use_, last_stream_) != cudaSuccess) {
+            cudaGetLastError();
+            IH_CHECK(cudaDeviceSynchronize());
+        } else {
+            IH_CHECK(cudaStreamWaitEvent(s, last_use_, 0));
+        }
+    }
+    void sync_last() {
+        if (!last_valid_) return;
+        if (cudaEventRecord(last_use_, last_stream_) != cudaSuccess || cudaEventSynchronize(last_use_) != cudaSuccess) {
+            cudaGetLastError();
+            cudaDeviceSynchronize();
+        }
+        last_valid_ = false;
     }
 
     // ---- launch shape ----------------------------------------------------------------------
@@ -456,8 +479,9 @@ private:
         p.value_mode = fi.sample == SampleType::u8 ? 1u : 0u;
         const std::uint64_t slots = p.value_mode ? std::uint64_t(p.nch) * 256 : p.total_slots;
         p.hist_slots = std::uint32_t(slots);
-        const std::uint64_t optin = props_.sharedMemPerBlockOptin;
-        const std::uint64_t half_sm = props_.sharedMemPerMultiprocessor / 2 - props_.reservedSharedMemPerBlock;
+        // Leave room for the kernel's own small static shared memory (256 bytes is plenty).
+        const std::uint64_t optin = std::uint64_t(dynamic_smem_);
+        const std::uint64_t half_sm = props_.sharedMemPerMultiprocessor / 2 - props_.reservedSharedMemPerBlock - 256;
         const std::uint64_t lanes32 = slots * 32 * 4, lanes16 = (slots + 1) / 2 * 32 * 4;
         auto fits = [&](int layout, std::uint64_t limit) {
             switch (layout) {
@@ -551,20 +575,25 @@ private:
         return d;
     }
 
-    // Launches the pieces (in groups of at most kMaxBatch) on `stream`.
+    // Launches the pieces on `stream`: one launch (more only past kMaxLaunchImages images or
+    // 2^32 tiles). Up to kParamImages descriptors travel in the parameters, more are copied to
+    // `descs` (device memory used by this stream only) first.
     void launch(Shape& sh, std::span<const Piece> pieces, unsigned long long* acc, unsigned long long* out,
-                bool finalize, cudaStream_t stream) {
+                bool finalize, cudaStream_t stream, DeviceBuffer<ImageDesc>& descs) {
         std::size_t first = 0;
+        std::vector<ImageDesc> host_descs;
         while (first < pieces.size()) {
             KernelParams& p = sh.params;
             std::uint64_t total = 0;
             std::size_t n = 0;
-            while (first + n < pieces.size() && n < std::size_t(kMaxBatch)) {
+            host_descs.clear();
+            while (first + n < pieces.size() && n < std::size_t(kMaxLaunchImages)) {
                 ImageDesc d = describe(sh, pieces[first + n]);
                 if (n > 0 && total + d.tiles > 0xFFFFFFFFull) break;
                 d.tile_begin = std::uint32_t(total);
                 total += d.tiles;
-                p.img[n++] = d;
+                host_descs.push_back(d);
+                ++n;
             }
             p.nimg = std::uint32_t(n);
             p.total_tiles = std::uint32_t(total);
@@ -574,9 +603,19 @@ private:
             p.tickets = tickets_.ptr;
             if (finalize) {
                 // Slots are relative to this launch: acc/out/tickets per launch.
-                const std::uint32_t base = p.img[0].slot_index;
-                for (std::size_t i = 0; i < n; ++i) p.img[i].slot_index -= base;
+                const std::uint32_t base = host_descs[0].slot_index;
+                for (ImageDesc& d : host_descs) d.slot_index -= base;
                 p.out = out + std::uint64_t(base) * p.total_slots;
+            }
+            p.img_dev = nullptr;
+            if (n <= std::size_t(kParamImages)) {
+                for (std::size_t k = 0; k < n; ++k) p.img[k] = host_descs[k];
+            } else {
+                descs.reserve(n, false);
+                // From pageable memory: the call returns once the data is staged.
+                IH_CHECK(cudaMemcpyAsync(descs.ptr, host_descs.data(), n * sizeof(ImageDesc), cudaMemcpyHostToDevice,
+                                         stream));
+                p.img_dev = descs.ptr;
             }
             const unsigned grid = unsigned(std::min<std::uint64_t>(total, sh.grid_cap));
             const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream);
@@ -585,18 +624,20 @@ private:
         }
     }
 
-    // Device images: one launch per kMaxBatch images on the caller's stream, finished counts in
-    // `out` ([image][total_slots]).
+    // Device images: one launch on the caller's stream, finished counts in `out`
+    // ([image][total_slots]).
     void run_device(std::span<const ImageView> images, const HistogramPlan& plan, unsigned long long* out,
                     cudaStream_t stream) {
         Shape sh = make_shape(plan);
-        acc_.reserve(std::size_t(kMaxBatch) * sh.params.total_slots, true);
+        const std::size_t per_launch = std::min<std::size_t>(images.size(), kMaxLaunchImages);
+        acc_.reserve(per_launch * sh.params.total_slots, true);
+        tickets_.reserve(per_launch, true);
         std::vector<Piece> pieces;
         pieces.reserve(images.size());
         for (std::size_t i = 0; i < images.size(); ++i)
             pieces.push_back(piece_of(images[i], std::uint32_t(i)));
         order_after_last(stream);
-        launch(sh, pieces, acc_.ptr, out, true, stream);
+        launch(sh, pieces, acc_.ptr, out, true, stream, descs_dev_);
         mark_last(stream);
     }
 
@@ -605,7 +646,7 @@ private:
     void run_host(std::span<const ImageView> images, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
         Shape sh = make_shape(plan);
         const std::size_t ts = sh.params.total_slots;
-        acc_.reserve(std::max<std::size_t>(kMaxBatch, images.size()) * ts, true);
+        acc_.reserve(images.size() * ts, true);
         result_host_.reserve(images.size() * ts);
         std::size_t chunk = tune_.chunk;
         for (const ImageView& v : images) chunk = std::max(chunk, v.row_bytes() + 256);
@@ -632,7 +673,7 @@ private:
             cudaStream_t s = streams_[stream];
             IH_CHECK(cudaMemcpyAsync(stage_dev_[stream].ptr, stage_host_[stream].ptr, used, cudaMemcpyHostToDevice, s));
             IH_CHECK(cudaEventRecord(copied_[stream], s));
-            launch(sh, pieces, acc_.ptr, nullptr, false, s);
+            launch(sh, pieces, acc_.ptr, nullptr, false, s, descs_stage_[stream]);
             stream_busy[stream] = true;
             stream = (stream + 1) % kStreams;
             begin_chunk();
@@ -650,7 +691,7 @@ private:
                     std::size_t room = chunk > used ? (chunk - used) / pb : 0;
                     if (room < px_left) room = room / px_align * px_align;
                     if (room == 0 && pieces.empty()) throw Error("cuda: staging buffer smaller than a pixel group");
-                    if (room == 0 || pieces.size() == std::size_t(kMaxBatch)) {
+                    if (room == 0 || pieces.size() == std::size_t(kMaxLaunchImages)) {
                         dispatch();
                         continue;
                     }
@@ -666,7 +707,7 @@ private:
                 std::uint32_t row = 0;
                 while (row < v.height) {
                     const std::size_t room = chunk > used ? (chunk - used) / row_bytes : 0;
-                    if (room == 0 || pieces.size() == std::size_t(kMaxBatch)) {
+                    if (room == 0 || pieces.size() == std::size_t(kMaxLaunchImages)) {
                         dispatch();
                         continue;
                     }
@@ -708,11 +749,14 @@ private:
     bool last_valid_ = false;
     bool dirty_ = false;
     int copy_threads_ = 1;
+    int dynamic_smem_ = 0;  // dynamic shared memory a block of any kernel may have
     DeviceBuffer<unsigned long long> acc_;
     DeviceBuffer<std::uint32_t> tickets_;
     DeviceBuffer<unsigned long long> out_;
     PinnedBuffer<std::uint64_t> result_host_;
     DeviceBuffer<unsigned char> stage_dev_[kStreams];
+    DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
+    DeviceBuffer<ImageDesc> descs_stage_[kStreams];    // batch descriptors, per staging stream
     PinnedBuffer<unsigned char> stage_host_[kStreams];
     std::map<std::tuple<int, unsigned, std::size_t>, int> occupancy_;
 };

@@ -1,6 +1,8 @@
 // imghist CUDA kernels: dispatch and the host-callable wrappers declared in kernel_params.hpp.
 // The kernels themselves are templates in histogram_kernels.cuh, instantiated per sample type in
 // histogram_u8.cu, histogram_u16.cu, histogram_f16.cu and histogram_f32.cu (compiled in parallel).
+#include <algorithm>
+
 #include "histogram_kernels.cuh"
 
 namespace imghist::cuda_detail {
@@ -28,13 +30,18 @@ cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, un
     return cudaGetLastError();
 }
 
-cudaError_t allow_shared_memory(KernelFormat format, int bytes) {
+cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynamic_limit) {
     for (int layout : {int(kLanes32), int(kLanes16), int(kCopies)}) {
         KernelFn fn = kernel_for(format, layout);
         if (fn == nullptr) return cudaErrorInvalidValue;
-        const cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        cudaFuncAttributes attr{};
+        cudaError_t err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn));
         if (err != cudaSuccess) return err;
+        // The block's limit covers the kernel's static shared memory too.
+        const int bytes = block_limit - int(attr.sharedSizeBytes);
+        err = cudaFuncSetAttribute(reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        if (err != cudaSuccess) return err;
+        *dynamic_limit = std::min(*dynamic_limit, bytes);
     }
     return cudaSuccess;
 }

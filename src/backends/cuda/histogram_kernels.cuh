@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -54,7 +55,8 @@ struct Fmt {
     static constexpr int kInv = inverse_mod(kPixelBytes / kAlign, kMod);
     static constexpr int kEdgeMax = 2 * kPixelsPerGroup;  // head + tail pixels of a row
     static constexpr bool kValueMode = Sample == kU8;
-    static constexpr int kChannels = Channels == 1 ? 1 : kMaxChannels;  // gray: one channel
+    // Most plan channels: gray 1; rgb R, G, B, Y; rgba R, G, B, A, Y.
+    static constexpr int kChannels = Channels == 1 ? 1 : Channels == 3 ? 4 : kMaxChannels;
 };
 
 template <int Words>
@@ -65,27 +67,47 @@ struct Px {
 // Any layout chosen at run time (kAnyLayout), or one fixed at compile time for the hot 8-bit path.
 constexpr int kAnyLayout = -1;
 
+// Fire-and-forget add to a shared-memory word given by its 32-bit shared-window address.
+__device__ __forceinline__ void red_shared(uint32_t addr, uint32_t value) {
+    asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(value));
+}
+
+// A value the compiler must keep in a register rather than recompute where it is used (it
+// would otherwise re-derive shared addresses and selectors from the parameters per group).
+__device__ __forceinline__ uint32_t opaque(uint32_t v) {
+    asm volatile("mov.b32 %0, %1;" : "=r"(v) : "r"(v));
+    return v;
+}
+
 // Per-thread constants of the counting step.
 template <int L>
 struct Counter {
-    uint32_t* sh;
+    uint32_t base;            // shared address of this thread's counter of slot 0
     unsigned long long* acc;  // this image's accumulator (kGlobal layout)
-    uint32_t lane_term;       // lane (kLanes*) or copy offset (kCopies)
-    uint32_t lane_shift;      // 5 (kLanes*) or 0
+    uint32_t byte_shift;      // log2 of the bytes between slots: 7 (kLanes*) or 2 (kCopies)
     uint32_t packed;          // 1 for kLanes16
     bool global;
+    // The 8-bit hot path: per plan channel, the PRMT selector that picks its sample byte from
+    // the pixel word (or the luminance from the second operand).
+    uint32_t chan_sel[kMaxChannels];
+    uint32_t luma_sel[3];
 
     __device__ __forceinline__ void bump(uint32_t slot) const {
         if constexpr (L == kLanes32) {
-            atomicAdd(sh + (slot << 5) + lane_term, 1u);
+            red_shared(base + (slot << 7), 1u);
         } else if constexpr (L == kLanes16) {
-            atomicAdd(sh + ((slot >> 1) << 5) + lane_term, 1u << ((slot & 1u) << 4));
+            red_shared(base + ((slot >> 1) << 7), 1u << ((slot & 1u) << 4));
         } else if (global) {
             atomicAdd(acc + slot, 1ull);
         } else {
-            const uint32_t word = ((slot >> packed) << lane_shift) + lane_term;
-            atomicAdd(sh + word, 1u << ((slot & packed) << 4));
+            red_shared(base + ((slot >> packed) << byte_shift), 1u << ((slot & packed) << 4));
         }
+    }
+    // Value v (0..255) of plan channel c (a compile-time constant: an immediate offset), in the
+    // hot path: slot c * 256 + v.
+    __device__ __forceinline__ void bump_value(int c, uint32_t v) const {
+        if constexpr (L == kLanes32) red_shared(base + uint32_t(c) * 256u * 128u + (v << 7), 1u);
+        else red_shared(base + uint32_t(c) * 128u * 128u + ((v >> 1) << 7), 1u << ((v & 1u) << 4));
     }
 };
 
@@ -208,11 +230,57 @@ __device__ __forceinline__ void load_group(const unsigned char* q, uint4 (&v)[F:
     for (int i = 0; i < F::kVectors; ++i) v[i] = __ldg(q4 + i);
 }
 
+// The 8-bit samples of pixel k of a group as bytes 0.. of one word (bytes above are junk).
+template <class F>
+__device__ __forceinline__ uint32_t u8_pixel(const uint32_t* gw, int k) {
+    constexpr int pb = F::kPixelBytes;
+    const int o = k * pb;
+    if constexpr (pb == 4) {
+        return gw[k];
+    } else {
+        if ((o & 3) + pb <= 4) return gw[o >> 2] >> ((o & 3) * 8);
+        const int b = o & 3;  // straddles two words: one PRMT
+        return __byte_perm(gw[o >> 2], gw[(o >> 2) + 1], b | ((b + 1) << 4) | ((b + 2) << 8) | ((b + 3) << 12));
+    }
+}
+
 template <class F, class Ctr>
 __device__ __forceinline__ void count_group(const KernelParams& P, const Ctr& ctr,
                                             const uint4 (&v)[F::kVectors]) {
+    if constexpr (F::kValueMode && !std::is_same_v<Ctr, Counter<kAnyLayout>>) {
+        // Hot path: per channel, one PRMT, one address computation and one shared add per pixel;
+        // four pixels at a time keep the registers down.
+        const uint32_t* gw = reinterpret_cast<const uint32_t*>(v);
+        constexpr int kChunk = F::kPixelsPerGroup < 4 ? F::kPixelsPerGroup : 4;
 #pragma unroll
-    for (int k = 0; k < F::kPixelsPerGroup; ++k) count_pixel<F>(P, ctr, group_pixel<F>(v, k));
+        for (int k0 = 0; k0 < F::kPixelsPerGroup; k0 += kChunk) {
+            uint32_t px[kChunk], lu[kChunk];
+#pragma unroll
+            for (int k = 0; k < kChunk; ++k) {
+                px[k] = u8_pixel<F>(gw, k0 + k);
+                lu[k] = 0;
+            }
+            if constexpr (F::kChannels > 1) {
+                if (P.has_luma) {
+#pragma unroll
+                    for (int k = 0; k < kChunk; ++k)
+                        lu[k] = ih_luma_int(__byte_perm(px[k], 0u, ctr.luma_sel[0]), __byte_perm(px[k], 0u, ctr.luma_sel[1]),
+                                            __byte_perm(px[k], 0u, ctr.luma_sel[2]), P.weight_int[0], P.weight_int[1],
+                                            P.weight_int[2]);
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < F::kChannels; ++c) {
+                if (c < int(P.nch)) {
+#pragma unroll
+                    for (int k = 0; k < kChunk; ++k) ctr.bump_value(c, __byte_perm(px[k], lu[k], ctr.chan_sel[c]));
+                }
+            }
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < F::kPixelsPerGroup; ++k) count_pixel<F>(P, ctr, group_pixel<F>(v, k));
+    }
 }
 
 // The row's pixels before its first 16-byte-aligned pixel boundary, and its whole groups.
@@ -378,39 +446,57 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
     const uint32_t tile_first = uint32_t(uint64_t(blockIdx.x) * P.total_tiles / gridDim.x);
     const uint32_t tile_end = uint32_t(uint64_t(blockIdx.x + 1) * P.total_tiles / gridDim.x);
     uint32_t i = 0;
-    while (i + 1 < P.nimg && P.img[i + 1].tile_begin <= tile_first) ++i;
+    const ImageDesc* img = P.img_dev != nullptr ? P.img_dev : P.img;
+    if (P.nimg > 1) {  // the image holding this block's first tile
+        uint32_t lo = 0, hi = P.nimg - 1;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi + 1) / 2;
+            if (img[mid].tile_begin <= tile_first) lo = mid;
+            else hi = mid - 1;
+        }
+        i = lo;
+    }
 
     Counter<L> ctr;
-    ctr.sh = sh;
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t sh_addr = uint32_t(__cvta_generic_to_shared(sh));
     ctr.global = P.layout == kGlobal;
     ctr.packed = P.layout == kLanes16 ? 1u : 0u;
     if (P.layout == kCopies) {
-        ctr.lane_shift = 0;
-        ctr.lane_term = ((threadIdx.x & 31u) % P.copies) * P.copy_stride;
+        ctr.byte_shift = 2;
+        ctr.base = sh_addr + (lane % P.copies) * P.copy_stride * 4u;
     } else {
-        ctr.lane_shift = 5;
-        ctr.lane_term = threadIdx.x & 31u;
+        ctr.byte_shift = 7;
+        ctr.base = sh_addr + lane * 4u;
     }
-    ctr.acc = P.acc + uint64_t(P.img[i].slot_index) * P.total_slots;
+#pragma unroll
+    for (int c = 0; c < kMaxChannels; ++c) {
+        const int s = P.src[c];
+        ctr.chan_sel[c] = opaque(0x5550u | (s < 0 ? 4u : uint32_t(s)));  // luma: byte 0 of the 2nd operand
+    }
+#pragma unroll
+    for (int k = 0; k < 3; ++k) ctr.luma_sel[k] = opaque(0x4440u | P.luma_src[k]);
+    ctr.base = opaque(ctr.base);
+    ctr.acc = P.acc + uint64_t(img[i].slot_index) * P.total_slots;
 
     uint32_t since_flush = 0;
     for (uint32_t tile = tile_first; tile < tile_end; ++tile) {
-        while (tile >= P.img[i].tile_begin + P.img[i].tiles) {
+        while (tile >= img[i].tile_begin + img[i].tiles) {
             flush<F>(P, sh, ctr.acc);
-            finish_image(P, P.img[i]);
+            finish_image(P, img[i]);
             ++i;
-            ctr.acc = P.acc + uint64_t(P.img[i].slot_index) * P.total_slots;
+            ctr.acc = P.acc + uint64_t(img[i].slot_index) * P.total_slots;
             since_flush = 0;
         }
         if (since_flush == P.flush_tiles) {
             flush<F>(P, sh, ctr.acc);
             since_flush = 0;
         }
-        count_tile<F>(P, ctr, P.img[i], tile - P.img[i].tile_begin);
+        count_tile<F>(P, ctr, img[i], tile - img[i].tile_begin);
         ++since_flush;
     }
     flush<F>(P, sh, ctr.acc);
-    finish_image(P, P.img[i]);
+    finish_image(P, img[i]);
 }
 
 using KernelFn = void (*)(KernelParams);

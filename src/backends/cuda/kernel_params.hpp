@@ -11,7 +11,8 @@
 namespace imghist::cuda_detail {
 
 inline constexpr int kMaxChannels = 5;  // R, G, B, A, Y
-inline constexpr int kMaxBatch = 32;    // images per launch (kernel parameter space)
+inline constexpr int kParamImages = 2;     // descriptors passed in the kernel's parameters
+inline constexpr int kMaxLaunchImages = 1 << 16;  // more go to device memory, up to this many
 inline constexpr int kMaxBlock = 1024;
 
 // One kernel per sample type and samples per pixel (bgra8 runs as rgba8 with other source
@@ -79,19 +80,27 @@ struct KernelParams {
     unsigned long long* acc;   // [slot_index][total_slots], zero between calls
     unsigned long long* out;   // [slot_index][total_slots], written when finalize
     std::uint32_t* tickets;    // [slot_index], zero between calls
-    ImageDesc img[kMaxBatch];
+    // Descriptors: in device memory for batches (img_dev), else in the parameters (kept small,
+    // since every launch copies them).
+    const ImageDesc* img_dev;
+    ImageDesc img[kParamImages];
 };
 
 // Bytes per pixel group that one thread loads with 16-byte loads: 16, or 48 for 3-sample
 // pixels of 1, 2 or 4 bytes (16 pixels of rgb8, 8 of rgb16/rgb_f16, 4 of rgb_f32).
 constexpr int group_bytes(int pixel_bytes) { return pixel_bytes % 3 == 0 ? 48 : 16; }
-// Most groups one thread has in flight per tile.
-constexpr int max_gpt(int pixel_bytes) { return group_bytes(pixel_bytes) == 16 ? 4 : 2; }
+// Most groups one thread has in flight per tile (rgb8: one 48-byte group of 16 pixels, which
+// is already three 16-byte loads, and keeps its hot loop within 64 registers).
+constexpr int max_gpt(int pixel_bytes) {
+    return group_bytes(pixel_bytes) == 16 ? 4 : pixel_bytes == 3 ? 1 : 2;
+}
 
 // Implemented in histogram.cu.
 cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
                              unsigned block, std::size_t smem_bytes, cudaStream_t stream);
-cudaError_t allow_shared_memory(KernelFormat format, int bytes);
+// Raises the kernels' dynamic shared-memory limit to what a block may have; lowers
+// *dynamic_limit to the smallest such limit (block_limit less the static shared memory).
+cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynamic_limit);
 cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks);
 cudaError_t kernel_registers(KernelFormat format, int layout, int* registers);
 
