@@ -33,9 +33,11 @@ struct DeviceContext {
     VkDevice device = VK_NULL_HANDLE;
     std::uint32_t queue_family = 0;  // where record()ed commands and compute() run
     // Set when the device was created with VK_KHR_shader_float_controls enabled: fp32 images
-    // are then counted with denormals preserved (shaderDenormPreserveFloat32). Without it, a
-    // device that flushes fp32 denormals (NVIDIA does) can bin the luminance of denormal
-    // pixels differently from the contract.
+    // are then counted with denormals preserved where shaderDenormPreserveFloat32 is offered.
+    // Known gap: on a device that flushes fp32 denormals anyway (the H200's NVIDIA driver
+    // did, with this flag set), the luminance of pixels whose products are
+    // denormal can land in another slot than the contract's (e.g. a tiny negative Y is not
+    // counted as `below`). The Engine path detects this and counts fp32 luminance on the CPU.
     bool float_controls_enabled = false;
 };
 

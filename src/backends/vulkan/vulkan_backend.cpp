@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "core/backend_list.hpp"
@@ -46,6 +47,12 @@ public:
             cpu_backend().create_engine({})->accumulate(image, plan, slots);
             return;
         }
+        if (plan.info.sample == SampleType::f32 && plan.has_luma() && flushes_fp32_denormals()) {
+            add_note("this Vulkan device flushes fp32 denormals (no shaderDenormPreserveFloat32): "
+                     "fp32 luminance counted on the CPU");
+            cpu_backend().create_engine({})->accumulate(image, plan, slots);
+            return;
+        }
         try {
             run(image, plan, slots);
         } catch (...) {
@@ -57,6 +64,23 @@ public:
     }
 
 private:
+    // Whether the fp32 shader loses denormals (NVIDIA flushes them unless DenormPreserve is
+    // available): one pixel whose luminance is a negative denormal must count as `below`.
+    bool flushes_fp32_denormals() {
+        if (ctx_.core().denorm_preserve()) return false;
+        if (!flushes_) {
+            const float pixel[3] = {-1e-39f, 0.0f, 0.0f};
+            const ImageView view = ImageView::packed(pixel, 1, 1, PixelFormat::rgb_f32);
+            Request request;
+            request.mode = Mode::luma;
+            const HistogramPlan probe(view.format, request);
+            std::vector<std::uint64_t> counts(probe.total_slots(), 0);
+            run(view, probe, counts);
+            flushes_ = counts[probe.bins() + IH_SLOT_BELOW] != 1;
+        }
+        return *flushes_;
+    }
+
     void run(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
         const VkDevice device = ctx_.device();
         const std::size_t row_bytes = image.row_bytes();
@@ -108,6 +132,7 @@ private:
     vk::Fence fences_[2];
     vk::Allocation staging_[2];
     vk::Allocation totals_;
+    std::optional<bool> flushes_;
 };
 
 class VulkanBackend final : public Backend {
