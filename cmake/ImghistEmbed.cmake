@@ -21,4 +21,12 @@ function(imghist_embed target input symbol)
     COMMENT "Embedding ${symbol}"
     VERBATIM)
   target_sources(${target} PRIVATE ${out})
+  # A custom command's rule belongs to targets of the directory that adds it. When the target
+  # lives elsewhere (backends add to `imghist` from their own folders), a target here makes
+  # the rule run before the target compiles the generated file.
+  get_target_property(target_dir ${target} SOURCE_DIR)
+  if(NOT target_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    add_custom_target(${symbol}_embed DEPENDS ${out})
+    add_dependencies(${target} ${symbol}_embed)
+  endif()
 endfunction()
