@@ -21,12 +21,22 @@ note() { echo "$*" | tee -a "$summary"; }
 
 # --- loaders and build dependencies -------------------------------------------------------
 if [ -d .gl ]; then
-  for f in .gl/ocl-icd-libopencl1*.deb .gl/clinfo*.deb .gl/libvulkan1*.deb; do dpkg -x "$f" /; done
+  # Loaders go into / (device-notes.md). NVIDIA's Vulkan ICD also needs libglvnd's dispatch
+  # libraries, which the machine lacks.
+  for f in .gl/ocl-icd-libopencl1*.deb .gl/clinfo*.deb .gl/libvulkan1_*.deb .gl/libglvnd0_*.deb \
+           .gl/libegl1_*.deb .gl/libgl1_*.deb .gl/libglx0_*.deb .gl/libopengl0_*.deb .gl/libgles2_*.deb; do
+    [ -e "$f" ] && dpkg -x "$f" /
+  done
+  # CMake's FindOpenCL wants the development name libOpenCL.so.
+  for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+    if [ -e "$d/libOpenCL.so.1" ] && [ ! -e "$d/libOpenCL.so" ]; then ln -s libOpenCL.so.1 "$d/libOpenCL.so"; fi
+  done
   ldconfig
   dep=/tmp/imghist-deps
   mkdir -p "$dep"
   for f in .gl/*.deb; do
-    case "$f" in *ocl-icd-libopencl1*|*clinfo*|*libvulkan1_*) ;; *) dpkg -x "$f" "$dep" ;; esac
+    case "$f" in *ocl-icd-libopencl1*|*clinfo*|*libvulkan1_*|*libglvnd0_*|*libegl1_*|*libgl1_*|*libglx0_*|*libopengl0_*|*libgles2_*) ;;
+      *) dpkg -x "$f" "$dep" ;; esac
   done
   export PATH="$dep/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$dep/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -41,6 +51,8 @@ fi
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
+[ -e /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ] &&
+  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 command -v clinfo >/dev/null && clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/gpu.txt"
 
