@@ -83,7 +83,19 @@ cudaError_t cub_rgb(void* temp, size_t& temp_bytes, const Sample* p, unsigned* h
                                                            stream);
 }
 
+struct Params2K {
+    uint32_t words[512];
+};
+__global__ void empty_small(uint32_t) {}
+__global__ void empty_big(Params2K) {}
+
 }  // namespace
+
+cudaError_t launch_empty(int param_bytes, cudaStream_t s) {
+    if (param_bytes > 16) empty_big<<<1, 32, 0, s>>>(Params2K{});
+    else empty_small<<<1, 32, 0, s>>>(0);
+    return cudaGetLastError();
+}
 
 cudaError_t generate_rgba8(void* out, uint32_t w, uint32_t h, int dist, cudaStream_t s) {
     gen_rgba8<<<1024, 256, 0, s>>>(static_cast<uchar4*>(out), w, h, dist);

@@ -21,4 +21,7 @@ cudaError_t read_floor(const void* p, size_t bytes, uint32_t* sink, int grid, cu
 cudaError_t cub_rgba8(void* temp, size_t& temp_bytes, const void* p, unsigned* hist, int64_t pixels, cudaStream_t s);
 cudaError_t cub_rgba_f32(void* temp, size_t& temp_bytes, const void* p, unsigned* hist, int64_t pixels, cudaStream_t s);
 
+// An empty kernel with `param_bytes` (16 or 2048) bytes of parameters: what a launch costs.
+cudaError_t launch_empty(int param_bytes, cudaStream_t s);
+
 }  // namespace imghist_bench

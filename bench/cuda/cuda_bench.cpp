@@ -312,6 +312,25 @@ int main(int argc, char** argv) {
                 for (int i = 0; i < 100; ++i) engine->compute_device_async(view, rgb, b.slots, b.stream);
             }) / 100;
             line("  host time to enqueue one call: %.2f us; 100 calls back to back: %.1f us per call", per, back_to_back);
+            // What parts of that are CUDA's own: a launch, a pointer check.
+            auto host_us = [&](auto&& f) {
+                CK(cudaStreamSynchronize(b.stream));
+                const auto s0 = std::chrono::steady_clock::now();
+                for (int i = 0; i < 1000; ++i) f();
+                const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s0).count() / 1000;
+                CK(cudaStreamSynchronize(b.stream));
+                return us;
+            };
+            const double small = host_us([&] { CK(launch_empty(16, b.stream)); });
+            const double big = host_us([&] { CK(launch_empty(2048, b.stream)); });
+            const double attr = host_us([&] {
+                cudaPointerAttributes a{};
+                CK(cudaPointerGetAttributes(&a, b.image));
+            });
+            Timer t2(b.stream);
+            const double empty_ev = t2.median_us(10, 200, [&] { CK(launch_empty(16, b.stream)); });
+            line("  for scale: enqueue an empty kernel %.2f us (2 KB of parameters: %.2f us), cudaPointerGetAttributes %.2f us;"
+                 " empty kernel, events around it: %.1f us", small, big, attr, empty_ev);
         }
         line("  compute_device -> Result on the host, host clock:   %7.1f us", sync_us);
         // Replaying a captured graph of the same call.
@@ -362,6 +381,15 @@ int main(int argc, char** argv) {
             const double gbs = bytes / ih / 1e3, pin = bytes / pinned_us / 1e3, page = bytes / pageable_us / 1e3;
             line("%-8s %7.1f MB: imghist %8.0f us = %5.1f GB/s; H2D pinned %5.1f GB/s (%3.0f%%), pageable %5.1f GB/s (%3.0f%%)",
                  s.name, bytes / 1e6, ih, gbs, pin, 100 * gbs / pin, page, 100 * gbs / page);
+            if (tune) {
+                for (const char* v : {"copy_threads=4", "copy_threads=16", "chunk_mb=64,copy_threads=16", "chunk_mb=4,copy_threads=16"}) {
+                    set_tune(v);
+                    auto e = imghist::cuda::create_engine();
+                    const double us = host_median_us(1, s.runs, [&] { (void)e->compute(view, rgb); });
+                    line("    %-30s %8.0f us = %5.1f GB/s (%3.0f%% of pinned H2D)", v, us, bytes / us / 1e3, 100 * bytes / us / 1e3 / pin);
+                }
+                set_tune(default_tune.c_str());
+            }
             CK(cudaFreeHost(pinned));
         }
     }
@@ -369,9 +397,8 @@ int main(int argc, char** argv) {
     if (tune) {
         line("");
         line("Kernel shape variants (IMGHIST_CUDA_TUNE), RGBA8 -> R,G,B, us (median)");
-        const char* variants[] = {"", "block=1024", "block=256", "gpt=2", "gpt=1,block=1024", "blocks_per_sm=1",
-                                  "blocks_per_sm=1,block=1024", "layout=lanes16", "layout=lanes32", "layout=copies",
-                                  "block=1024,layout=lanes32"};
+        const char* variants[] = {"", "block=512", "block=512,layout=lanes16", "gpt=2", "gpt=3", "layout=lanes16",
+                                  "layout=copies", "blocks_per_sm=1,block=512"};
         struct Case {
             const char* name;
             uint32_t w, h;

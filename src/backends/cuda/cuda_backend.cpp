@@ -50,7 +50,7 @@ std::string cuda_message(const char* call, cudaError_t err) {
 
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="block=512,gpt=4,layout=lanes16,..."
 struct Tune {
-    int block = 512;
+    int block = 1024;
     int gpt = 0;          // 0: the format's maximum
     int layout = -1;      // -1: automatic; else a Layout
     int flush = 0;        // 0: automatic; else at most this many tiles between flushes
@@ -228,7 +228,8 @@ public:
         cudaSetDevice(device_);
         for (cudaStream_t s : streams_)
             if (s) cudaStreamSynchronize(s);
-        sync_last();
+        // The caller's last stream may be gone by now: wait for the whole device instead.
+        if (last_valid_) cudaDeviceSynchronize();
         cudaGetLastError();  // leave no error of ours for the caller's next CUDA call
         release();
         if (previous >= 0 && previous != device_) cudaSetDevice(previous);
@@ -474,14 +475,15 @@ private:
             p.weight_float[i] = plan.weight_float[i];
         }
 
-        // Counters: per-lane sub-histograms when they fit twice per multiprocessor, then packed
-        // 16-bit ones, then one block per multiprocessor, then plain copies, then global.
+        // Counters: per-lane 32-bit sub-histograms when they fit in a block's shared memory (up to
+        // 5 channels of 256 values, or of 259 slots; measured faster than packed 16-bit ones at two
+        // blocks per multiprocessor), then packed 16-bit ones, then plain copies, then 64-bit
+        // global atomics (never for 8-bit images: 256 values per channel always fit).
         p.value_mode = fi.sample == SampleType::u8 ? 1u : 0u;
         const std::uint64_t slots = p.value_mode ? std::uint64_t(p.nch) * 256 : p.total_slots;
         p.hist_slots = std::uint32_t(slots);
-        // Leave room for the kernel's own small static shared memory (256 bytes is plenty).
+        // What a block may have beside the kernel's own static shared memory.
         const std::uint64_t optin = std::uint64_t(dynamic_smem_);
-        const std::uint64_t half_sm = props_.sharedMemPerMultiprocessor / 2 - props_.reservedSharedMemPerBlock - 256;
         const std::uint64_t lanes32 = slots * 32 * 4, lanes16 = (slots + 1) / 2 * 32 * 4;
         auto fits = [&](int layout, std::uint64_t limit) {
             switch (layout) {
@@ -492,9 +494,8 @@ private:
             }
         };
         int layout = -1;
-        if (tune_.layout >= 0 && fits(tune_.layout, optin)) layout = tune_.layout;
-        else if (fits(kLanes32, half_sm)) layout = kLanes32;
-        else if (fits(kLanes16, half_sm)) layout = kLanes16;
+        if (tune_.layout >= 0 && fits(tune_.layout, optin) && !(p.value_mode && tune_.layout == kGlobal))
+            layout = tune_.layout;
         else if (fits(kLanes32, optin)) layout = kLanes32;
         else if (fits(kLanes16, optin)) layout = kLanes16;
         else if (fits(kCopies, optin)) layout = kCopies;

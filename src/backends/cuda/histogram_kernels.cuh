@@ -373,7 +373,7 @@ __device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDes
 
 // Adds the block's counters into the image's 64-bit accumulator and zeroes them.
 template <class F>
-__device__ void flush(const KernelParams& P, uint32_t* sh, unsigned long long* acc) {
+__device__ void flush(const KernelParams& P, uint32_t* sh, unsigned long long* acc, bool last = false) {
     if (P.layout == kGlobal) return;
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31u;
@@ -401,10 +401,42 @@ __device__ void flush(const KernelParams& P, uint32_t* sh, unsigned long long* a
             atomicAdd(acc + s, sum);
         }
     }
+    if (last) return;  // the block is done: nothing will count into these again
     __syncthreads();
     uint4* sh4 = reinterpret_cast<uint4*>(sh);
     for (uint32_t i = threadIdx.x; i < P.smem_words / 4; i += blockDim.x) sh4[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
+}
+
+// Asks L2 to fetch a byte range (16-byte aligned, a multiple of 16 bytes) without holding any
+// registers for it (Hopper's bulk prefetch; nothing on older GPUs).
+__device__ __forceinline__ void prefetch_l2(const unsigned char* p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+// Thread 0 prefetches the body of a tile of a long row into L2 ahead of the block's loads,
+// so that DRAM stays busy while the block counts (tiles of several short rows are left alone).
+template <class F>
+__device__ __forceinline__ void prefetch_tile(const KernelParams& P, const ImageDesc* img, uint32_t i,
+                                              uint32_t tile, uint32_t tile_end) {
+    if (tile >= tile_end) return;
+    while (tile >= img[i].tile_begin + img[i].tiles) ++i;
+    const ImageDesc& d = img[i];
+    if (d.scalar || d.rows_per_tile != 1) return;
+    const uint32_t j = tile - d.tile_begin;
+    const uint32_t row = j / d.segs, seg = j - row * d.segs;
+    const unsigned char* r = d.base + uint64_t(row) * d.pitch;
+    const RowSplit rs = split_row<F>(r, d.row_px);
+    const uint64_t units = uint64_t(blockDim.x) * P.gpt;
+    const uint64_t first = uint64_t(seg) * units;
+    if (first >= rs.groups) return;
+    const uint64_t n = min(units, rs.groups - first);
+    prefetch_l2(r + rs.head * F::kPixelBytes + first * F::kGroupBytes, uint32_t(n * F::kGroupBytes));
 }
 
 // Block b counts tiles [b*T/G, (b+1)*T/G); the block holding tile t is floor(((t+1)G - 1) / T).
@@ -440,8 +472,6 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
     using F = Fmt<Sample, Channels>;
     extern __shared__ uint4 smem[];
     uint32_t* sh = reinterpret_cast<uint32_t*>(smem);
-    for (uint32_t i = threadIdx.x; i < P.smem_words / 4; i += blockDim.x) smem[i] = make_uint4(0, 0, 0, 0);
-    __syncthreads();
 
     const uint32_t tile_first = uint32_t(uint64_t(blockIdx.x) * P.total_tiles / gridDim.x);
     const uint32_t tile_end = uint32_t(uint64_t(blockIdx.x + 1) * P.total_tiles / gridDim.x);
@@ -479,8 +509,15 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
     ctr.base = opaque(ctr.base);
     ctr.acc = P.acc + uint64_t(img[i].slot_index) * P.total_slots;
 
+    constexpr uint32_t kAhead = 2;  // tiles prefetched ahead of the one being counted
+    if (threadIdx.x == 0)
+        for (uint32_t k = 0; k < kAhead; ++k) prefetch_tile<F>(P, img, i, tile_first + k, tile_end);
+    // Zero the counters while the first tiles are on their way.
+    for (uint32_t k = threadIdx.x; k < P.smem_words / 4; k += blockDim.x) smem[k] = make_uint4(0, 0, 0, 0);
+    __syncthreads();
     uint32_t since_flush = 0;
     for (uint32_t tile = tile_first; tile < tile_end; ++tile) {
+        if (threadIdx.x == 0) prefetch_tile<F>(P, img, i, tile + kAhead, tile_end);
         while (tile >= img[i].tile_begin + img[i].tiles) {
             flush<F>(P, sh, ctr.acc);
             finish_image(P, img[i]);
@@ -495,7 +532,7 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
         count_tile<F>(P, ctr, img[i], tile - img[i].tile_begin);
         ++since_flush;
     }
-    flush<F>(P, sh, ctr.acc);
+    flush<F>(P, sh, ctr.acc, true);
     finish_image(P, img[i]);
 }
 
