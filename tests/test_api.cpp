@@ -138,3 +138,44 @@ TEST(Engine, StaysUsableAfterAnError) {
 
 }  // namespace
 }  // namespace imghist
+
+// The --device rule shared by the GPU backends.
+#include "core/device_select.hpp"
+
+namespace imghist {
+namespace {
+
+TEST(DeviceSelect, IndexIdSubstringAutoAndErrors) {
+    const std::vector<DeviceInfo> devices = {
+        {"0:0", "Portable Computing Language CPU", false, true, ""},
+        {"1:0", "NVIDIA H200", true, true, ""},
+        {"1:1", "NVIDIA Broken", true, false, "driver too old"},
+    };
+    EXPECT_EQ(select_device("x", devices, "", nullptr), 1u) << "auto prefers an available GPU";
+    EXPECT_EQ(select_device("x", devices, "auto", nullptr, {0, 5, 0}), 0u) << "explicit preference wins";
+    EXPECT_EQ(select_device("x", devices, "0", nullptr), 0u);
+    EXPECT_EQ(select_device("x", devices, "1:0", nullptr), 1u);
+    EXPECT_EQ(select_device("x", devices, "h200", nullptr), 1u) << "case-insensitive substring";
+    EXPECT_EQ(select_device("x", devices, "nvidia", nullptr), 1u) << "an available match wins";
+    EXPECT_THROW(select_device("x", devices, "broken", nullptr), BackendUnavailable);
+    EXPECT_THROW(select_device("x", devices, "7", nullptr), BackendUnavailable);
+    EXPECT_THROW(select_device("x", devices, "no-such", nullptr), BackendUnavailable);
+    EXPECT_THROW(select_device("x", {}, "", nullptr), BackendUnavailable);
+    ::setenv("IMGHIST_TEST_DEVICE", "pocl", 1);
+    EXPECT_THROW(select_device("x", devices, "", "IMGHIST_TEST_DEVICE"), BackendUnavailable)
+        << "'pocl' is not in any name";
+    ::setenv("IMGHIST_TEST_DEVICE", "portable", 1);
+    EXPECT_EQ(select_device("x", devices, "", "IMGHIST_TEST_DEVICE"), 0u);
+    EXPECT_EQ(select_device("x", devices, "1", "IMGHIST_TEST_DEVICE"), 1u) << "the option beats the variable";
+    ::unsetenv("IMGHIST_TEST_DEVICE");
+    try {
+        select_device("demo", devices, "no-such", nullptr);
+    } catch (const BackendUnavailable& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("demo: no device matches 'no-such'"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("NVIDIA H200"), std::string::npos) << "the message lists the devices: " << msg;
+    }
+}
+
+}  // namespace
+}  // namespace imghist

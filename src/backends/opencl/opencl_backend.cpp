@@ -15,6 +15,7 @@
 
 #include "backends/opencl/cl_util.hpp"
 #include "core/backend_list.hpp"
+#include "core/device_select.hpp"
 #include "core/plan.hpp"
 #include "imghist/opencl.hpp"
 
@@ -132,67 +133,24 @@ std::vector<ClDevice> enumerate_devices(std::string& problem) {
     return out;
 }
 
-std::string lower(std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 bool all_digits(const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// EngineOptions::device / IMGHIST_OPENCL_DEVICE: "P:D", a flat index "N", or a
-// case-insensitive substring of "platform name / device name". Empty: the first GPU, else
-// the first usable device.
-ClDevice select_device(std::string selector) {
+// What devices() lists and select_device() matches.
+DeviceInfo device_info(const ClDevice& d) {
+    return {d.id(), d.name, d.gpu, d.available, d.note};
+}
+
+// EngineOptions::device / IMGHIST_OPENCL_DEVICE, by the shared rule (core/device_select.hpp):
+// "P:D", a flat index "N", or a case-insensitive substring of the device name.
+ClDevice select_device(const std::string& selector) {
     std::string problem;
     const std::vector<ClDevice> all = enumerate_devices(problem);
     if (all.empty()) throw BackendUnavailable("opencl: " + problem);
-    std::string listing;
-    for (const auto& d : all)
-        listing += "\n  " + d.id() + " " + d.name + " (" + d.platform_name + ")" +
-                   (d.available ? "" : " [unusable: " + d.note + "]");
-    const char* from = "";
-    if (selector.empty()) {
-        if (const char* env = std::getenv("IMGHIST_OPENCL_DEVICE"); env != nullptr && *env != '\0') {
-            selector = env;
-            from = " (from IMGHIST_OPENCL_DEVICE)";
-        }
-    }
-    if (selector.empty() || selector == "auto") {
-        for (const auto& d : all)
-            if (d.available && d.gpu) return d;
-        for (const auto& d : all)
-            if (d.available) return d;
-        throw BackendUnavailable("opencl: no usable OpenCL device:" + listing);
-    }
-    const ClDevice* match = nullptr;
-    const auto colon = selector.find(':');
-    if (colon != std::string::npos && all_digits(selector.substr(0, colon)) &&
-        all_digits(selector.substr(colon + 1))) {
-        const unsigned pi = unsigned(std::stoul(selector.substr(0, colon)));
-        const unsigned di = unsigned(std::stoul(selector.substr(colon + 1)));
-        for (const auto& d : all)
-            if (d.platform_index == pi && d.device_index == di) match = &d;
-    } else if (all_digits(selector)) {
-        const unsigned n = unsigned(std::stoul(selector));
-        for (const auto& d : all)
-            if (d.flat_index == n) match = &d;
-    } else {
-        const std::string want = lower(selector);
-        for (const auto& d : all) {
-            if (lower(d.platform_name + " / " + d.name).find(want) != std::string::npos) {
-                if (match == nullptr || (!match->available && d.available)) match = &d;
-            }
-        }
-    }
-    if (match == nullptr)
-        throw BackendUnavailable("opencl: no OpenCL device matches '" + selector + "'" + from +
-                                 "; devices:" + listing);
-    if (!match->available)
-        throw BackendUnavailable("opencl: device " + match->id() + " (" + match->name +
-                                 ") is not usable: " + match->note);
-    return *match;
+    std::vector<DeviceInfo> infos;
+    for (const ClDevice& d : all) infos.push_back(device_info(d));
+    return all[imghist::select_device("opencl", infos, selector, "IMGHIST_OPENCL_DEVICE")];
 }
 
 // ---- tuning ------------------------------------------------------------------------------
@@ -900,7 +858,7 @@ public:
         try {
             std::string problem;
             for (const ClDevice& d : enumerate_devices(problem))
-                out.push_back({d.id(), d.name, d.gpu, d.available, d.note});
+                out.push_back(device_info(d));
             if (out.empty()) out.push_back({"", "no OpenCL device", false, false, problem});
         } catch (const std::exception& e) {
             out.push_back({"", "no OpenCL device", false, false, e.what()});

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/device_select.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::vk {
@@ -236,37 +237,21 @@ int rank(VkPhysicalDeviceType t) {
         default: return 3;
     }
 }
-std::string lower(std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 }  // namespace
 
+DeviceInfo device_info(const PhysicalDevice& d) {
+    return {std::to_string(d.index), d.name,
+            d.type != VK_PHYSICAL_DEVICE_TYPE_CPU && d.type != VK_PHYSICAL_DEVICE_TYPE_OTHER, d.available, d.note};
+}
+
 const PhysicalDevice& select_device(const std::vector<PhysicalDevice>& devices, const std::string& selector) {
-    auto listing = [&] {
-        std::string s;
-        for (const auto& d : devices) s += "\n  " + std::to_string(d.index) + ": " + d.name + " (" + d.note + ")";
-        return s.empty() ? std::string(" none") : s;
-    };
-    const PhysicalDevice* pick = nullptr;
-    if (selector.empty()) {
-        for (const auto& d : devices)
-            if (d.available && (pick == nullptr || rank(d.type) < rank(pick->type))) pick = &d;
-        if (pick == nullptr) throw BackendUnavailable("vulkan: no usable Vulkan device; devices:" + listing());
-        return *pick;
+    std::vector<DeviceInfo> infos;
+    std::vector<int> preference;  // `auto`: discrete, then integrated, then virtual GPUs
+    for (const PhysicalDevice& d : devices) {
+        infos.push_back(device_info(d));
+        preference.push_back(rank(d.type));
     }
-    const bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
-    for (const auto& d : devices) {
-        if (numeric ? std::to_string(d.index) == selector : lower(d.name).find(lower(selector)) != std::string::npos) {
-            pick = &d;
-            break;
-        }
-    }
-    if (pick == nullptr)
-        throw BackendUnavailable("vulkan: no Vulkan device matches '" + selector + "'; devices:" + listing());
-    if (!pick->available)
-        throw BackendUnavailable("vulkan: device '" + pick->name + "' is not usable: " + pick->note);
-    return *pick;
+    return devices[imghist::select_device("vulkan", infos, selector, "IMGHIST_VULKAN_DEVICE", preference)];
 }
 
 }  // namespace imghist::vk

@@ -5,6 +5,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "imghist/engine.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -110,8 +112,10 @@ struct PhysicalDevice {
     std::string note;
 };
 std::vector<PhysicalDevice> physical_devices(VkInstance instance);
-// Picks by index or case-insensitive name substring; empty picks the best available device
-// (discrete GPU, integrated, virtual, other, CPU). Throws BackendUnavailable.
+// What devices() lists for a physical device.
+DeviceInfo device_info(const PhysicalDevice& d);
+// The shared --device rule (core/device_select.hpp), with IMGHIST_VULKAN_DEVICE; empty picks
+// the best available device (discrete GPU, integrated, virtual, other, CPU).
 const PhysicalDevice& select_device(const std::vector<PhysicalDevice>& devices, const std::string& selector);
 const char* type_name(VkPhysicalDeviceType type);
 

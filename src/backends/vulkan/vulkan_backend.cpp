@@ -14,15 +14,9 @@ namespace {
 
 constexpr VkDeviceSize kChunkBytes = VkDeviceSize(64) << 20;  // per staging buffer
 
-std::string selector_from(const EngineOptions& options) {
-    if (!options.device.empty()) return options.device;
-    const char* env = std::getenv("IMGHIST_VULKAN_DEVICE");
-    return env ? env : "";
-}
-
 class VulkanEngine final : public Engine {
 public:
-    explicit VulkanEngine(const EngineOptions& options) : ctx_(selector_from(options)) {
+    explicit VulkanEngine(const EngineOptions& options) : ctx_(options.device) {
         for (auto& a : arenas_) a = std::make_unique<vk::DescriptorArena>(ctx_.device());
         VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
         info.commandPool = ctx_.command_pool();
@@ -146,9 +140,7 @@ public:
         try {
             vk::Instance instance(false);
             for (const auto& d : vk::physical_devices(instance.get()))
-                out.push_back({std::to_string(d.index), d.name, d.type != VK_PHYSICAL_DEVICE_TYPE_CPU &&
-                                                                    d.type != VK_PHYSICAL_DEVICE_TYPE_OTHER,
-                               d.available, d.note});
+                out.push_back(vk::device_info(d));
             if (out.empty()) out.push_back({"", "(no Vulkan device)", false, false, "the Vulkan loader found no device"});
         } catch (const std::exception& e) {
             out.push_back({"", "(no Vulkan device)", false, false, e.what()});
