@@ -11,6 +11,7 @@
 #include <string>
 
 #include "imghist/imghist.hpp"
+#include "histogram_asserts.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -109,33 +110,15 @@ protected:
     }
 
     void expect_same(const ImageView& view, const Request& request, const std::string& what) {
-        SCOPED_TRACE(what);
         const Result want = reference_->compute(view, request);
         Result got;
         try {
             got = engine_->compute(view, request);
         } catch (const std::exception& e) {
-            ADD_FAILURE() << "backend threw: " << e.what();
+            ADD_FAILURE() << what << ": backend threw: " << e.what();
             return;
         }
-        ASSERT_EQ(got.channels.size(), want.channels.size());
-        for (std::size_t c = 0; c < want.channels.size(); ++c) {
-            const auto& g = got.channels[c];
-            const auto& w = want.channels[c];
-            SCOPED_TRACE(std::string("channel ") + std::string(channel_name(w.channel)));
-            EXPECT_EQ(g.channel, w.channel);
-            EXPECT_EQ(g.layout, w.layout);
-            EXPECT_EQ(g.nan, w.nan);
-            EXPECT_EQ(g.below, w.below);
-            EXPECT_EQ(g.above, w.above);
-            ASSERT_EQ(g.counts.size(), w.counts.size());
-            int shown = 0;
-            for (std::size_t k = 0; k < w.counts.size() && shown < 5; ++k)
-                if (g.counts[k] != w.counts[k]) {
-                    ADD_FAILURE() << "bin " << k << ": got " << g.counts[k] << ", want " << w.counts[k];
-                    ++shown;
-                }
-        }
+        testing::expect_same_histograms(got, want, what);
     }
 
     std::unique_ptr<Engine> engine_, reference_;

@@ -14,6 +14,7 @@
 #include "backends/opencl/cl_util.hpp"
 #include "imghist/imghist.hpp"
 #include "imghist/opencl.hpp"
+#include "histogram_asserts.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -49,26 +50,7 @@ bool opencl_available() {
         if (!opencl_available()) GTEST_SKIP() << "no usable OpenCL device here";    \
     } while (0)
 
-void expect_same(const Result& got, const Result& want, const std::string& what) {
-    SCOPED_TRACE(what);
-    ASSERT_EQ(got.channels.size(), want.channels.size());
-    for (std::size_t c = 0; c < want.channels.size(); ++c) {
-        const auto& g = got.channels[c];
-        const auto& w = want.channels[c];
-        SCOPED_TRACE(std::string("channel ") + std::string(channel_name(w.channel)));
-        EXPECT_EQ(g.layout, w.layout);
-        EXPECT_EQ(g.nan, w.nan);
-        EXPECT_EQ(g.below, w.below);
-        EXPECT_EQ(g.above, w.above);
-        ASSERT_EQ(g.counts.size(), w.counts.size());
-        int shown = 0;
-        for (std::size_t k = 0; k < w.counts.size() && shown < 5; ++k)
-            if (g.counts[k] != w.counts[k]) {
-                ADD_FAILURE() << "bin " << k << ": got " << g.counts[k] << ", want " << w.counts[k];
-                ++shown;
-            }
-    }
-}
+using testing::expect_same_histograms;
 
 std::vector<std::pair<std::string, Request>> requests_for(PixelFormat f) {
     const FormatInfo& fi = format_info(f);
@@ -139,7 +121,7 @@ TEST(OpenClVariants, MatchReferenceBitForBit) {
                         ADD_FAILURE() << what << ": threw " << e.what();
                         continue;
                     }
-                    expect_same(got, reference->compute(img.view, request), what);
+                    expect_same_histograms(got, reference->compute(img.view, request), what);
                 }
             }
         }
@@ -163,7 +145,7 @@ TEST(OpenClVariants, ChannelPassesAndGlobalFallbackAreNoted) {
         const Result res = create_engine("opencl")->compute(img.view, r);
         ASSERT_EQ(res.notes.size(), 1u);
         EXPECT_NE(res.notes[0].find("global atomics"), std::string::npos) << res.notes[0];
-        expect_same(res, create_engine("reference")->compute(img.view, r), "global fallback");
+        expect_same_histograms(res, create_engine("reference")->compute(img.view, r), "global fallback");
     }
     // The normal path says nothing.
     EXPECT_TRUE(create_engine("opencl")->compute(img.view).notes.empty());
@@ -180,7 +162,7 @@ TEST(OpenClSizes, NotMultiplesOfTheWorkGroup) {
         for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgb8, PixelFormat::gray_f32}) {
             auto img = make_image(f, w, h, Pattern::random, ++seed, 0);
             const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " + std::string(format_info(f).name);
-            expect_same(engine->compute(img.view), reference->compute(img.view), what);
+            expect_same_histograms(engine->compute(img.view), reference->compute(img.view), what);
         }
     }
 }
@@ -253,7 +235,7 @@ TEST(OpenClInterop, CallersBuffersPackedStridedAndOffset) {
                                          "B stride, offset " + std::to_string(offset);
                 for (Request r : {Request{}, [] { Request q; q.count_alpha = true; q.bins.bins = 1000; return q; }()}) {
                     try {
-                        expect_same(opencl::compute(*engine, src, r), reference->compute(img.view, r), what);
+                        expect_same_histograms(opencl::compute(*engine, src, r), reference->compute(img.view, r), what);
                     } catch (const std::exception& e) {
                         ADD_FAILURE() << what << ": " << e.what();
                     }
@@ -278,7 +260,7 @@ TEST(OpenClInterop, PackedBufferInTilesKeepsVectorAlignment) {
     auto engine = opencl::create_engine(s.queue);
     auto img = make_image(PixelFormat::rgba8, 333, 67, Pattern::random, 3);
     cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
-    expect_same(opencl::compute(*engine, {buf, 0, 333, 67, 0, PixelFormat::rgba8}),
+    expect_same_histograms(opencl::compute(*engine, {buf, 0, 333, 67, 0, PixelFormat::rgba8}),
                 create_engine("reference")->compute(img.view), "tiled packed buffer");
     clReleaseMemObject(buf);
 }
@@ -316,7 +298,7 @@ TEST(OpenClInterop, CallersImages) {
         try {
             const Result got = opencl::compute_image(*engine, image);
             EXPECT_EQ(got.format, *f);
-            expect_same(got, reference->compute(img.view), what);
+            expect_same_histograms(got, reference->compute(img.view), what);
         } catch (const std::exception& e) {
             ADD_FAILURE() << what << ": " << e.what();
         }
@@ -361,7 +343,7 @@ TEST(OpenClInterop, OutOfOrderQueueAndNoProfiling) {
     auto engine = opencl::create_engine(s.queue);
     auto img = make_image(PixelFormat::rgba8, 100, 10, Pattern::random, 11);
     cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
-    expect_same(opencl::compute(*engine, {buf, 0, 100, 10, 0, PixelFormat::rgba8}),
+    expect_same_histograms(opencl::compute(*engine, {buf, 0, 100, 10, 0, PixelFormat::rgba8}),
                 create_engine("reference")->compute(img.view), "queue without profiling");
     EXPECT_FALSE(opencl::last_device_times(*engine).has_value());
     clReleaseMemObject(buf);
@@ -450,7 +432,7 @@ TEST(OpenClErrors, BuildFailureCarriesTheLogAndTheEngineRecovers) {
             EXPECT_NE(msg.find("histogram.cl"), std::string::npos) << msg;
         }
     }
-    expect_same(engine->compute(img.view), create_engine("reference")->compute(img.view), "after the failure");
+    expect_same_histograms(engine->compute(img.view), create_engine("reference")->compute(img.view), "after the failure");
 }
 
 TEST(OpenClErrors, BadTuningIsAnInvalidArgument) {

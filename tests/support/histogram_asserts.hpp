@@ -1,0 +1,35 @@
+// The one bit-for-bit comparison every backend test uses: same channels, layouts, counts,
+// nan, below and above. Shows the first few differing bins of each channel.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "imghist/result.hpp"
+
+namespace imghist::testing {
+
+inline void expect_same_histograms(const Result& got, const Result& want, const std::string& what) {
+    SCOPED_TRACE(what);
+    ASSERT_EQ(got.channels.size(), want.channels.size());
+    for (std::size_t c = 0; c < want.channels.size(); ++c) {
+        const auto& g = got.channels[c];
+        const auto& w = want.channels[c];
+        SCOPED_TRACE(std::string("channel ") + std::string(channel_name(w.channel)));
+        EXPECT_EQ(g.channel, w.channel);
+        EXPECT_EQ(g.layout, w.layout);
+        EXPECT_EQ(g.nan, w.nan);
+        EXPECT_EQ(g.below, w.below);
+        EXPECT_EQ(g.above, w.above);
+        ASSERT_EQ(g.counts.size(), w.counts.size());
+        int shown = 0;
+        for (std::size_t k = 0; k < w.counts.size() && shown < 5; ++k)
+            if (g.counts[k] != w.counts[k]) {
+                ADD_FAILURE() << "bin " << k << ": got " << g.counts[k] << ", want " << w.counts[k];
+                ++shown;
+            }
+    }
+}
+
+}  // namespace imghist::testing
