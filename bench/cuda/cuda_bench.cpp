@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
             line("%-8s %7.1f MB: imghist %8.0f us = %5.1f GB/s; H2D pinned %5.1f GB/s (%3.0f%%), pageable %5.1f GB/s (%3.0f%%)",
                  s.name, bytes / 1e6, ih, gbs, pin, 100 * gbs / pin, page, 100 * gbs / page);
             if (tune) {
-                for (const char* v : {"copy_threads=4", "copy_threads=16", "chunk_mb=64,copy_threads=16", "chunk_mb=4,copy_threads=16"}) {
+                for (const char* v : {"chunk_mb=16,copy_threads=8", "chunk_mb=64,copy_threads=16"}) {
                     set_tune(v);
                     auto e = imghist::cuda::create_engine();
                     const double us = host_median_us(1, s.runs, [&] { (void)e->compute(view, rgb); });
@@ -397,8 +397,8 @@ int main(int argc, char** argv) {
     if (tune) {
         line("");
         line("Kernel shape variants (IMGHIST_CUDA_TUNE), RGBA8 -> R,G,B, us (median)");
-        const char* variants[] = {"", "block=512", "block=512,layout=lanes16", "gpt=2", "gpt=3", "layout=lanes16",
-                                  "layout=copies", "blocks_per_sm=1,block=512"};
+        const char* variants[] = {"", "prefetch=1", "acc_stride=16", "acc_stride=4", "gpt=3", "block=512",
+                                  "layout=lanes16"};
         struct Case {
             const char* name;
             uint32_t w, h;

@@ -294,7 +294,7 @@ TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
     auto reference = create_engine("reference");
     const char* tunes[] = {"layout=lanes32", "layout=lanes16", "layout=copies", "layout=global",
                            "scalar=1", "flush=1,layout=lanes16", "block=1024,gpt=1", "block=64,gpt=3,chunk_mb=1",
-                           "blocks_per_sm=1,block=256"};
+                           "blocks_per_sm=1,block=256", "acc_stride=16,prefetch=1"};
     std::uint64_t seed = 500;
     for (const char* tune : tunes) {
         TuneScope scope(tune);
@@ -349,7 +349,7 @@ TEST(CudaLarge, DeviceConstantImageOfMoreThan2To32Pixels) {
     ASSERT_NE(mem.ptr, nullptr);
     CK(cudaMemset(mem.ptr, 0x5A, pixels));
     CK(cudaDeviceSynchronize());
-    for (const char* tune : {"", "layout=lanes16", "layout=copies"}) {
+    for (const char* tune : {"", "layout=lanes16", "layout=copies", "prefetch=1,acc_stride=16"}) {
         SCOPED_TRACE(tune);
         TuneScope scope(tune);
         auto engine = cuda::create_engine();

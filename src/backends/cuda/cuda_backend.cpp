@@ -48,7 +48,9 @@ std::string cuda_message(const char* call, cudaError_t err) {
         if (ih_err_ != cudaSuccess) throw DeviceError(cuda_message(#call, ih_err_)); \
     } while (0)
 
-// Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="block=512,gpt=4,layout=lanes16,..."
+// Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
+// layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
+// acc_stride, prefetch. The defaults are what measured best on an H200 (docs/performance.md).
 struct Tune {
     int block = 1024;
     int gpt = 0;          // 0: the format's maximum
@@ -56,8 +58,10 @@ struct Tune {
     int flush = 0;        // 0: automatic; else at most this many tiles between flushes
     int blocks_per_sm = 0;  // 0: from the occupancy calculator
     bool scalar = false;  // force bytewise loads
-    std::size_t chunk = std::size_t(16) << 20;
+    std::size_t chunk = 0;  // 0: automatic (16 to 64 MiB)
     int copy_threads = 0;  // 0: automatic
+    int acc_stride = 1;    // counters between two slots of the global accumulator (device path)
+    bool prefetch = false;
 
     static Tune from_env() {
         Tune t;
@@ -81,6 +85,8 @@ struct Tune {
             else if (key == "scalar") t.scalar = n != 0;
             else if (key == "chunk_mb") t.chunk = std::size_t(std::max(1L, n)) << 20;
             else if (key == "copy_threads") t.copy_threads = int(std::max(0L, n));
+            else if (key == "acc_stride") t.acc_stride = int(std::clamp(n, 1L, 64L));
+            else if (key == "prefetch") t.prefetch = n != 0;
             else if (key == "layout") {
                 if (value == "lanes32") t.layout = kLanes32;
                 else if (value == "lanes16") t.layout = kLanes16;
@@ -516,6 +522,8 @@ private:
             default: words = 0;
         }
         p.smem_words = std::uint32_t((words + 3) / 4 * 4);
+        p.acc_stride = 1;
+        p.prefetch = tune_.prefetch ? 1u : 0u;
         sh.smem = std::size_t(p.smem_words) * 4;
 
         sh.block = unsigned(tune_.block);
@@ -631,7 +639,8 @@ private:
                     cudaStream_t stream) {
         Shape sh = make_shape(plan);
         const std::size_t per_launch = std::min<std::size_t>(images.size(), kMaxLaunchImages);
-        acc_.reserve(per_launch * sh.params.total_slots, true);
+        if (images.size() <= 4) sh.params.acc_stride = std::uint32_t(tune_.acc_stride);
+        acc_.reserve(per_launch * sh.params.total_slots * sh.params.acc_stride, true);
         tickets_.reserve(per_launch, true);
         std::vector<Piece> pieces;
         pieces.reserve(images.size());
@@ -649,8 +658,19 @@ private:
         const std::size_t ts = sh.params.total_slots;
         acc_.reserve(images.size() * ts, true);
         result_host_.reserve(images.size() * ts);
-        std::size_t chunk = tune_.chunk;
+        // Chunks of about an eighth of the data, 16 to 64 MiB (measured on the H200 host: 8K
+        // 16 MiB x 8 copy threads, 16384^2 64 MiB x 16 threads were best).
+        std::uint64_t total_bytes = 0;
+        for (const ImageView& v : images) total_bytes += std::uint64_t(v.row_bytes()) * v.height;
+        std::size_t chunk = tune_.chunk != 0
+                                ? tune_.chunk
+                                : std::size_t(std::clamp<std::uint64_t>(total_bytes / 8, std::uint64_t(16) << 20,
+                                                                        std::uint64_t(64) << 20));
         for (const ImageView& v : images) chunk = std::max(chunk, v.row_bytes() + 256);
+        const int copy_threads = tune_.copy_threads > 0 ? tune_.copy_threads
+                                 : total_bytes >= (std::uint64_t(512) << 20)
+                                     ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))
+                                     : copy_threads_;
         for (int i = 0; i < kStreams; ++i) {
             stage_host_[i].reserve(chunk);
             stage_dev_[i].reserve(chunk, false);
@@ -697,7 +717,7 @@ private:
                         continue;
                     }
                     const std::uint64_t n = std::min<std::uint64_t>(px_left, room);
-                    parallel_copy(stage_host_[stream].ptr + used, src, n * pb, copy_threads_);
+                    parallel_copy(stage_host_[stream].ptr + used, src, n * pb, copy_threads);
                     pieces.push_back({stage_dev_[stream].ptr + used, n * pb, n, 1, std::uint32_t(i)});
                     used = (used + n * pb + 255) / 256 * 256;
                     src += n * pb;

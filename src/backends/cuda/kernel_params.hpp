@@ -74,10 +74,12 @@ struct KernelParams {
     std::uint32_t flush_tiles;  // tiles a block may count before its counters must be flushed
     std::uint32_t gpt;          // vector groups (or pixels) per thread per tile
     std::uint32_t finalize;     // 1: the last block of each image moves acc into out, zeroes acc
+    std::uint32_t acc_stride;   // counters between two slots of acc (>1 spreads atomics over lines)
+    std::uint32_t prefetch;     // 1: thread 0 bulk-prefetches the next tiles into L2
 
     // Work.
     std::uint32_t nimg, total_tiles;
-    unsigned long long* acc;   // [slot_index][total_slots], zero between calls
+    unsigned long long* acc;   // [slot_index][total_slots * acc_stride], zero between calls
     unsigned long long* out;   // [slot_index][total_slots], written when finalize
     std::uint32_t* tickets;    // [slot_index], zero between calls
     // Descriptors: in device memory for batches (img_dev), else in the parameters (kept small,
