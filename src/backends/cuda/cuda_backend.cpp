@@ -26,6 +26,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/backend_list.hpp"
+#include "core/device_select.hpp"
 #include "core/plan.hpp"
 #include "imghist/cuda.hpp"
 #include "kernel_params.hpp"
@@ -102,11 +103,6 @@ KernelFormat kernel_format(const FormatInfo& fi) {
     const int base = fi.sample == SampleType::u8 ? 0 : fi.sample == SampleType::u16 ? 3 : fi.sample == SampleType::f16 ? 6 : 9;
     const int ch = fi.channels == 1 ? 0 : fi.channels == 3 ? 1 : 2;
     return KernelFormat(base + ch);
-}
-
-std::string lower(std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
 }
 
 // Makes `device` current for the scope of a call and restores the caller's device after.
@@ -824,34 +820,9 @@ public:
     }
 
     std::unique_ptr<Engine> create_engine(const EngineOptions& options) const override {
-        std::string selector = options.device;
-        if (selector.empty()) {
-            const char* env = std::getenv("IMGHIST_CUDA_DEVICE");
-            if (env != nullptr) selector = env;
-        }
+        // The shared rule: --device, else IMGHIST_CUDA_DEVICE; an index or a name substring.
         const std::vector<DeviceInfo> devs = devices();
-        std::string listing;
-        for (const DeviceInfo& d : devs) listing += (listing.empty() ? "" : "; ") + d.id + ": " + d.name + " (" + d.note + ")";
-        const DeviceInfo* pick = nullptr;
-        if (selector.empty()) {
-            for (const DeviceInfo& d : devs)
-                if (d.available) {
-                    pick = &d;
-                    break;
-                }
-        } else {
-            const bool numeric = std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c); });
-            for (const DeviceInfo& d : devs) {
-                if (numeric ? d.id == selector : lower(d.name).find(lower(selector)) != std::string::npos) {
-                    pick = &d;
-                    break;
-                }
-            }
-            if (pick == nullptr)
-                throw BackendUnavailable("cuda: no device matches '" + selector + "' (devices: " + listing + ")");
-        }
-        if (pick == nullptr || !pick->available)
-            throw BackendUnavailable("cuda: no usable device (" + listing + ")");
+        const DeviceInfo* pick = &devs[select_device("cuda", devs, options.device, "IMGHIST_CUDA_DEVICE")];
         try {
             return std::make_unique<CudaEngine>(std::stoi(pick->id));
         } catch (const DeviceError& e) {
