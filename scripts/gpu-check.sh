@@ -61,7 +61,7 @@ IMGHIST_GPU_BACKENDS=${IMGHIST_GPU_BACKENDS:-opencl,vulkan,cuda}
 export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan,cuda}
 
 step_build() {
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_BENCH=ON \
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_BENCH=${IMGHIST_GPU_BENCH:-ON} \
         -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
         > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; note "configure: FAILED"; return 1; }
   cmake --build "$build" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; note "build: FAILED"; return 1; }

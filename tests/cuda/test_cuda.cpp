@@ -20,6 +20,7 @@
 
 #include "imghist/cuda.hpp"
 #include "imghist/imghist.hpp"
+#include "histogram_asserts.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -97,26 +98,7 @@ DeviceImage upload(const ImageView& host, std::size_t pitch = 0, std::size_t off
     return d;
 }
 
-void expect_same(const Result& got, const Result& want, const std::string& what) {
-    SCOPED_TRACE(what);
-    ASSERT_EQ(got.channels.size(), want.channels.size());
-    for (std::size_t c = 0; c < want.channels.size(); ++c) {
-        const auto& g = got.channels[c];
-        const auto& w = want.channels[c];
-        SCOPED_TRACE(std::string("channel ") + std::string(channel_name(w.channel)));
-        EXPECT_EQ(g.layout, w.layout);
-        EXPECT_EQ(g.nan, w.nan);
-        EXPECT_EQ(g.below, w.below);
-        EXPECT_EQ(g.above, w.above);
-        ASSERT_EQ(g.counts.size(), w.counts.size());
-        int shown = 0;
-        for (std::size_t k = 0; k < w.counts.size() && shown < 5; ++k)
-            if (g.counts[k] != w.counts[k]) {
-                ADD_FAILURE() << "bin " << k << ": got " << g.counts[k] << ", want " << w.counts[k];
-                ++shown;
-            }
-    }
-}
+using testing::expect_same_histograms;
 
 std::vector<std::pair<std::string, Request>> requests(const FormatInfo& fi) {
     std::vector<std::pair<std::string, Request>> out;
@@ -211,7 +193,7 @@ TEST(CudaDevice, AllFormatsPitchesAndOffsets) {
                         ADD_FAILURE() << what << ": " << e.what();
                         continue;
                     }
-                    expect_same(got, reference->compute(img.view, request), what);
+                    expect_same_histograms(got, reference->compute(img.view, request), what);
                 }
             }
         }
@@ -241,7 +223,7 @@ TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
     std::vector<std::uint64_t> back(n * hosts.size());
     CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < hosts.size(); ++i)
-        expect_same(engine->unpack(hosts[i].view, request, std::span(back.data() + i * n, n)),
+        expect_same_histograms(engine->unpack(hosts[i].view, request, std::span(back.data() + i * n, n)),
                     reference->compute(hosts[i].view, request), "async image " + std::to_string(i));
     for (auto& s : streams) cudaStreamDestroy(s);
 }
@@ -273,8 +255,8 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
         for (std::size_t i = 0; i < hosts.size(); ++i) {
             const Result want = reference->compute(host_views[i], request);
             const std::string what = std::string(format_info(format).name) + " image " + std::to_string(i);
-            expect_same(on_device[i], want, what + " (device batch)");
-            expect_same(on_host[i], want, what + " (host batch)");
+            expect_same_histograms(on_device[i], want, what + " (device batch)");
+            expect_same_histograms(on_host[i], want, what + " (host batch)");
         }
         // The asynchronous batch into the caller's buffer.
         const std::size_t n = engine->slot_count(format, request);
@@ -283,7 +265,7 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
         std::vector<std::uint64_t> back(n * hosts.size());
         CK(cudaMemcpy(back.data(), out.ptr, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
         for (std::size_t i = 0; i < hosts.size(); i += 7)
-            expect_same(engine->unpack(host_views[i], request, std::span(back.data() + i * n, n)),
+            expect_same_histograms(engine->unpack(host_views[i], request, std::span(back.data() + i * n, n)),
                         on_host[i], "async batch image " + std::to_string(i));
     }
 }
@@ -308,8 +290,8 @@ TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
             for (const auto& [name, request] : requests(fi)) {
                 const std::string what = std::string(tune) + " " + std::string(fi.name) + " " + name;
                 const Result want = reference->compute(img.view, request);
-                expect_same(engine->compute(img.view, request), want, what + " (host)");
-                expect_same(engine->compute_device(d.view, request), want, what + " (device)");
+                expect_same_histograms(engine->compute(img.view, request), want, what + " (host)");
+                expect_same_histograms(engine->compute_device(d.view, request), want, what + " (device)");
             }
         }
     }
@@ -322,7 +304,7 @@ TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {
     auto reference = create_engine("reference");
     for (std::size_t padding : {std::size_t(0), std::size_t(12)}) {
         const TestImage img = make_image(PixelFormat::rgba8, 4000, 700, Pattern::random, 77 + padding, padding);
-        expect_same(engine->compute(img.view), reference->compute(img.view),
+        expect_same_histograms(engine->compute(img.view), reference->compute(img.view),
                     "4000x700 rgba8 +" + std::to_string(padding) + "B, 1 MiB chunks");
     }
 }
@@ -333,7 +315,7 @@ TEST(CudaErrors, HostPointerIsRejectedAndEngineStaysUsable) {
     const TestImage img = make_image(PixelFormat::rgba8, 64, 64, Pattern::random, 3);
     EXPECT_THROW(engine->compute_device(img.view), InvalidArgument);
     EXPECT_THROW(engine->compute_device_async(img.view, {}, nullptr, nullptr), InvalidArgument);
-    expect_same(engine->compute(img.view), create_engine("reference")->compute(img.view), "after errors");
+    expect_same_histograms(engine->compute(img.view), create_engine("reference")->compute(img.view), "after errors");
 }
 
 // More than 2^32 pixels, resident on the device (no 4 GB upload): every counter must flush to
