@@ -27,9 +27,11 @@ if [ -d .gl ]; then
            .gl/libegl1_*.deb .gl/libgl1_*.deb .gl/libglx0_*.deb .gl/libopengl0_*.deb .gl/libgles2_*.deb; do
     [ -e "$f" ] && dpkg -x "$f" /
   done
-  # CMake's FindOpenCL wants the development name libOpenCL.so.
+  # CMake's FindOpenCL and FindVulkan want the development names libOpenCL.so, libvulkan.so.
   for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
-    if [ -e "$d/libOpenCL.so.1" ] && [ ! -e "$d/libOpenCL.so" ]; then ln -s libOpenCL.so.1 "$d/libOpenCL.so"; fi
+    for lib in libOpenCL libvulkan; do
+      if [ -e "$d/$lib.so.1" ] && [ ! -e "$d/$lib.so" ]; then ln -s "$lib.so.1" "$d/$lib.so"; fi
+    done
   done
   ldconfig
   dep=/tmp/imghist-deps
@@ -55,6 +57,11 @@ fi
   export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 command -v clinfo >/dev/null && clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/gpu.txt"
+
+# One test process creates and destroys hundreds of Vulkan instances with the validation layer
+# while the CUDA and OpenCL runtimes are loaded; NVIDIA's libnvidia-tls then runs out of
+# glibc's static TLS surplus ("cannot allocate memory in static TLS block"). Give it more.
+export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.rtld.optional_static_tls=65536}
 
 build=${IMGHIST_GPU_BUILD_DIR:-build-gpu}
 IMGHIST_GPU_BACKENDS=${IMGHIST_GPU_BACKENDS:-opencl,vulkan,cuda}
