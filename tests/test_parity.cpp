@@ -158,6 +158,29 @@ TEST_P(BackendParity, LargerImage) {
     expect_same(img.view, Request{}, "1927x301 random");
 }
 
+// The same fixture, instantiated for the 8-bit RGBA layouts only (below).
+class LumaColourCube : public BackendParity {};
+
+TEST_P(LumaColourCube, EveryEightBitColourOnce) {
+    // All 2^24 colours once each: every quotient of the exact integer luminance, as a SIMD or
+    // GPU path computes it, is checked against the reference.
+    const PixelFormat format = std::get<1>(GetParam());
+    std::vector<std::uint8_t> pixels(std::size_t(1) << 26);
+    for (std::uint32_t c = 0; c < (1u << 24); ++c) {
+        pixels[4 * std::size_t(c) + 0] = std::uint8_t(c);
+        pixels[4 * std::size_t(c) + 1] = std::uint8_t(c >> 8);
+        pixels[4 * std::size_t(c) + 2] = std::uint8_t(c >> 16);
+        pixels[4 * std::size_t(c) + 3] = std::uint8_t(c * 7);
+    }
+    const ImageView view = ImageView::packed(pixels.data(), 4096, 4096, format);
+    for (LumaWeights w : {LumaWeights::rec709(), LumaWeights::rec601(), LumaWeights{1, 9998, 1}}) {
+        Request r;
+        r.mode = Mode::luma;
+        r.weights = w;
+        expect_same(view, r, "all colours, weights " + std::to_string(w.r) + "," + std::to_string(w.g) + "," + std::to_string(w.b));
+    }
+}
+
 std::vector<std::string> backends_under_test() {
     std::vector<std::string> out;
     for (const Backend* b : backends())
@@ -168,6 +191,14 @@ std::vector<std::string> backends_under_test() {
 INSTANTIATE_TEST_SUITE_P(
     AllBackends, BackendParity,
     ::testing::Combine(::testing::ValuesIn(backends_under_test()), ::testing::ValuesIn(all_pixel_formats)),
+    [](const auto& info) {
+        return std::get<0>(info.param) + "_" + std::string(format_info(std::get<1>(info.param)).name);
+    });
+
+INSTANTIATE_TEST_SUITE_P(
+    AllBackends, LumaColourCube,
+    ::testing::Combine(::testing::ValuesIn(backends_under_test()),
+                       ::testing::Values(PixelFormat::rgba8, PixelFormat::bgra8)),
     [](const auto& info) {
         return std::get<0>(info.param) + "_" + std::string(format_info(std::get<1>(info.param)).name);
     });

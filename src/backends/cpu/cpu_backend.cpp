@@ -40,6 +40,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "core/backend_list.hpp"
 #include "core/plan.hpp"
@@ -239,6 +242,48 @@ struct Top16Map {  // float bits by their top half; may answer kFallback
     std::uint32_t operator()(std::uint32_t bits) const { return lut[bits >> 16]; }
 };
 
+#if defined(__x86_64__)
+// ih_luma_int of 8-bit RGBA/BGRA pixels, 32 at a time, where the CPU has AVX2 (chosen at run
+// time; the build targets baseline x86-64). Same method and the same exactness check as the
+// SSE2 version below: the fp32 estimate is corrected by one and every quotient is verified,
+// 0 <= S - 10000*q < 10000; if any pixel fails, returns 0 and the caller redoes the block.
+// w02 pairs the weights of bytes 0 and 2 of a pixel (low half: byte 0), wg is byte 1's.
+__attribute__((target("avx2"))) std::uint32_t luma_u8x4_avx2(const std::byte* p, std::uint32_t n,
+                                                             std::uint8_t* out, std::uint32_t w02,
+                                                             std::uint32_t wg) {
+    const __m256i weights02 = _mm256_set1_epi32(int(w02)), weights1 = _mm256_set1_epi32(int(wg));
+    const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF), one = _mm256_set1_epi32(1);
+    const __m256i ten_thousand = _mm256_set1_epi32(10000), max_rest = _mm256_set1_epi32(9999);
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256 reciprocal = _mm256_set1_ps(1.0f / 10000.0f);
+    __m256i bad = zero;
+    std::uint32_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i q[4];
+        for (int k = 0; k < 4; ++k) {
+            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + std::size_t(i + 8 * k) * 4));
+            const __m256i sum = _mm256_add_epi32(_mm256_madd_epi16(_mm256_and_si256(x, low_bytes), weights02),
+                                                 _mm256_madd_epi16(_mm256_and_si256(_mm256_srli_epi32(x, 8), low_bytes), weights1));
+            const __m256i estimate = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(sum), reciprocal));
+            const __m256i up = _mm256_add_epi32(estimate, one);  // the estimate may be one low
+            q[k] = _mm256_add_epi32(up, _mm256_cmpgt_epi32(_mm256_mullo_epi32(up, ten_thousand), sum));
+            const __m256i rest = _mm256_sub_epi32(sum, _mm256_mullo_epi32(q[k], ten_thousand));
+            bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi32(zero, rest), _mm256_cmpgt_epi32(rest, max_rest)));
+        }
+        // Packs work per 128-bit lane; the permute restores pixel order.
+        const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(q[0], q[1]), _mm256_packus_epi32(q[2], q[3]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                            _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    }
+    return _mm256_testz_si256(bad, bad) ? i : 0;
+}
+
+const bool kHaveAvx2 = [] {
+    __builtin_cpu_init();  // may run before libgcc's own constructor
+    return __builtin_cpu_supports("avx2") != 0;
+}();
+#endif
+
 // How a format's samples are laid out, and which of them a request counts.
 template <typename T, int CPP, bool BGRA, bool RGB, bool ALPHA, bool LUMA>
 struct Layout {
@@ -367,8 +412,18 @@ private:
         const std::uint32_t w0 = plan_.weight_int[0], w1 = plan_.weight_int[1], w2 = plan_.weight_int[2];
         const float f0 = plan_.weight_float[0], f1 = plan_.weight_float[1], f2 = plan_.weight_float[2];
         std::uint32_t i = 0;
+#if defined(__x86_64__)
+        if constexpr (sizeof(T) == 1 && L::kCpp == 4) {
+            if (kHaveAvx2) {
+                const std::uint32_t w02 = L::kRed == 0 ? (w2 << 16) | w0 : (w0 << 16) | w2;
+                i = luma_u8x4_avx2(p, n, reinterpret_cast<std::uint8_t*>(out), w02, w1);
+            }
+        }
+#endif
 #if defined(__SSE2__)
-        if constexpr (sizeof(T) == 1 && L::kCpp == 4) i = luma_u8x4_sse2(p, n, out);
+        if constexpr (sizeof(T) == 1 && L::kCpp == 4) {
+            if (i == 0) i = luma_u8x4_sse2(p, n, out);
+        }
 #endif
         for (; i < n; ++i) {
             const std::byte* px = p + std::size_t(i) * L::kPixelBytes;
