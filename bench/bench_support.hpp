@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -34,6 +35,9 @@ struct Timing {
 // and the minimum (the least disturbed run, on a shared machine).
 template <typename F>
 Timing time_ms(int runs, F&& f) {
+    // OpenCV's TBB workers keep spinning for a while after a parallel call; let them go idle so
+    // they do not steal a core from whatever is timed next.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     f();
     std::vector<double> t;
     for (int i = 0; i < runs; ++i) {
