@@ -2,11 +2,19 @@
 #include "imghist/result.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace imghist {
 
 namespace {
+std::string describe(const BinLayout& l) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%u bins over [%g, %g%c%s", l.bins, l.lo, l.hi, l.closed_top ? ']' : ')',
+                  l.clamp ? " clamped" : "");
+    return text;
+}
+
 // Smallest bin whose cumulative count reaches share q of the total.
 std::uint32_t quantile_bin(const std::vector<std::uint64_t>& counts, std::uint64_t total, double q) {
     const double target = q * double(total);
@@ -57,11 +65,8 @@ void Result::merge(const Result& other) {
         const auto& b = other.channels[i];
         if (a.channel != b.channel) throw MergeError("cannot merge results with different channels");
         if (!(a.layout == b.layout))
-            throw MergeError("cannot merge histograms with different bin layouts (" +
-                             std::to_string(a.layout.bins) + " bins over [" +
-                             std::to_string(a.layout.lo) + ", " + std::to_string(a.layout.hi) +
-                             ") vs " + std::to_string(b.layout.bins) + " bins over [" +
-                             std::to_string(b.layout.lo) + ", " + std::to_string(b.layout.hi) + "))");
+            throw MergeError("cannot merge histograms with different bin layouts (" + describe(a.layout) +
+                             " vs " + describe(b.layout) + ")");
     }
     for (std::size_t i = 0; i < channels.size(); ++i) {
         auto& a = channels[i];
@@ -71,6 +76,7 @@ void Result::merge(const Result& other) {
         a.below += b.below;
         a.above += b.above;
     }
+    notes.insert(notes.end(), other.notes.begin(), other.notes.end());
     if (backend != other.backend) backend = "mixed";
     if (device != other.device) device = "mixed";
 }

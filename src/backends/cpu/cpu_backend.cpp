@@ -66,6 +66,10 @@ unsigned resolve_threads(unsigned requested) {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
+std::string host_device_name(unsigned threads) {
+    return "host (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+}
+
 template <typename T>
 T load(const std::byte* p) {
     T v;
@@ -651,7 +655,7 @@ public:
     explicit CpuEngine(unsigned threads) : threads_(resolve_threads(threads)) {}
     std::string_view backend_name() const override { return "cpu"; }
     std::string device_name() const override {
-        return "host (" + std::to_string(threads_) + " threads)";
+        return host_device_name(threads_);
     }
 
     void accumulate(const ImageView& image, const HistogramPlan& plan,
@@ -755,7 +759,7 @@ public:
     std::string_view name() const override { return "cpu"; }
     std::string_view summary() const override { return "multi-threaded host code (the default without a GPU)"; }
     std::vector<DeviceInfo> devices() const override {
-        return {{"0", "host (" + std::to_string(resolve_threads(0)) + " threads)", false, true, ""}};
+        return {{"0", host_device_name(resolve_threads(0)), false, true, ""}};
     }
     std::unique_ptr<Engine> create_engine(const EngineOptions& options) const override {
         return std::make_unique<CpuEngine>(options.threads);
