@@ -140,11 +140,34 @@ TEST(Reference, CustomFloatBinsFollowTheSpecifiedSequence) {
     EXPECT_EQ(h.below, 0u) << "-0 is not below 0";
 }
 
+TEST(Reference, CustomFloatScaleIsDividedInDouble) {
+    // 2 bins over [0, 0.101): scale = float(2 / 0.101) = 19.801981f (double division, rounded
+    // once). A float division, 2.0f / float(0.101), would give 19.8019791f instead. For
+    // x = 0x3d4ed916 (0.050499998f), x * 19.801981f = 1.0000000x lands in bin 1, while
+    // x * 19.8019791f < 1 would put it in bin 0.
+    const std::uint32_t bits = 0x3d4ed916u;
+    float x;
+    std::memcpy(&x, &bits, 4);
+    Request r;
+    r.bins.bins = 2;
+    r.bins.range = {{0.0, 0.101}};
+    const auto& h = channel(run_reference(ImageView::packed(&x, 1, 1, PixelFormat::gray_f32), r), Channel::gray);
+    EXPECT_EQ(h.counts, (std::vector<std::uint64_t>{0, 1}));
+}
+
 TEST(Reference, IntegerLumaIsExact) {
     // Rec. 709: (2126*10 + 7152*20 + 722*30) / 10000 = 18.186 -> 18.
     const std::uint8_t px[3] = {10, 20, 30};
     const auto& y = channel(run_reference(ImageView::packed(px, 1, 1, PixelFormat::rgb8), Request{Mode::luma}), Channel::Y);
     EXPECT_EQ(y.counts[18], 1u);
+    // Weights 3333,3334,3333: (0,0,3) gives S = 9999, one short of the next bin, so it must stay
+    // in bin 0; (0,0,4) gives 13332 -> 1. (Rec. 709 sums of 8-bit values are always even and
+    // never end in 9999, so this needs odd weights.)
+    const std::uint8_t edge[6] = {0, 0, 3, 0, 0, 4};
+    Request odd{Mode::luma, LumaWeights{3333, 3334, 3333}};
+    const auto& ye = channel(run_reference(ImageView::packed(edge, 2, 1, PixelFormat::rgb8), odd), Channel::Y);
+    EXPECT_EQ(ye.counts[0], 1u);
+    EXPECT_EQ(ye.counts[1], 1u);
     // BGRA: bytes are B, G, R, A.
     const std::uint8_t bgra[4] = {30, 20, 10, 0};
     const Result r = run_reference(ImageView::packed(bgra, 1, 1, PixelFormat::bgra8));
