@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/plan.hpp"
 #include "imghist/imghist.hpp"
 
 namespace imghist {
@@ -138,6 +139,24 @@ TEST(Reference, CustomFloatBinsFollowTheSpecifiedSequence) {
     EXPECT_EQ(h.counts, (std::vector<std::uint64_t>{2, 1, 0, 0, 0, 0, 0, 0, 0, 1}));
     EXPECT_EQ(h.above, 1u) << "1.0 is outside [0, 1)";
     EXPECT_EQ(h.below, 0u) << "-0 is not below 0";
+}
+
+TEST(Reference, EveryHalfWidensExactly) {
+    // IEEE half by its definition, with ldexp: (-1)^s * 2^(e - 15) * (1 + m / 1024), or
+    // m * 2^-24 for subnormals. Every one of the 65536 patterns.
+    for (std::uint32_t h = 0; h < 65536; ++h) {
+        const std::uint32_t sign = h >> 15, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+        const float got = half_to_float(std::uint16_t(h));
+        if (exponent == 0x1F) {
+            if (mantissa == 0) EXPECT_TRUE(std::isinf(got) && std::signbit(got) == bool(sign)) << h;
+            else EXPECT_TRUE(std::isnan(got)) << h;
+            continue;
+        }
+        const double magnitude = exponent == 0 ? std::ldexp(double(mantissa), -24)
+                                               : std::ldexp(1.0 + mantissa / 1024.0, int(exponent) - 15);
+        const float want = float(sign ? -magnitude : magnitude);
+        EXPECT_EQ(std::memcmp(&got, &want, 4), 0) << "half 0x" << std::hex << h << ": got " << got << ", want " << want;
+    }
 }
 
 TEST(Reference, CustomFloatScaleIsDividedInDouble) {
