@@ -49,51 +49,6 @@ TEST(RequiredBackends, AreCompiledAndAvailable) {
     }
 }
 
-// The requests every format is checked with.
-std::vector<std::pair<std::string, Request>> requests_for(const FormatInfo& fi) {
-    std::vector<std::pair<std::string, Request>> out;
-    out.push_back({"default", Request{}});
-    Request r;
-    r.count_alpha = true;
-    r.weights = LumaWeights::rec601();
-    out.push_back({"alpha+rec601", r});
-    r = Request{};
-    r.mode = Mode::luma;
-    r.weights = LumaWeights::parse("3333,3334,3333");
-    out.push_back({"luma custom weights", r});
-    r = Request{};
-    r.mode = Mode::rgb;
-    r.weights = LumaWeights::rec2020();
-    if (fi.is_float()) {
-        r.bins.bins = 4096;
-        r.bins.range = {{-0.5, 2.0}};
-        out.push_back({"float 4096 bins [-0.5, 2)", r});
-        r.bins.clamp = true;
-        r.mode = Mode::all;
-        out.push_back({"float 4096 bins [-0.5, 2) clamp", r});
-        r = Request{};
-        r.bins.bins = 100;
-        out.push_back({"float 100 bins [0, 1)", r});
-        r.bins.range = {{0.1, 0.7}};
-        r.bins.clamp = true;
-        out.push_back({"float 100 bins [0.1, 0.7) clamp", r});
-    } else {
-        const double max = fi.sample == SampleType::u8 ? 256 : 65536;
-        r.bins.bins = 4096;
-        r.bins.range = {{-10, std::floor(max * 0.8)}};
-        out.push_back({"int 4096 bins [-10, 0.8 max)", r});
-        r.bins.clamp = true;
-        r.mode = Mode::all;
-        out.push_back({"int 4096 bins clamp", r});
-        r = Request{};
-        r.bins.bins = fi.sample == SampleType::u8 ? 16 : 1024;  // the shift fast path
-        out.push_back({"power-of-two bins", r});
-        r.bins.bins = 7;
-        r.bins.range = {{17, max - 3}};
-        out.push_back({"7 bins [17, max - 3)", r});
-    }
-    return out;
-}
 
 class BackendParity : public ::testing::TestWithParam<std::tuple<std::string, PixelFormat>> {
 protected:
@@ -131,7 +86,7 @@ TEST_P(BackendParity, PatternsAndRequests) {
     for (Pattern pattern : testing::all_patterns) {
         // Odd width, several rows, a padded stride: every edge at once.
         auto img = make_image(format, 333, 67, pattern, ++seed, 12);
-        for (const auto& [name, request] : requests_for(fi))
+        for (const auto& [name, request] : testing::parity_requests(fi))
             expect_same(img.view, request, std::string(testing::pattern_name(pattern)) + ", " + name);
     }
 }

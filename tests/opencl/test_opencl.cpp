@@ -52,30 +52,6 @@ bool opencl_available() {
 
 using testing::expect_same_histograms;
 
-std::vector<std::pair<std::string, Request>> requests_for(PixelFormat f) {
-    const FormatInfo& fi = format_info(f);
-    std::vector<std::pair<std::string, Request>> out;
-    out.push_back({"default", Request{}});
-    Request r;
-    r.count_alpha = true;
-    r.weights = LumaWeights::rec601();
-    out.push_back({"alpha+rec601", r});
-    r = Request{};
-    r.mode = Mode::luma;
-    out.push_back({"luma", r});
-    r = Request{};
-    r.bins.bins = 4096;
-    r.bins.range = fi.is_float() ? std::pair{-0.5, 2.0} : std::pair{-10.0, fi.sample == SampleType::u8 ? 200.0 : 50000.0};
-    out.push_back({"4096 bins", r});
-    r.bins.clamp = true;
-    out.push_back({"4096 bins clamp", r});
-    if (!fi.is_float()) {
-        r = Request{};
-        r.bins.bins = fi.sample == SampleType::u8 ? 16 : 1024;
-        out.push_back({"power-of-two bins", r});
-    }
-    return out;
-}
 
 struct Variant {
     const char* name;
@@ -111,7 +87,7 @@ TEST(OpenClVariants, MatchReferenceBitForBit) {
             for (Pattern pattern : {Pattern::random, Pattern::bank_adversarial, Pattern::specials}) {
                 // 331 x 7 = 2317 pixels: not a multiple of 4, of the work-group size or of a row.
                 auto img = make_image(f, 331, 7, pattern, ++seed, 8);
-                for (const auto& [name, request] : requests_for(f)) {
+                for (const auto& [name, request] : testing::parity_requests(format_info(f))) {
                     const std::string what = std::string(v.name) + " " + std::string(format_info(f).name) + " " +
                                              testing::pattern_name(pattern) + " " + name;
                     Result got;

@@ -149,6 +149,52 @@ private:
 
 }  // namespace
 
+// The requests every backend is checked with, per format (test_images.hpp).
+std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& fi) {
+    std::vector<std::pair<std::string, Request>> out;
+    out.push_back({"default", Request{}});
+    Request r;
+    r.count_alpha = true;
+    r.weights = LumaWeights::rec601();
+    out.push_back({"alpha+rec601", r});
+    r = Request{};
+    r.mode = Mode::luma;
+    r.weights = LumaWeights::parse("3333,3334,3333");
+    out.push_back({"luma custom weights", r});
+    r = Request{};
+    r.mode = Mode::rgb;
+    r.weights = LumaWeights::rec2020();
+    if (fi.is_float()) {
+        r.bins.bins = 4096;
+        r.bins.range = {{-0.5, 2.0}};
+        out.push_back({"float 4096 bins [-0.5, 2)", r});
+        r.bins.clamp = true;
+        r.mode = Mode::all;
+        out.push_back({"float 4096 bins [-0.5, 2) clamp", r});
+        r = Request{};
+        r.bins.bins = 100;
+        out.push_back({"float 100 bins [0, 1)", r});
+        r.bins.range = {{0.1, 0.7}};
+        r.bins.clamp = true;
+        out.push_back({"float 100 bins [0.1, 0.7) clamp", r});
+    } else {
+        const double max = fi.sample == SampleType::u8 ? 256 : 65536;
+        r.bins.bins = 4096;
+        r.bins.range = {{-10, std::floor(max * 0.8)}};
+        out.push_back({"int 4096 bins [-10, 0.8 max)", r});
+        r.bins.clamp = true;
+        r.mode = Mode::all;
+        out.push_back({"int 4096 bins clamp", r});
+        r = Request{};
+        r.bins.bins = fi.sample == SampleType::u8 ? 16 : 1024;  // the shift fast path
+        out.push_back({"power-of-two bins", r});
+        r.bins.bins = 7;
+        r.bins.range = {{17, max - 3}};
+        out.push_back({"7 bins [17, max - 3)", r});
+    }
+    return out;
+}
+
 TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t height, Pattern pattern,
                      std::uint64_t seed, std::size_t padding_bytes) {
     const FormatInfo& fi = format_info(format);

@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "imghist/image.hpp"
+#include "imghist/request.hpp"
 
 namespace imghist::testing {
 
@@ -31,6 +33,11 @@ struct TestImage {
 
 TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t height, Pattern pattern,
                      std::uint64_t seed = 1, std::size_t padding_bytes = 0);
+
+// The requests every backend is checked with for a format: default, alpha + Rec. 601, custom
+// luma weights, 4096 custom bins with and without clamp, the power-of-two shift path, and a
+// small odd range.
+std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& info);
 
 // Sizes that catch edge handling: 1x1, 1xN, Nx1, widths not a multiple of 4/16/work-group.
 struct Size {
