@@ -3,6 +3,14 @@
 #   unpack the carried OpenCL/Vulkan loaders and build deps (.gl/*.deb), build every GPU
 #   backend, run the parity tests on each, run the benchmarks, and print a short table last.
 #
+# .gl/ holds Debian 12 .debs the GPU machine lacks (it has no package registry). Fetch them once
+# on a Debian machine, from the repository root:
+#   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+#   mkdir -p .gl /tmp/amd64/partial && apt-get $o update && (cd .gl && apt-get $o download \
+#     ocl-icd-libopencl1 clinfo opencl-headers opencl-c-headers libvulkan1 libvulkan-dev glslc \
+#     libshaderc1 vulkan-validationlayers libgtest-dev libbenchmark-dev libbenchmark1debian \
+#     libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2)
+#
 # Usage: scripts/gpu-check.sh [STEP...]   steps: build test sanitize large bench (default: all)
 # Each backend adds its own steps in scripts/gpu/<backend>.sh, defining <backend>_<step>
 # functions; a missing function is simply not run. IMGHIST_GPU_BACKENDS=opencl,cuda limits the
