@@ -139,7 +139,7 @@ __device__ __forceinline__ float float_sample(const Px<F::kWords>& p, uint32_t i
 template <class F, class Ctr>
 __device__ __forceinline__ void count_pixel(const KernelParams& P, const Ctr& ctr,
                                             const Px<F::kWords>& p) {
-    if constexpr (F::kValueMode) {
+    if constexpr (!kIsFloatSample<F::kSample>) {
         uint32_t luma = 0;
         if (P.has_luma)
             luma = ih_luma_int(raw_sample<F>(p, P.luma_src[0]), raw_sample<F>(p, P.luma_src[1]),
@@ -150,25 +150,16 @@ __device__ __forceinline__ void count_pixel(const KernelParams& P, const Ctr& ct
             if (c < int(P.nch)) {
                 const int s = P.src[c];
                 const uint32_t v = s < 0 ? luma : raw_sample<F>(p, uint32_t(s));
-                ctr.bump(uint32_t(c) * 256u + v);
-            }
-        }
-    } else if constexpr (!kIsFloatSample<F::kSample>) {
-        uint32_t luma = 0;
-        if (P.has_luma)
-            luma = ih_luma_int(raw_sample<F>(p, P.luma_src[0]), raw_sample<F>(p, P.luma_src[1]),
-                               raw_sample<F>(p, P.luma_src[2]), P.weight_int[0], P.weight_int[1],
-                               P.weight_int[2]);
-#pragma unroll
-        for (int c = 0; c < F::kChannels; ++c) {
-            if (c < int(P.nch)) {
-                const int s = P.src[c];
-                const uint32_t v = s < 0 ? luma : raw_sample<F>(p, uint32_t(s));
-                const uint32_t code =
-                    ih_classify_int(v, P.int_mode, P.shift, P.bins, P.lo_int, P.hi_int, P.clamp);
-                const uint32_t base = uint32_t(c) * P.spc;
-                ctr.bump(base + (code & IH_SLOT_MASK));
-                if (code >> IH_EXTRA_SHIFT) ctr.bump(base + P.bins + (code >> IH_EXTRA_SHIFT));
+                if constexpr (F::kValueMode) {
+                    // 8-bit: count raw values; the 256 values are classified once per flush.
+                    ctr.bump(uint32_t(c) * 256u + v);
+                } else {
+                    const uint32_t code =
+                        ih_classify_int(v, P.int_mode, P.shift, P.bins, P.lo_int, P.hi_int, P.clamp);
+                    const uint32_t base = uint32_t(c) * P.spc;
+                    ctr.bump(base + (code & IH_SLOT_MASK));
+                    if (code >> IH_EXTRA_SHIFT) ctr.bump(base + P.bins + (code >> IH_EXTRA_SHIFT));
+                }
             }
         }
     } else {
