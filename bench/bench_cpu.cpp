@@ -37,13 +37,6 @@ Request with_mode(Mode m) {
 void register_all() {
     const struct {
         const char* name;
-        Pattern pattern;
-    } patterns[] = {{"random", Pattern::random},
-                    {"natural", Pattern::natural},
-                    {"constant", Pattern::constant},
-                    {"bank_adversarial", Pattern::bank_adversarial}};
-    const struct {
-        const char* name;
         Mode mode;
     } modes[] = {{"rgb", Mode::rgb}, {"luma", Mode::luma}, {"all", Mode::all}};
 
@@ -52,9 +45,9 @@ void register_all() {
         b->Unit(benchmark::kMillisecond)->UseRealTime();
         if (slow) b->Iterations(3);
     };
-    for (const auto& p : patterns)
+    for (const Pattern p : imghist::bench::kBenchPatterns)
         for (const auto& m : modes)
-            add(std::string("cpu/rgba8/") + p.name + "/" + m.name, "cpu", PixelFormat::rgba8, p.pattern,
+            add(std::string("cpu/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu", PixelFormat::rgba8, p,
                 with_mode(m.mode), false);
     for (const auto& m : modes)
         add(std::string("cpu/rgba_f32/random/") + m.name, "cpu", PixelFormat::rgba_f32, Pattern::random,

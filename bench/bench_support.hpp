@@ -31,6 +31,11 @@ struct Timing {
     double median_ms, min_ms;
 };
 
+// The four distributions every benchmark times (the issues' anchor inputs).
+inline constexpr testing::Pattern kBenchPatterns[] = {testing::Pattern::random, testing::Pattern::natural,
+                                                      testing::Pattern::constant,
+                                                      testing::Pattern::bank_adversarial};
+
 // Wall time of `runs` calls of f, in milliseconds, after one untimed warm-up call: the median,
 // and the minimum (the least disturbed run, on a shared machine).
 template <typename F>

@@ -93,21 +93,15 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
 
     std::vector<Row> rows;
-    const struct {
-        const char* name;
-        Pattern pattern;
-    } patterns[] = {{"random", Pattern::random},
-                    {"natural", Pattern::natural},
-                    {"constant", Pattern::constant},
-                    {"bank_adversarial", Pattern::bank_adversarial}};
 
     Request rgb;
     rgb.mode = Mode::rgb;
     Request luma;
     luma.mode = Mode::luma;
 
-    for (const auto& p : patterns) {
-        const auto& img = imghist::bench::image(PixelFormat::rgba8, p.pattern);
+    for (const Pattern pattern : imghist::bench::kBenchPatterns) {
+        const char* name = imghist::testing::pattern_name(pattern);
+        const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);
         const cv::Mat m = wrap(img.view, CV_8UC4);
 
         // RGB: three calcHist calls against one imghist pass.
@@ -117,7 +111,7 @@ int main(int argc, char** argv) {
         });
         std::vector<cv::Mat> cvh;
         for (int c = 0; c < 3; ++c) cvh.push_back(calc_hist(m, c, 256, 0, 256));
-        rows.push_back({"RGBA8 -> R,G,B", p.name, ours, theirs, 3.0,
+        rows.push_back({"RGBA8 -> R,G,B", name, ours, theirs, 3.0,
                         same_counts(engine->compute(img.view, rgb), cvh) ? "counts equal" : "COUNTS DIFFER"});
 
         // Luminance: cvtColor + calcHist against one imghist pass (OpenCV uses Rec.601 weights,
@@ -128,15 +122,16 @@ int main(int argc, char** argv) {
             cv::cvtColor(m, gray, cv::COLOR_RGBA2GRAY);
             calc_hist(gray, 0, 256, 0, 256);
         });
-        rows.push_back({"RGBA8 -> luminance", p.name, ours_y, theirs_y, 3.0, "-"});
-        std::fprintf(stderr, "  %s done\n", p.name);
+        rows.push_back({"RGBA8 -> luminance", name, ours_y, theirs_y, 3.0, "-"});
+        std::fprintf(stderr, "  %s done\n", name);
     }
 
     Request f256 = rgb;
     f256.bins.bins = 256;
     f256.bins.range = {{0.0, 1.0}};
-    for (const auto& p : {patterns[0], patterns[1]}) {
-        const auto& img = imghist::bench::image(PixelFormat::rgba_f32, p.pattern);
+    for (const Pattern pattern : {Pattern::random, Pattern::natural}) {
+        const char* name = imghist::testing::pattern_name(pattern);
+        const auto& img = imghist::bench::image(PixelFormat::rgba_f32, pattern);
         const cv::Mat m = wrap(img.view, CV_32FC4);
         const auto theirs = imghist::bench::time_ms(runs, [&] {
             for (int c = 0; c < 3; ++c) calc_hist(m, c, 256, 0.0f, 1.0f);
@@ -145,10 +140,10 @@ int main(int argc, char** argv) {
         const auto ours_256 = imghist::bench::time_ms(runs, [&] { engine->compute(img.view, f256); });
         std::vector<cv::Mat> cvh;
         for (int c = 0; c < 3; ++c) cvh.push_back(calc_hist(m, c, 256, 0.0f, 1.0f));
-        rows.push_back({"RGBA f32 -> R,G,B (imghist 257-bin rule)", p.name, ours, theirs, 2.0, "-"});
-        rows.push_back({"RGBA f32 -> R,G,B (imghist 256 bins [0,1))", p.name, ours_256, theirs, 2.0,
+        rows.push_back({"RGBA f32 -> R,G,B (imghist 257-bin rule)", name, ours, theirs, 2.0, "-"});
+        rows.push_back({"RGBA f32 -> R,G,B (imghist 256 bins [0,1))", name, ours_256, theirs, 2.0,
                         same_counts(engine->compute(img.view, f256), cvh) ? "counts equal" : "COUNTS DIFFER"});
-        std::fprintf(stderr, "  float %s done\n", p.name);
+        std::fprintf(stderr, "  float %s done\n", name);
     }
 
     std::printf("load average after: %s\n", load_average().c_str());
