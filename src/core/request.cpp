@@ -78,13 +78,9 @@ BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
     }
     if (!spec.bins && !spec.range) return layout;
     const bool is_float = sample == SampleType::f16 || sample == SampleType::f32;
-    if (is_float) {
-        // Any override turns the closed [0, 1] rule into half-open custom bins.
-        layout.closed_top = false;
-        layout.bins = spec.bins.value_or(256);
-    } else {
-        layout.bins = spec.bins.value_or(256);
-    }
+    // Any override turns the closed [0, 1] float rule into half-open custom bins.
+    layout.closed_top = false;
+    layout.bins = spec.bins.value_or(256);
     if (spec.range) {
         layout.lo = spec.range->first;
         layout.hi = spec.range->second;
