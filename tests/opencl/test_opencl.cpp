@@ -69,8 +69,9 @@ const Variant kVariants[] = {
     {"sum-merge", "copies=16,pack=1,merge=sum,wg=128", {PixelFormat::rgba8, PixelFormat::rgb16, PixelFormat::rgba_f32}},
     {"no-fast", "fast=0,copies=8,pack=0", {PixelFormat::rgba8, PixelFormat::bgra8}},
     {"global-atomics", "global=1", {PixelFormat::rgba8, PixelFormat::gray_f16, PixelFormat::rgb16}},
-    // 4096 bins x 4 channels do not fit 20000 bytes: one channel per pass (bins <= 256 fit).
-    {"channel-passes", "max_local=20000,pack=0,copies=1", {PixelFormat::rgba8, PixelFormat::rgba_f32}},
+    // 4096 bins x 4 channels do not fit 20000 bytes: one channel per pass (bins <= 256 fit;
+    // value mode, 256 slots per channel, would fit all at once).
+    {"channel-passes", "max_local=20000,pack=0,copies=1,value=0", {PixelFormat::rgba8, PixelFormat::rgba_f32}},
     // Tiles of 1000 pixels (64-bit accumulation on the device) and launches of 300.
     {"tiles", "tile_pixels=1000,launch_pixels=300,copies=4,pack=1", {PixelFormat::rgba8, PixelFormat::rgb_f16}},
 };
@@ -111,13 +112,13 @@ TEST(OpenClVariants, ChannelPassesAndGlobalFallbackAreNoted) {
     r.bins.bins = 4096;
     r.bins.range = {{0.0, 256.0}};
     {
-        ScopedEnv env("IMGHIST_OPENCL_TUNE", "max_local=20000,pack=0,copies=1");
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", "max_local=20000,pack=0,copies=1,value=0");
         const Result res = create_engine("opencl")->compute(img.view, r);
         ASSERT_EQ(res.notes.size(), 1u);
         EXPECT_NE(res.notes[0].find("passes"), std::string::npos) << res.notes[0];
     }
     {
-        ScopedEnv env("IMGHIST_OPENCL_TUNE", "max_local=1000");
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", "max_local=1000,value=0");
         const Result res = create_engine("opencl")->compute(img.view, r);
         ASSERT_EQ(res.notes.size(), 1u);
         EXPECT_NE(res.notes[0].find("global atomics"), std::string::npos) << res.notes[0];

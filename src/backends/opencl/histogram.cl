@@ -10,11 +10,20 @@
  * The host accumulates the 32-bit results of launches into 64-bit totals (ih_accumulate64),
  * so no 32-bit counter ever sees 2^32 samples.
  *
- * Local layout: `copies` sub-histograms (a power of two up to 32), interleaved word by word,
- * work-item `lid` counting into copy `lid % copies`. With 32 copies every lane of a warp owns
- * its own memory bank, so no pixel distribution (constant, bank-adversarial) makes lanes
- * collide. With `pack` set, two 16-bit counters share a 32-bit word (half the local memory);
- * the host bounds the pixels per launch so that no 16-bit counter can reach 65536.
+ * Local layout: `copies` sub-histograms (a power of two up to 32), interleaved word by word.
+ *   pack = 0: work-item `lid` counts into copy `lid % copies`, 32-bit counters. With 32 copies
+ *             every lane of a warp owns its own memory bank (per-lane 32-bit).
+ *   pack = 1: two 16-bit counters of neighbouring slots share a word (half the memory, but a
+ *             shift/select per sample).
+ *   pack = 2: "lane pairs": work-items 2j and 2j + 1 share copy j % copies, each owning one
+ *             16-bit half of every word; the increment is a per-work-item constant, so a sample
+ *             costs one address computation and one atomic. With 16 copies at most 2 lanes of
+ *             a warp share a bank, and 3 x 256 slots take exactly 48 KiB.
+ * The host bounds the pixels per launch so that no 16-bit counter can reach 65536.
+ *
+ * Value mode (8-bit samples): each channel counts the raw value 0..255 (or the integer
+ * luminance, also 0..255) into 256 local slots; the merge classifies each value once
+ * (ih_add_counts), so every request runs the same hot loop with no per-sample classification.
  *
  * Every parameter is a kernel argument. A program built with -D IH_C_<NAME>=value options
  * (the host does this on GPUs) turns the matching parameter into a compile-time constant;
@@ -39,10 +48,11 @@
  *   sd lo (float bits)   se scale (float bits)   sf red | green << 4 | blue << 8
  * q (uint8): s0..s2 integer luma weights, s3..s5 float luma weights (bits),
  *   s6 local slots per channel, s7 first global slot of this pass
- * l (uint4): x copies, y pack, z merge by atomics (1) or partials (0), w local words per copy
+ * l (uint8): s0 copies, s1 pack (0, 1, 2: see above), s2 merge by atomics (1) or partials (0),
+ *   s3 local words per copy, s4 value mode (0/1), s5 16-byte loads in flight (2 or 4)
  * range (long2): lo_int, hi_int
  */
-#define IH_PARAMS uint16 p, uint8 q, uint4 l, long2 range
+#define IH_PARAMS uint16 p, uint8 q, uint8 l, long2 range
 
 #ifdef IH_C_NCH
 #define IH_NCH IH_C_NCH
@@ -82,17 +92,27 @@
 #ifdef IH_C_COPIES
 #define IH_COPIES IH_C_COPIES
 #else
-#define IH_COPIES l.x
+#define IH_COPIES l.s0
 #endif
 #ifdef IH_C_PACK
 #define IH_PACK IH_C_PACK
 #else
-#define IH_PACK l.y
+#define IH_PACK l.s1
 #endif
 #ifdef IH_C_MERGE
 #define IH_MERGE IH_C_MERGE
 #else
-#define IH_MERGE l.z
+#define IH_MERGE l.s2
+#endif
+#ifdef IH_C_VALUE
+#define IH_VALUE IH_C_VALUE
+#else
+#define IH_VALUE l.s4
+#endif
+#ifdef IH_C_LOADS
+#define IH_LOADS IH_C_LOADS
+#else
+#define IH_LOADS l.s5
 #endif
 
 inline uint ih_pick(uint4 px, uint i)
@@ -104,6 +124,15 @@ inline uint ih_pick(uint4 px, uint i)
 inline float ih_as_float(uint raw, const uint st)
 {
     return as_float(st == IH_T_F16 ? ih_half_to_float_bits(raw) : raw);
+}
+
+/* The integer value of one channel of one pixel: a sample, or the integer luminance. */
+inline uint ih_int_value(uint4 px, uint src, IH_PARAMS)
+{
+    if (src != IH_SRC_LUMA) return ih_pick(px, src);
+    const uint rgb = IH_RGB;
+    return ih_luma_int(ih_pick(px, rgb & 15u), ih_pick(px, (rgb >> 4) & 15u),
+                       ih_pick(px, (rgb >> 8) & 15u), q.s0, q.s1, q.s2);
 }
 
 /* The classify code (binning.h) of one channel of one pixel. */
@@ -123,35 +152,42 @@ inline uint ih_code(uint4 px, uint src, IH_PARAMS, const uint st)
         return ih_classify_float(v, IH_BINS, as_float(p.sd), as_float(p.se), p.s9, p.sa, p.sb,
                                  p.sc);
     }
-    uint v;
-    if (src == IH_SRC_LUMA) {
-        const uint rgb = IH_RGB;
-        v = ih_luma_int(ih_pick(px, rgb & 15u), ih_pick(px, (rgb >> 4) & 15u),
-                        ih_pick(px, (rgb >> 8) & 15u), q.s0, q.s1, q.s2);
-    } else {
-        v = ih_pick(px, src);
-    }
-    return ih_classify_int(v, IH_INT_MODE, IH_SHIFT, IH_BINS, range.x, range.y, p.sc);
+    return ih_classify_int(ih_int_value(px, src, p, q, l, range), IH_INT_MODE, IH_SHIFT, IH_BINS,
+                           range.x, range.y, p.sc);
 }
 
-/* One count into local slot `slot` of copy `k`. */
-inline void ih_local_add(local uint* h, uint slot, uint k, IH_PARAMS)
+/* Where work-item `lid` counts: its copy (k) and, for lane pairs, its half of the word (inc). */
+inline uint ih_copy(uint lid, IH_PARAMS)
 {
-    const uint word = (IH_PACK != 0u) ? (slot >> 1) : slot;
-    const uint inc = (IH_PACK != 0u) ? (1u << ((slot & 1u) << 4)) : 1u;
-    atomic_add(&h[word * IH_COPIES + k], inc);
+    return ((IH_PACK == 2u) ? (lid >> 1) : lid) & (IH_COPIES - 1u);
+}
+inline uint ih_lane_inc(uint lid, IH_PARAMS)
+{
+    return (IH_PACK == 2u) ? (1u << ((lid & 1u) << 4)) : 1u;
+}
+
+/* One count into local slot `slot` of copy `k`; `inc` is ih_lane_inc's. */
+inline void ih_local_add(local uint* h, uint slot, uint k, uint inc, IH_PARAMS)
+{
+    const uint word = (IH_PACK == 1u) ? (slot >> 1) : slot;
+    atomic_add(&h[word * IH_COPIES + k], (IH_PACK == 1u) ? (1u << ((slot & 1u) << 4)) : inc);
 }
 
 /* Counts every channel of this pass for one pixel. */
-inline void ih_count_pixel(local uint* h, uint4 px, uint k, IH_PARAMS, const uint st)
+inline void ih_count_pixel(local uint* h, uint4 px, uint k, uint inc, IH_PARAMS, const uint st)
 {
     const uint sources = IH_SOURCES;
     for (uint c = 0u; c < IH_NCH; ++c) {
-        const uint code = ih_code(px, (sources >> (4u * c)) & 15u, p, q, l, range, st);
+        const uint src = (sources >> (4u * c)) & 15u;
+        if (st == IH_T_U8 && IH_VALUE != 0u) {
+            ih_local_add(h, c * 256u + ih_int_value(px, src, p, q, l, range), k, inc, p, q, l, range);
+            continue;
+        }
+        const uint code = ih_code(px, src, p, q, l, range, st);
         const uint base = c * IH_LSPC;
-        ih_local_add(h, base + (code & IH_SLOT_MASK), k, p, q, l, range);
+        ih_local_add(h, base + (code & IH_SLOT_MASK), k, inc, p, q, l, range);
         const uint extra = code >> IH_EXTRA_SHIFT;
-        if (extra != 0u) ih_local_add(h, base + IH_BINS + extra, k, p, q, l, range);
+        if (extra != 0u) ih_local_add(h, base + IH_BINS + extra, k, inc, p, q, l, range);
     }
 }
 
@@ -162,17 +198,30 @@ inline void ih_local_clear(local uint* h, IH_PARAMS)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Local slot -> this pass's slot in the global layout (bins + 3 per channel). */
-inline uint ih_global_slot(uint s, IH_PARAMS)
+/* Adds n counts of a classify code to one channel's slots (o: its bin 0), by binning.h's rule. */
+inline void ih_add_code(global uint* o, uint code, uint n, IH_PARAMS)
+{
+    atomic_add(&o[code & IH_SLOT_MASK], n);
+    const uint extra = code >> IH_EXTRA_SHIFT;
+    if (extra != 0u) atomic_add(&o[IH_BINS + extra], n);
+}
+
+/* Adds n counts of local slot s to this pass's slots of the global layout (bins + 3 per
+ * channel). In value mode s is channel * 256 + value, and the value is classified here. */
+inline void ih_add_counts(global uint* out, uint s, uint n, IH_PARAMS)
 {
     const uint c = s / IH_LSPC;
-    return q.s7 + c * (IH_BINS + IH_EXTRA_SLOTS) + (s - c * IH_LSPC);
+    global uint* o = out + q.s7 + c * (IH_BINS + IH_EXTRA_SLOTS);
+    const uint code = (IH_VALUE != 0u) ? ih_classify_int(s - c * IH_LSPC, IH_INT_MODE, IH_SHIFT, IH_BINS,
+                                                         range.x, range.y, p.sc)
+                                       : s - c * IH_LSPC;
+    ih_add_code(o, code, n, p, q, l, range);
 }
 
 inline void ih_emit(global uint* out, uint s, uint v, IH_PARAMS)
 {
     if (IH_MERGE != 0u) {
-        if (v != 0u) atomic_add(&out[ih_global_slot(s, p, q, l, range)], v);
+        if (v != 0u) ih_add_counts(out, s, v, p, q, l, range);
     } else {
         out[get_group_id(0) * (IH_NCH * IH_LSPC) + s] = v;
     }
@@ -198,11 +247,12 @@ inline void ih_local_flush(local uint* h, global uint* out, IH_PARAMS)
                 lo += v;
             }
         }
-        if (IH_PACK != 0u) {
+        if (IH_PACK == 1u) {
             ih_emit(out, 2u * w, lo, p, q, l, range);
             if (2u * w + 1u < nslots) ih_emit(out, 2u * w + 1u, hi, p, q, l, range);
         } else {
-            ih_emit(out, w, lo, p, q, l, range);
+            /* Lane pairs: both halves count slot w. */
+            ih_emit(out, w, lo + hi, p, q, l, range);
         }
     }
 }
@@ -261,11 +311,12 @@ inline uint4 ih_load_pixel(global const uchar* data, ulong s, uint ps, const uin
                      local uint* h, global uint* out)                                            \
     {                                                                                            \
         ih_local_clear(h, p, q, l, range);                                                       \
-        const uint k = get_local_id(0) & (IH_COPIES - 1u);                                       \
+        const uint k = ih_copy(get_local_id(0), p, q, l, range);                                 \
+        const uint inc = ih_lane_inc(get_local_id(0), p, q, l, range);                           \
         for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {                  \
             const uint4 px = ih_load_pixel(data, ih_sample_index(base, first, i, p, q, l, range), \
                                            p.s3, ST);                                            \
-            ih_count_pixel(h, px, k, p, q, l, range, ST);                                        \
+            ih_count_pixel(h, px, k, inc, p, q, l, range, ST);                                   \
         }                                                                                        \
         ih_local_flush(h, out, p, q, l, range);                                                  \
     }
@@ -275,17 +326,19 @@ IH_HIST_LOCAL(ih_hist_u16, IH_T_U16)
 IH_HIST_LOCAL(ih_hist_f16, IH_T_F16)
 IH_HIST_LOCAL(ih_hist_f32, IH_T_F32)
 
-/* Counts the four RGBA8 pixels of one 16-byte vector. */
-inline void ih_count_u8x4(local uint* h, uint4 v, uint k, IH_PARAMS)
+/* The RGBA8 pixel in one 32-bit word. */
+inline uint4 ih_unpack_u8x4(uint v)
 {
-    ih_count_pixel(h, (uint4)(v.x & 0xFFu, (v.x >> 8) & 0xFFu, (v.x >> 16) & 0xFFu, v.x >> 24), k, p, q, l,
-                   range, IH_T_U8);
-    ih_count_pixel(h, (uint4)(v.y & 0xFFu, (v.y >> 8) & 0xFFu, (v.y >> 16) & 0xFFu, v.y >> 24), k, p, q, l,
-                   range, IH_T_U8);
-    ih_count_pixel(h, (uint4)(v.z & 0xFFu, (v.z >> 8) & 0xFFu, (v.z >> 16) & 0xFFu, v.z >> 24), k, p, q, l,
-                   range, IH_T_U8);
-    ih_count_pixel(h, (uint4)(v.w & 0xFFu, (v.w >> 8) & 0xFFu, (v.w >> 16) & 0xFFu, v.w >> 24), k, p, q, l,
-                   range, IH_T_U8);
+    return (uint4)(v & 0xFFu, (v >> 8) & 0xFFu, (v >> 16) & 0xFFu, v >> 24);
+}
+
+/* Counts the four RGBA8 pixels of one 16-byte vector. */
+inline void ih_count_u8x4(local uint* h, uint4 v, uint k, uint inc, IH_PARAMS)
+{
+    ih_count_pixel(h, ih_unpack_u8x4(v.x), k, inc, p, q, l, range, IH_T_U8);
+    ih_count_pixel(h, ih_unpack_u8x4(v.y), k, inc, p, q, l, range, IH_T_U8);
+    ih_count_pixel(h, ih_unpack_u8x4(v.z), k, inc, p, q, l, range, IH_T_U8);
+    ih_count_pixel(h, ih_unpack_u8x4(v.w), k, inc, p, q, l, range, IH_T_U8);
 }
 
 /* ---- 8-bit, 4 samples per pixel, packed rows, 16-byte aligned: 4 pixels per load ----------
@@ -294,25 +347,35 @@ kernel void ih_hist_u8x4(global const uint4* data, ulong vbase, ulong first, uin
                          IH_PARAMS, local uint* h, global uint* out)
 {
     ih_local_clear(h, p, q, l, range);
-    const uint k = get_local_id(0) & (IH_COPIES - 1u);
+    const uint k = ih_copy(get_local_id(0), p, q, l, range);
+    const uint inc = ih_lane_inc(get_local_id(0), p, q, l, range);
     const uint nvec = count >> 2;
     global const uint4* d = data + vbase + (first >> 2);
     const uint gsize = get_global_size(0);
+    const uint loads = IH_LOADS;
     uint i = get_global_id(0);
-    /* Two 16-byte loads in flight before their 24 local atomics. */
-    for (; i + gsize < nvec; i += 2u * gsize) {
+    /* `loads` (2 or 4) 16-byte loads in flight before their local atomics. */
+    for (; i + (loads - 1u) * gsize < nvec; i += loads * gsize) {
         const uint4 a = d[i];
         const uint4 b = d[i + gsize];
-        ih_count_u8x4(h, a, k, p, q, l, range);
-        ih_count_u8x4(h, b, k, p, q, l, range);
+        uint4 c = (uint4)(0u), e = (uint4)(0u);
+        if (loads == 4u) {
+            c = d[i + 2u * gsize];
+            e = d[i + 3u * gsize];
+        }
+        ih_count_u8x4(h, a, k, inc, p, q, l, range);
+        ih_count_u8x4(h, b, k, inc, p, q, l, range);
+        if (loads == 4u) {
+            ih_count_u8x4(h, c, k, inc, p, q, l, range);
+            ih_count_u8x4(h, e, k, inc, p, q, l, range);
+        }
     }
-    if (i < nvec) ih_count_u8x4(h, d[i], k, p, q, l, range);
+    for (; i < nvec; i += gsize) ih_count_u8x4(h, d[i], k, inc, p, q, l, range);
     /* The last count % 4 pixels, one per work-item. */
     const uint gid = get_global_id(0);
     if (gid < (count & 3u)) {
         const uint v = ((global const uint*)(d + nvec))[gid];
-        ih_count_pixel(h, (uint4)(v & 0xFFu, (v >> 8) & 0xFFu, (v >> 16) & 0xFFu, v >> 24), k, p, q,
-                       l, range, IH_T_U8);
+        ih_count_pixel(h, ih_unpack_u8x4(v), k, inc, p, q, l, range, IH_T_U8);
     }
     ih_local_flush(h, out, p, q, l, range);
 }
@@ -329,10 +392,7 @@ kernel void ih_hist_u8x4(global const uint4* data, ulong vbase, ulong first, uin
                                            p.s3, ST);                                            \
             for (uint c = 0u; c < IH_NCH; ++c) {                                                 \
                 const uint code = ih_code(px, (sources >> (4u * c)) & 15u, p, q, l, range, ST);  \
-                global uint* o = out + q.s7 + c * (IH_BINS + IH_EXTRA_SLOTS);                    \
-                atomic_inc(&o[code & IH_SLOT_MASK]);                                             \
-                const uint extra = code >> IH_EXTRA_SHIFT;                                       \
-                if (extra != 0u) atomic_inc(&o[IH_BINS + extra]);                                \
+                ih_add_code(out + q.s7 + c * (IH_BINS + IH_EXTRA_SLOTS), code, 1u, p, q, l, range); \
             }                                                                                    \
         }                                                                                        \
     }
@@ -352,7 +412,8 @@ kernel void ih_sum_partials(global const uint* partials, uint groups, IH_PARAMS,
     if (s >= nslots) return;
     uint sum = 0u;
     for (uint g = 0u; g < groups; ++g) sum += partials[g * nslots + s];
-    out[ih_global_slot(s, p, q, l, range)] += sum;
+    /* Atomic: in value mode several values land in one bin. */
+    if (sum != 0u) ih_add_counts(out, s, sum, p, q, l, range);
 }
 
 /* 64-bit totals across launches; clears the 32-bit result for the next one. */

@@ -156,11 +156,15 @@ ClDevice select_device(const std::string& selector) {
 // ---- tuning ------------------------------------------------------------------------------
 // Defaults come from the device; IMGHIST_OPENCL_TUNE="key=value,..." overrides them for
 // measurements and tests (docs/performance.md): wg, gpc (work-groups per compute unit),
-// copies, pack (0/1), merge (atomic/sum), fast (0/1), spec (0/1), global (0/1),
-// max_local (bytes), tile_pixels, launch_pixels.
+// groups (work-groups per launch, instead of gpc), layout (copies/lanes/pairs), copies,
+// pack (0/1), value (0/1), loads (2/4), merge (atomic/sum), fast (0/1), spec (0/1),
+// global (0/1), max_local (bytes), tile_pixels, launch_pixels.
+enum class LayoutKind { any, copies, lanes, pairs };
+
 struct Tune {
-    unsigned wg = 0, gpc = 0, copies = 0;
-    int pack = -1, merge_atomic = -1, fast = -1, spec = -1;
+    unsigned wg = 0, gpc = 0, groups = 0, copies = 0, loads = 0;
+    LayoutKind layout = LayoutKind::any;
+    int pack = -1, value = -1, merge_atomic = -1, fast = -1, spec = -1;
     bool force_global = false;
     std::uint64_t max_local = 0, tile_pixels = 0, launch_pixels = 0;
 };
@@ -187,8 +191,17 @@ Tune parse_tune() {
         };
         if (key == "wg") t.wg = unsigned(num());
         else if (key == "gpc") t.gpc = unsigned(num());
+        else if (key == "groups") t.groups = unsigned(num());
         else if (key == "copies") t.copies = unsigned(num());
         else if (key == "pack") t.pack = num() != 0;
+        else if (key == "value") t.value = num() != 0;
+        else if (key == "loads") t.loads = unsigned(num());
+        else if (key == "layout") {
+            if (val == "copies") t.layout = LayoutKind::copies;
+            else if (val == "lanes") t.layout = LayoutKind::lanes;
+            else if (val == "pairs") t.layout = LayoutKind::pairs;
+            else throw InvalidArgument("IMGHIST_OPENCL_TUNE: layout is 'copies', 'lanes' or 'pairs'");
+        }
         else if (key == "merge") {
             if (val != "atomic" && val != "sum")
                 throw InvalidArgument("IMGHIST_OPENCL_TUNE: merge is 'atomic' or 'sum'");
@@ -205,6 +218,10 @@ Tune parse_tune() {
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: copies must be a power of two up to 32");
     if (t.wg != 0 && !std::has_single_bit(t.wg))
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: wg must be a power of two");
+    if (t.loads != 0 && t.loads != 2 && t.loads != 4)
+        throw InvalidArgument("IMGHIST_OPENCL_TUNE: loads is 2 or 4");
+    // copies/pack without a layout mean the copies layout (as before layouts had names).
+    if (t.layout == LayoutKind::any && (t.copies != 0 || t.pack >= 0)) t.layout = LayoutKind::copies;
     return t;
 }
 
@@ -215,13 +232,26 @@ constexpr std::uint32_t kSrcLuma = 15;
 // step by the global size) stay far from overflow.
 constexpr std::uint64_t kMaxLaunchPixels = 1ull << 31;
 
+// A local layout of histogram.cl: `copies` sub-histograms; pack 0 = 32-bit counters, 1 = two
+// slots per word, 2 = lane pairs (two work-items per word).
+struct Layout {
+    unsigned copies, pack;
+};
+
+// The work-items of a work-group of `wg` that increment one counter of the layout.
+std::uint64_t sharers(Layout layout, std::size_t wg) {
+    return ceil_div(wg, layout.pack == 2 ? 2 * layout.copies : layout.copies);
+}
+
 // How one channel pass is counted.
 struct PassConfig {
     unsigned c0 = 0, nch = 0;     // plan channels [c0, c0 + nch)
     bool global = false;          // no local memory: global atomics
     bool fast = false;            // ih_hist_u8x4
     unsigned copies = 1;
-    bool pack = false;
+    unsigned pack = 0;
+    bool value = false;           // 8-bit value mode: 256 local slots per channel
+    unsigned loads = 2;           // 16-byte loads in flight (ih_hist_u8x4)
     unsigned lspc = 0;            // local slots per channel
     unsigned words = 0;           // local words per copy
     std::size_t wg = 0, max_groups = 0;
@@ -309,6 +339,7 @@ private:
     std::vector<PassConfig> plan_passes(const HistogramPlan& plan, bool fast, bool row_mode,
                                         std::uint32_t width);
     std::string spec_options(const HistogramPlan& plan, const PassConfig& c) const;
+    std::vector<Layout> layout_chain(bool fast, bool value, std::size_t wg) const;
     cl_mem ensure(ocl::Mem& mem, std::size_t& have, std::size_t need);
     cl_event* ev() { return profiling_ ? &pending_event_ : nullptr; }
     // Keeps the event of the command just enqueued (is_kernel: a histogram or merge kernel).
@@ -453,22 +484,46 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
     def("LSPC", c.lspc);
     if (!c.global) {
         def("COPIES", c.copies);
-        def("PACK", c.pack ? 1 : 0);
+        def("PACK", c.pack);
         def("MERGE", merge_atomic ? 1 : 0);
+        def("VALUE", c.value ? 1 : 0);
+        def("LOADS", c.loads);
     }
     return o;
 }
 
-// Chooses copies, packing and sizes for channels [c0, c0 + nch) so that the local histogram
-// fits the device; nch = 0 in the result means it does not fit even one channel.
+// The local layouts to try, best first; the first that fits the local memory wins.
+std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg) const {
+    std::vector<Layout> chain;
+    // Per-lane 32-bit, then lane pairs: no bank conflicts and no per-sample ALU work, the
+    // CUDA backend's layouts (0.87 of the floor there). Default on GPUs for the RGBA8 kernel
+    // in value mode, where 3 x 256 slots of lane pairs fill 48 KiB exactly.
+    if (tune_.layout == LayoutKind::lanes || (tune_.layout == LayoutKind::any && gpu_ && fast && value))
+        chain.push_back({32, 0});
+    if (tune_.layout == LayoutKind::pairs || (tune_.layout == LayoutKind::any && gpu_ && fast && value))
+        chain.push_back({16, 2});
+    // Then copies, halving from the wanted number, packed by slot or not. One unpacked copy
+    // was measured best of these on an H200 (docs/performance.md): the hardware merges
+    // same-address atomics, which keeps constant images at the memory floor.
+    const unsigned want_copies = tune_.copies ? tune_.copies : 1u;
+    const bool want_pack = tune_.pack >= 0 ? tune_.pack != 0 : false;
+    for (unsigned copies = unsigned(std::min<std::size_t>(want_copies, wg)); copies >= 1; copies /= 2)
+        for (const bool pack : {want_pack, !want_pack})
+            if (tune_.pack < 0 || pack == (tune_.pack != 0)) chain.push_back({copies, pack ? 1u : 0u});
+    // Packed counters may not hold one row of a row-mode launch: one unpacked copy then.
+    chain.push_back({1, 0});
+    return chain;
+}
+
+// Chooses the layout, value mode and sizes for channels [c0, c0 + nch) so that the local
+// histogram fits the device; nch = 0 in the result means it does not fit even one channel.
 PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsigned nch, bool fast,
                                    bool row_mode, std::uint32_t width) {
     PassConfig c;
     c.c0 = c0;
     c.nch = nch;
     c.fast = fast;
-    // Integer shift mode never yields nan/below/above: the local copy skips those slots.
-    c.lspc = (!plan.is_float() && plan.int_mode == IH_INT_SHIFT) ? plan.bins() : plan.bins() + IH_EXTRA_SLOTS;
+    c.loads = tune_.loads ? tune_.loads : 2u;
     const std::string name = fast ? "ih_hist_u8x4" : std::string("ih_hist_") + sample_suffix(plan.info.sample);
     // The kernel's limits do not depend on the constants, so ask the generic build.
     cl_kernel probe = kernel("", name.c_str());
@@ -485,56 +540,48 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
     c.wg = wg;
     std::uint64_t avail = local_mem_ > kernel_local ? local_mem_ - kernel_local : 0;
     if (tune_.max_local) avail = std::min<std::uint64_t>(avail, tune_.max_local);
-    // Defaults measured on an H200 (docs/performance.md): one unpacked copy. 32 bank-private
-    // copies did not help there (random data is bound by the shared-atomic rate, not by bank
-    // conflicts) and they defeat the hardware's merging of same-address atomics, which makes
-    // constant and smooth images run at the memory floor. Packing and fewer channels per
-    // pass remain the fallbacks when the histogram does not fit.
-    const unsigned want_copies = tune_.copies ? tune_.copies : 1u;
-    const bool want_pack = tune_.pack >= 0 ? tune_.pack != 0 : false;
+    // Work-groups per compute unit (the number of partial histograms): 4 was measured with the
+    // default copies on the H200; 8 was measured only with 16/32 copies (docs/performance.md).
+    c.max_groups = tune_.groups ? tune_.groups : std::size_t(compute_units_) * (tune_.gpc ? tune_.gpc : 4u);
     const unsigned ppu = fast ? 4 : 1;
-    const std::uint64_t slots = std::uint64_t(nch) * c.lspc;
+    // Value mode: every 8-bit request counts raw values (binning happens at the merge).
+    const bool value_ok = plan.info.sample == SampleType::u8;
+    const bool want_value = value_ok && tune_.value != 0;
     bool found = false;
-    for (unsigned copies = std::min<std::size_t>(want_copies, wg); copies >= 1 && !found; copies /= 2) {
-        for (int attempt = 0; attempt < 2 && !found; ++attempt) {
-            const bool pack = attempt == 0 ? want_pack : !want_pack;
-            if (pack && tune_.pack == 0) continue;
-            if (!pack && tune_.pack == 1) continue;
-            // A packed counter takes at most (wg / copies) * ppu counts per unit a work-item
-            // handles; in row mode a launch holds at least one row.
-            const std::uint64_t per_item = pack ? 65535 / ((wg / copies) * ppu) : 0;
-            if (pack && per_item == 0) continue;
-            const std::uint64_t words = pack ? ceil_div(slots, 2) : slots;
-            if (words * copies * 4 > avail) continue;
-            c.copies = copies;
-            c.pack = pack;
+    for (int attempt = want_value ? 0 : 1; attempt < 2 && !found; ++attempt) {
+        const bool value = attempt == 0;  // then classified counting, when values do not fit
+        // Integer shift mode never yields nan/below/above: the local copy skips those slots.
+        c.lspc = value ? 256u
+                       : (!plan.is_float() && plan.int_mode == IH_INT_SHIFT) ? plan.bins() : plan.bins() + IH_EXTRA_SLOTS;
+        const std::uint64_t slots = std::uint64_t(nch) * c.lspc;
+        for (const Layout layout : layout_chain(fast, value, wg)) {
+            // A 16-bit counter takes at most one count per pixel from each of its sharers:
+            // bound the units (pixels, or 4-pixel vectors) per work-item and launch.
+            const std::uint64_t per_item = layout.pack ? 65535 / (sharers(layout, wg) * ppu) : 0;
+            if (layout.pack && per_item == 0) continue;
+            const std::uint64_t words = layout.pack == 1 ? ceil_div(slots, 2) : slots;
+            if (words * layout.copies * 4 > avail) continue;
+            std::uint64_t units = kMaxLaunchPixels / ppu;
+            if (layout.pack) units = std::min<std::uint64_t>(units, per_item * c.max_groups * wg);
+            if (tune_.launch_pixels) units = std::min<std::uint64_t>(units, std::max<std::uint64_t>(1, tune_.launch_pixels / ppu));
+            if (row_mode && units < width) {
+                // A launch must hold whole rows.
+                if (layout.pack) continue;
+                units = width;  // only reachable through launch_pixels
+            }
+            c.copies = layout.copies;
+            c.pack = layout.pack;
+            c.value = value;
             c.words = unsigned(words);
+            c.launch_units = units;
             found = true;
+            break;
         }
     }
     if (!found) {
         c.nch = 0;
         return c;
     }
-    // Work-groups per compute unit (the number of partial histograms): 4 was measured with the
-    // default copies on the H200; 8 was measured only with 16/32 copies (docs/performance.md).
-    const unsigned gpc = tune_.gpc ? tune_.gpc : 4u;
-    c.max_groups = std::size_t(compute_units_) * gpc;
-    std::uint64_t units = kMaxLaunchPixels / ppu;
-    if (c.pack) units = std::min<std::uint64_t>(units, (65535 / ((wg / c.copies) * ppu)) * c.max_groups * wg);
-    if (tune_.launch_pixels) units = std::min<std::uint64_t>(units, std::max<std::uint64_t>(1, tune_.launch_pixels / ppu));
-    if (row_mode && units < width) {
-        // A launch must hold whole rows; drop packing for such wide rows.
-        if (!c.pack) units = width;  // only reachable through launch_pixels
-        else {
-            Tune saved = tune_;
-            tune_.pack = 0;
-            PassConfig r = configure(plan, c0, nch, fast, row_mode, width);
-            tune_ = saved;
-            return r;
-        }
-    }
-    c.launch_units = units;
     c.program_key = spec_options(plan, c);
     c.kernel = kernel(c.program_key, name.c_str());
     return c;
@@ -623,11 +670,13 @@ void OpenClEngine::run_pass(const HistogramPlan& plan, const PassConfig& c, cl_m
     }
     q.s[6] = c.lspc;
     q.s[7] = c.c0 * plan.slots_per_channel();
-    cl_uint4 l{};
+    cl_uint8 l{};
     l.s[0] = c.copies;
-    l.s[1] = c.pack ? 1 : 0;
+    l.s[1] = c.pack;
     l.s[2] = merge_atomic ? 1 : 0;
     l.s[3] = c.words;
+    l.s[4] = c.value ? 1 : 0;
+    l.s[5] = c.loads;
     cl_long2 range{};
     range.s[0] = plan.lo_int;
     range.s[1] = plan.hi_int;
