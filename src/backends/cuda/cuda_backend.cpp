@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -51,7 +52,8 @@ std::string cuda_message(const char* call, cudaError_t err) {
 
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
 // layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
-// acc_stride, prefetch. The defaults are what measured best on an H200 (docs/performance.md).
+// acc_stride, prefetch, packed, ahead. The defaults are what measured best on an H200
+// (docs/performance.md); packed and ahead (the packed 8-bit fast path) are not yet measured.
 struct Tune {
     int block = 1024;
     int gpt = 0;          // 0: the format's maximum
@@ -63,6 +65,8 @@ struct Tune {
     int copy_threads = 0;  // 0: automatic
     int acc_stride = 1;    // counters between two slots of the global accumulator (device path)
     bool prefetch = false;
+    bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_u8_kernel (vector-even split)
+    bool ahead = true;     // packed_u8_kernel: load the next step before counting the current one
 
     static Tune from_env() {
         Tune t;
@@ -88,6 +92,8 @@ struct Tune {
             else if (key == "copy_threads") t.copy_threads = int(std::max(0L, n));
             else if (key == "acc_stride") t.acc_stride = int(std::clamp(n, 1L, 64L));
             else if (key == "prefetch") t.prefetch = n != 0;
+            else if (key == "packed") t.packed = n != 0;
+            else if (key == "ahead") t.ahead = n != 0;
             else if (key == "layout") {
                 if (value == "lanes32") t.layout = kLanes32;
                 else if (value == "lanes16") t.layout = kLanes16;
@@ -256,7 +262,7 @@ public:
         const std::size_t ts = plan.total_slots();
         out_.reserve(ts, false);
         result_host_.reserve(ts);
-        run_device(std::span<const ImageView>(&image, 1), plan, out_.ptr, stream);
+        run_device(std::span<const ImageView>(&image, 1), make_shape(plan), out_.ptr, stream);
         IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out_.ptr, ts * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
         IH_CHECK(cudaStreamSynchronize(stream));
         last_valid_ = false;
@@ -268,10 +274,13 @@ public:
                               cuda::Stream stream) override {
         image.validate();
         if (device_slots == nullptr) throw InvalidArgument("cuda: device_slots is null");
-        HistogramPlan plan(image.format, request);
+        // A new request is checked (HistogramPlan throws) before the call can mark the engine.
+        std::optional<HistogramPlan> plan;
+        if (!shape_cached(image.format, request)) plan.emplace(image.format, request);
         Call call(*this);
+        const Shape& shape = plan ? cache_shape(*plan, image.format, request) : shape_cache_;
         check_device_pointer(image.data);
-        run_device(std::span<const ImageView>(&image, 1), plan,
+        run_device(std::span<const ImageView>(&image, 1), shape,
                    reinterpret_cast<unsigned long long*>(device_slots), stream);
         call.ok();
     }
@@ -290,7 +299,7 @@ public:
             for (const ImageView& v : images) check_device_pointer(v.data);
             out_.reserve(ts * images.size(), false);
             result_host_.reserve(ts * images.size());
-            run_device(images, plan, out_.ptr, stream);
+            run_device(images, make_shape(plan), out_.ptr, stream);
             IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out_.ptr, ts * images.size() * sizeof(std::uint64_t),
                                      cudaMemcpyDeviceToHost, stream));
             IH_CHECK(cudaStreamSynchronize(stream));
@@ -314,7 +323,7 @@ public:
         HistogramPlan plan(images[0].format, request);
         Call call(*this);
         for (const ImageView& v : images) check_device_pointer(v.data);
-        run_device(images, plan, reinterpret_cast<unsigned long long*>(device_slots), stream);
+        run_device(images, make_shape(plan), reinterpret_cast<unsigned long long*>(device_slots), stream);
         call.ok();
     }
 
@@ -441,7 +450,41 @@ private:
         std::size_t smem = 0;
         unsigned grid_cap = 0;
         std::uint32_t pixel_bytes = 0, pixels_per_group = 0, align = 0, edge_rows_cap = 0;
+        // The packed 8-bit fast path (packed_u8_kernel), when the plan has one.
+        bool packed = false;
+        unsigned packed_grid_cap = 0;
+        std::uint32_t packed_flush_steps = 0;
     };
+
+    // make_shape of the last (format, request) of compute_device_async, kept for repeated calls
+    // (a plan and a shape cost more host time than the launch should).
+    static bool same_request(const Request& a, const Request& b) {
+        return a.mode == b.mode && a.weights.r == b.weights.r && a.weights.g == b.weights.g &&
+               a.weights.b == b.weights.b && a.bins.bins == b.bins.bins && a.bins.range == b.bins.range &&
+               a.bins.clamp == b.bins.clamp && a.count_alpha == b.count_alpha;
+    }
+    bool shape_cached(PixelFormat format, const Request& request) const {
+        return shape_cache_valid_ && shape_cache_format_ == format && same_request(shape_cache_request_, request);
+    }
+    const Shape& cache_shape(const HistogramPlan& plan, PixelFormat format, const Request& request) {
+        shape_cache_valid_ = false;
+        shape_cache_ = make_shape(plan);
+        shape_cache_format_ = format;
+        shape_cache_request_ = request;
+        shape_cache_valid_ = true;
+        return shape_cache_;
+    }
+
+    int occupancy(const Shape& sh, int layout, int nch = 0, bool luma = false) {
+        const auto key = std::make_tuple(((int(sh.format) * 8 + layout) * 8 + nch) * 2 + (luma ? 1 : 0), sh.block, sh.smem);
+        auto it = occupancy_.find(key);
+        if (it == occupancy_.end()) {
+            int n = 0;
+            IH_CHECK(blocks_per_sm(sh.format, layout, int(sh.block), sh.smem, &n, nch, luma));
+            it = occupancy_.emplace(key, std::max(n, 1)).first;
+        }
+        return it->second;
+    }
 
     Shape make_shape(const HistogramPlan& plan) {
         Shape sh;
@@ -538,18 +581,25 @@ private:
         if (tune_.flush > 0) flush = std::min<std::uint64_t>(flush, std::uint64_t(tune_.flush));
         p.flush_tiles = std::uint32_t(std::min<std::uint64_t>(flush, 0x7FFFFFFFu));
 
-        int per_sm = tune_.blocks_per_sm;
-        if (per_sm <= 0) {
-            const auto key = std::make_tuple(int(sh.format) * 4 + layout, sh.block, sh.smem);
-            auto it = occupancy_.find(key);
-            if (it == occupancy_.end()) {
-                int n = 0;
-                IH_CHECK(blocks_per_sm(sh.format, layout, int(sh.block), sh.smem, &n));
-                it = occupancy_.emplace(key, std::max(n, 1)).first;
-            }
-            per_sm = it->second;
-        }
+        const int per_sm = tune_.blocks_per_sm > 0 ? tune_.blocks_per_sm : occupancy(sh, layout);
         sh.grid_cap = unsigned(per_sm) * unsigned(props_.multiProcessorCount);
+
+        // The packed fast path: per step a thread counts kPackedSteps vectors of 16 / pixel_bytes
+        // pixels, and one lane's counter is shared by block / 32 threads; flush with room for the
+        // block's last partial step and the image's edge pixels.
+        const bool luma = p.has_luma != 0;
+        sh.packed = tune_.packed && !tune_.scalar && has_packed_u8(sh.format) && layout == kLanes32 &&
+                    p.value_mode && !(sh.format == kGray8 && (luma || p.nch != 1)) && p.nch >= 1 &&
+                    p.nch <= std::uint32_t(kMaxChannels);
+        if (sh.packed) {
+            const std::uint64_t per_step = std::uint64_t(kPackedSteps) * (16 / sh.pixel_bytes) * ((sh.block + 31) / 32);
+            std::uint64_t steps = std::max<std::uint64_t>(1, 0xFFFFFFFFull / per_step - 3);
+            if (tune_.flush > 0) steps = std::min<std::uint64_t>(steps, std::uint64_t(tune_.flush));
+            sh.packed_flush_steps = std::uint32_t(std::min<std::uint64_t>(steps, 0x7FFFFFFFu));
+            const int packed_per_sm = tune_.blocks_per_sm > 0 ? tune_.blocks_per_sm
+                                                              : occupancy(sh, kPackedU8, int(p.nch), luma);
+            sh.packed_grid_cap = unsigned(packed_per_sm) * unsigned(props_.multiProcessorCount);
+        }
         return sh;
     }
 
@@ -586,7 +636,7 @@ private:
     void launch(Shape& sh, std::span<const Piece> pieces, unsigned long long* acc, unsigned long long* out,
                 bool finalize, cudaStream_t stream, DeviceBuffer<ImageDesc>& descs) {
         std::size_t first = 0;
-        std::vector<ImageDesc> host_descs;
+        std::vector<ImageDesc>& host_descs = host_descs_;
         while (first < pieces.size()) {
             KernelParams& p = sh.params;
             std::uint64_t total = 0;
@@ -631,13 +681,23 @@ private:
 
     // Device images: one launch on the caller's stream, finished counts in `out`
     // ([image][total_slots]).
-    void run_device(std::span<const ImageView> images, const HistogramPlan& plan, unsigned long long* out,
+    void run_device(std::span<const ImageView> images, const Shape& shape, unsigned long long* out,
                     cudaStream_t stream) {
-        Shape sh = make_shape(plan);
+        Shape sh = shape;
         const std::size_t per_launch = std::min<std::size_t>(images.size(), kMaxLaunchImages);
         if (images.size() <= 4) sh.params.acc_stride = std::uint32_t(tune_.acc_stride);
         acc_.reserve(per_launch * sh.params.total_slots * sh.params.acc_stride, true);
         tickets_.reserve(per_launch, true);
+        if (images.size() == 1) {
+            const Piece pc = piece_of(images[0], 0);
+            order_after_last(stream);
+            if (sh.packed && pc.rows == 1 && reinterpret_cast<std::uintptr_t>(pc.base) % sh.pixel_bytes == 0)
+                launch_packed(sh, pc, acc_.ptr, out, stream);
+            else
+                launch(sh, std::span<const Piece>(&pc, 1), acc_.ptr, out, true, stream, descs_dev_);
+            mark_last(stream);
+            return;
+        }
         std::vector<Piece> pieces;
         pieces.reserve(images.size());
         for (std::size_t i = 0; i < images.size(); ++i)
@@ -645,6 +705,39 @@ private:
         order_after_last(stream);
         launch(sh, pieces, acc_.ptr, out, true, stream, descs_dev_);
         mark_last(stream);
+    }
+
+    // One packed 8-bit image (one long row, pixel-aligned) on packed_u8_kernel: its 16-byte
+    // vectors split evenly over at least a vector per thread of every block, up to the grid cap.
+    void launch_packed(Shape& sh, const Piece& pc, unsigned long long* acc, unsigned long long* out,
+                       cudaStream_t stream) {
+        KernelParams& p = sh.params;
+        const std::uint64_t vectors = pc.row_px * sh.pixel_bytes / 16;
+        const unsigned grid = unsigned(std::clamp<std::uint64_t>((vectors + sh.block - 1) / sh.block, 1, sh.packed_grid_cap));
+        ImageDesc& d = p.img[0];
+        d = ImageDesc{};
+        d.base = pc.base;
+        d.pitch = pc.pitch;
+        d.row_px = pc.row_px;
+        d.units_per_row = vectors;
+        d.rows = 1;
+        d.rows_per_tile = 1;
+        d.segs = grid;
+        d.tile_begin = 0;
+        d.tiles = grid;  // finish_image: every block of the launch takes part
+        d.slot_index = 0;
+        p.packed = 1;
+        p.ahead = tune_.ahead ? 1u : 0u;
+        p.flush_tiles = sh.packed_flush_steps;
+        p.nimg = 1;
+        p.total_tiles = grid;
+        p.finalize = 1;
+        p.acc = acc;
+        p.out = out;
+        p.tickets = tickets_.ptr;
+        p.img_dev = nullptr;
+        const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream);
+        if (err != cudaSuccess) throw DeviceError(cuda_message("histogram kernel launch", err));
     }
 
     // Host images: staged through pinned buffers on kStreams streams, accumulated in acc
@@ -776,6 +869,11 @@ private:
     DeviceBuffer<ImageDesc> descs_stage_[kStreams];    // batch descriptors, per staging stream
     PinnedBuffer<unsigned char> stage_host_[kStreams];
     std::map<std::tuple<int, unsigned, std::size_t>, int> occupancy_;
+    std::vector<ImageDesc> host_descs_;  // launch(): descriptors of the launch being built
+    Shape shape_cache_;
+    PixelFormat shape_cache_format_{};
+    Request shape_cache_request_;
+    bool shape_cache_valid_ = false;
 };
 
 class CudaBackend final : public Backend {

@@ -10,9 +10,12 @@ namespace imghist::cuda_detail {
 using kernels::KernelFn;
 
 namespace {
-KernelFn kernel_for(KernelFormat f, int layout) {
+int format_channels(KernelFormat f) { return (f % 3 == 0) ? 1 : (f % 3 == 1) ? 3 : 4; }
+
+KernelFn kernel_for(KernelFormat f, int layout, int nch = 0, bool luma = false) {
     if (f < 0 || f >= kKernelFormats) return nullptr;
-    const int channels = (f % 3 == 0) ? 1 : (f % 3 == 1) ? 3 : 4;
+    if (layout == kPackedU8) return has_packed_u8(f) ? kernels::packed_u8(format_channels(f), nch, luma) : nullptr;
+    const int channels = format_channels(f);
     switch (f / 3) {
         case 0: return kernels::kernels_u8(channels, layout);
         case 1: return kernels::kernels_u16(channels);
@@ -24,37 +27,54 @@ KernelFn kernel_for(KernelFormat f, int layout) {
 
 cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
                              unsigned block, std::size_t smem_bytes, cudaStream_t stream) {
-    KernelFn fn = kernel_for(format, int(params.layout));
+    KernelFn fn = params.packed ? kernel_for(format, kPackedU8, int(params.nch), params.has_luma != 0)
+                                : kernel_for(format, int(params.layout));
     if (fn == nullptr) return cudaErrorInvalidValue;
     fn<<<grid, block, smem_bytes, stream>>>(params);
     return cudaGetLastError();
 }
 
+namespace {
+cudaError_t allow(KernelFn fn, int block_limit, int* dynamic_limit) {
+    cudaFuncAttributes attr{};
+    cudaError_t err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn));
+    if (err != cudaSuccess) return err;
+    // The block's limit covers the kernel's static shared memory too.
+    const int bytes = block_limit - int(attr.sharedSizeBytes);
+    err = cudaFuncSetAttribute(reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err != cudaSuccess) return err;
+    *dynamic_limit = std::min(*dynamic_limit, bytes);
+    return cudaSuccess;
+}
+}  // namespace
+
 cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynamic_limit) {
     for (int layout : {int(kLanes32), int(kLanes16), int(kCopies)}) {
         KernelFn fn = kernel_for(format, layout);
         if (fn == nullptr) return cudaErrorInvalidValue;
-        cudaFuncAttributes attr{};
-        cudaError_t err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn));
+        const cudaError_t err = allow(fn, block_limit, dynamic_limit);
         if (err != cudaSuccess) return err;
-        // The block's limit covers the kernel's static shared memory too.
-        const int bytes = block_limit - int(attr.sharedSizeBytes);
-        err = cudaFuncSetAttribute(reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-        if (err != cudaSuccess) return err;
-        *dynamic_limit = std::min(*dynamic_limit, bytes);
     }
+    if (!has_packed_u8(format)) return cudaSuccess;
+    for (int nch = 1; nch <= kMaxChannels; ++nch)
+        for (bool luma : {false, true})
+            if (KernelFn fn = kernel_for(format, kPackedU8, nch, luma)) {
+                const cudaError_t err = allow(fn, block_limit, dynamic_limit);
+                if (err != cudaSuccess) return err;
+            }
     return cudaSuccess;
 }
 
-cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks) {
-    KernelFn fn = kernel_for(format, layout);
+cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks,
+                          int nch, bool luma) {
+    KernelFn fn = kernel_for(format, layout, nch, luma);
     if (fn == nullptr) return cudaErrorInvalidValue;
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reinterpret_cast<const void*>(fn), block,
                                                          smem_bytes);
 }
 
-cudaError_t kernel_registers(KernelFormat format, int layout, int* registers) {
-    KernelFn fn = kernel_for(format, layout);
+cudaError_t kernel_registers(KernelFormat format, int layout, int* registers, int nch, bool luma) {
+    KernelFn fn = kernel_for(format, layout, nch, luma);
     if (fn == nullptr) return cudaErrorInvalidValue;
     cudaFuncAttributes attr{};
     const cudaError_t err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn));

@@ -236,39 +236,46 @@ __device__ __forceinline__ uint32_t u8_pixel(const uint32_t* gw, int k) {
     }
 }
 
+// The 8-bit hot path over kPixels pixels whose words are gw: per sample one PRMT (the channel's
+// byte, or the luminance from its second operand), one address computation and one shared add;
+// four pixels at a time keep the registers down. NCH >= 0 and LUMA >= 0 fix the number of
+// counted channels and the luminance at compile time; -1 reads them from P.
+template <class F, int NCH, int LUMA, int kPixels, class Ctr>
+__device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& ctr, const uint32_t* gw) {
+    constexpr int kChunk = kPixels < 4 ? kPixels : 4;
+    constexpr int kCh = NCH < 0 ? F::kChannels : NCH;
+#pragma unroll
+    for (int k0 = 0; k0 < kPixels; k0 += kChunk) {
+        uint32_t px[kChunk], lu[kChunk];
+#pragma unroll
+        for (int k = 0; k < kChunk; ++k) {
+            px[k] = u8_pixel<F>(gw, k0 + k);
+            lu[k] = 0;
+        }
+        if constexpr (F::kChannels > 1 && LUMA != 0) {
+            if (LUMA > 0 || P.has_luma) {
+#pragma unroll
+                for (int k = 0; k < kChunk; ++k)
+                    lu[k] = ih_luma_int(__byte_perm(px[k], 0u, ctr.luma_sel[0]), __byte_perm(px[k], 0u, ctr.luma_sel[1]),
+                                        __byte_perm(px[k], 0u, ctr.luma_sel[2]), P.weight_int[0], P.weight_int[1],
+                                        P.weight_int[2]);
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < kCh; ++c) {
+            if (NCH >= 0 || c < int(P.nch)) {
+#pragma unroll
+                for (int k = 0; k < kChunk; ++k) ctr.bump_value(c, __byte_perm(px[k], lu[k], ctr.chan_sel[c]));
+            }
+        }
+    }
+}
+
 template <class F, class Ctr>
 __device__ __forceinline__ void count_group(const KernelParams& P, const Ctr& ctr,
                                             const uint4 (&v)[F::kVectors]) {
     if constexpr (F::kValueMode && !std::is_same_v<Ctr, Counter<kAnyLayout>>) {
-        // Hot path: per channel, one PRMT, one address computation and one shared add per pixel;
-        // four pixels at a time keep the registers down.
-        const uint32_t* gw = reinterpret_cast<const uint32_t*>(v);
-        constexpr int kChunk = F::kPixelsPerGroup < 4 ? F::kPixelsPerGroup : 4;
-#pragma unroll
-        for (int k0 = 0; k0 < F::kPixelsPerGroup; k0 += kChunk) {
-            uint32_t px[kChunk], lu[kChunk];
-#pragma unroll
-            for (int k = 0; k < kChunk; ++k) {
-                px[k] = u8_pixel<F>(gw, k0 + k);
-                lu[k] = 0;
-            }
-            if constexpr (F::kChannels > 1) {
-                if (P.has_luma) {
-#pragma unroll
-                    for (int k = 0; k < kChunk; ++k)
-                        lu[k] = ih_luma_int(__byte_perm(px[k], 0u, ctr.luma_sel[0]), __byte_perm(px[k], 0u, ctr.luma_sel[1]),
-                                            __byte_perm(px[k], 0u, ctr.luma_sel[2]), P.weight_int[0], P.weight_int[1],
-                                            P.weight_int[2]);
-                }
-            }
-#pragma unroll
-            for (int c = 0; c < F::kChannels; ++c) {
-                if (c < int(P.nch)) {
-#pragma unroll
-                    for (int k = 0; k < kChunk; ++k) ctr.bump_value(c, __byte_perm(px[k], lu[k], ctr.chan_sel[c]));
-                }
-            }
-        }
+        count_values<F, -1, -1, F::kPixelsPerGroup>(P, ctr, reinterpret_cast<const uint32_t*>(v));
     } else {
 #pragma unroll
         for (int k = 0; k < F::kPixelsPerGroup; ++k) count_pixel<F>(P, ctr, group_pixel<F>(v, k));
@@ -462,26 +469,9 @@ static __device__ void finish_image(const KernelParams& P, const ImageDesc& d) {
     }
 }
 
-template <int Sample, int Channels, int L>
-__global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_constant__ KernelParams P) {
-    using F = Fmt<Sample, Channels>;
-    extern __shared__ uint4 smem[];
-    uint32_t* sh = reinterpret_cast<uint32_t*>(smem);
-
-    const uint32_t tile_first = uint32_t(uint64_t(blockIdx.x) * P.total_tiles / gridDim.x);
-    const uint32_t tile_end = uint32_t(uint64_t(blockIdx.x + 1) * P.total_tiles / gridDim.x);
-    uint32_t i = 0;
-    const ImageDesc* img = P.img_dev != nullptr ? P.img_dev : P.img;
-    if (P.nimg > 1) {  // the image holding this block's first tile
-        uint32_t lo = 0, hi = P.nimg - 1;
-        while (lo < hi) {
-            const uint32_t mid = (lo + hi + 1) / 2;
-            if (img[mid].tile_begin <= tile_first) lo = mid;
-            else hi = mid - 1;
-        }
-        i = lo;
-    }
-
+// Per-thread counter constants (the image's accumulator is set by the caller).
+template <int L>
+__device__ __forceinline__ Counter<L> make_counter(const KernelParams& P, uint32_t* sh) {
     Counter<L> ctr;
     const uint32_t lane = threadIdx.x & 31u;
     const uint32_t sh_addr = uint32_t(__cvta_generic_to_shared(sh));
@@ -503,6 +493,30 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
 #pragma unroll
     for (int k = 0; k < 3; ++k) ctr.luma_sel[k] = opaque(0x4440u | P.luma_src[k]);
     ctr.base = opaque(ctr.base);
+    return ctr;
+}
+
+template <int Sample, int Channels, int L>
+__global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_constant__ KernelParams P) {
+    using F = Fmt<Sample, Channels>;
+    extern __shared__ uint4 smem[];
+    uint32_t* sh = reinterpret_cast<uint32_t*>(smem);
+
+    const uint32_t tile_first = uint32_t(uint64_t(blockIdx.x) * P.total_tiles / gridDim.x);
+    const uint32_t tile_end = uint32_t(uint64_t(blockIdx.x + 1) * P.total_tiles / gridDim.x);
+    uint32_t i = 0;
+    const ImageDesc* img = P.img_dev != nullptr ? P.img_dev : P.img;
+    if (P.nimg > 1) {  // the image holding this block's first tile
+        uint32_t lo = 0, hi = P.nimg - 1;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi + 1) / 2;
+            if (img[mid].tile_begin <= tile_first) lo = mid;
+            else hi = mid - 1;
+        }
+        i = lo;
+    }
+
+    Counter<L> ctr = make_counter<L>(P, sh);
     ctr.acc = P.acc + uint64_t(img[i].slot_index) * P.total_slots * P.acc_stride;
 
     constexpr uint32_t kAhead = 2;  // tiles prefetched ahead of the one being counted
@@ -532,6 +546,108 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
     finish_image(P, img[i]);
 }
 
+// The 8-bit fast path: one image that is one long row (packed), gray8 or 4-byte pixels,
+// per-lane 32-bit counters. Its 16-byte vectors are split evenly over the blocks (to the
+// vector, so no block has a whole extra tile); a step is kSteps vectors per thread, loaded
+// coalesced; with P.ahead a thread loads its next step before counting the current one. The
+// last block counts the row's head and tail pixels. NCH and LUMA as in count_values.
+// The host sets P.flush_tiles to the steps between flushes and P.total_tiles = gridDim.x.
+template <int Channels, int NCH, int LUMA>
+__global__ void __launch_bounds__(kMaxBlock) packed_u8_kernel(const __grid_constant__ KernelParams P) {
+    using F = Fmt<kU8, Channels>;
+    static_assert(F::kGroupBytes == 16, "one group is one 16-byte vector");
+    constexpr int kSteps = kPackedSteps;
+    constexpr int kPx = F::kPixelsPerGroup;
+    extern __shared__ uint4 smem[];
+    uint32_t* sh = reinterpret_cast<uint32_t*>(smem);
+    const ImageDesc& d = P.img[0];
+    Counter<kLanes32> ctr = make_counter<kLanes32>(P, sh);
+    ctr.acc = P.acc + uint64_t(d.slot_index) * P.total_slots * P.acc_stride;
+
+    const RowSplit rs = split_row<F>(d.base, d.row_px);
+    const uint64_t nvec = rs.groups;
+    const uint64_t vb = nvec * blockIdx.x / gridDim.x, ve = nvec * (blockIdx.x + 1) / gridDim.x;
+    const uint32_t nt = blockDim.x, t = threadIdx.x;
+    const uint64_t step = uint64_t(nt) * kSteps;
+    const uint64_t full = (ve - vb) / step;
+    const uint4* q = reinterpret_cast<const uint4*>(d.base + rs.head * F::kPixelBytes) + vb + t;
+
+    auto load = [&](const uint4* at, uint4 (&v)[kSteps]) {
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k) v[k] = __ldg(at + k * nt);
+    };
+    auto count = [&](const uint4 (&v)[kSteps]) {
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k)
+            count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&v[k]));
+    };
+    uint32_t since_flush = 0;
+    auto counted = [&] {
+        if (++since_flush == P.flush_tiles) {
+            flush<F>(P, sh, ctr.acc);
+            since_flush = 0;
+        }
+    };
+    auto zero = [&] {
+        for (uint32_t k = t; k < P.smem_words / 4; k += nt) smem[k] = make_uint4(0, 0, 0, 0);
+        __syncthreads();
+    };
+
+    uint64_t s = 0;
+    if (P.ahead) {
+        // Two register buffers: the loads of step s + 1 are in flight while step s is counted.
+        uint4 a[kSteps], b[kSteps];
+        if (full > 0) load(q, a);
+        zero();
+        while (s < full) {
+            if (s + 1 < full) load(q + step, b);
+            count(a);
+            counted();
+            ++s;
+            q += step;
+            if (s == full) break;
+            if (s + 1 < full) load(q + step, a);
+            count(b);
+            counted();
+            ++s;
+            q += step;
+        }
+    } else {
+        zero();
+        for (; s < full; ++s, q += step) {
+            uint4 a[kSteps];
+            load(q, a);
+            count(a);
+            counted();
+        }
+    }
+    {
+        // The block's last vectors: fewer than one step.
+        const uint64_t left = ve - vb - full * step;
+        uint4 a[kSteps];
+        bool ok[kSteps];
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k) {
+            ok[k] = uint64_t(k) * nt + t < left;
+            if (ok[k]) a[k] = __ldg(q + k * nt);
+        }
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k)
+            if (ok[k]) count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&a[k]));
+    }
+    if (blockIdx.x == gridDim.x - 1) {
+        // The pixels before the first and after the last whole vector.
+        const uint64_t tail = rs.head + nvec * kPx;
+        const uint32_t edges = uint32_t(rs.head + (d.row_px - tail));
+        for (uint32_t e = t; e < edges; e += nt) {
+            const uint64_t x = e < rs.head ? e : tail + (e - rs.head);
+            count_pixel<F>(P, ctr, load_pixel_bytes<F>(d.base + x * F::kPixelBytes));
+        }
+    }
+    flush<F>(P, sh, ctr.acc, true);
+    finish_image(P, d);
+}
+
 using KernelFn = void (*)(KernelParams);
 
 // One per histogram_<sample>.cu: the kernel for `channels` samples per pixel and `layout`.
@@ -539,6 +655,8 @@ KernelFn kernels_u8(int channels, int layout);
 KernelFn kernels_u16(int channels);
 KernelFn kernels_f16(int channels);
 KernelFn kernels_f32(int channels);
+// The packed 8-bit fast path (histogram_u8.cu): channels 1 or 4; nch 1..kMaxChannels; luma 0/1.
+KernelFn packed_u8(int channels, int nch, bool luma);
 
 template <int Sample, int L>
 KernelFn pick(int channels) {

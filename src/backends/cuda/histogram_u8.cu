@@ -11,4 +11,25 @@ KernelFn kernels_u8(int channels, int layout) {
     }
 }
 
+namespace {
+template <int Channels, int NCH>
+KernelFn packed_for(bool luma) {
+    if constexpr (Channels == 1) return luma ? nullptr : packed_u8_kernel<1, NCH, 0>;  // gray: no luminance
+    else return luma ? packed_u8_kernel<Channels, NCH, 1> : packed_u8_kernel<Channels, NCH, 0>;
+}
+}  // namespace
+
+KernelFn packed_u8(int channels, int nch, bool luma) {
+    if (channels == 1) return nch == 1 ? packed_for<1, 1>(luma) : nullptr;
+    if (channels != 4) return nullptr;
+    switch (nch) {
+        case 1: return packed_for<4, 1>(luma);
+        case 2: return packed_for<4, 2>(luma);
+        case 3: return packed_for<4, 3>(luma);
+        case 4: return packed_for<4, 4>(luma);
+        case 5: return packed_for<4, 5>(luma);
+        default: return nullptr;
+    }
+}
+
 }  // namespace imghist::cuda_detail::kernels

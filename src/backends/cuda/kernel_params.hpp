@@ -76,6 +76,10 @@ struct KernelParams {
     std::uint32_t finalize;     // 1: the last block of each image moves acc into out, zeroes acc
     std::uint32_t acc_stride;   // counters between two slots of acc (>1 spreads atomics over lines)
     std::uint32_t prefetch;     // 1: thread 0 bulk-prefetches the next tiles into L2
+    // The packed 8-bit fast path (packed_u8_kernel): one image that is one long row, gray8 or
+    // 4-byte pixels, kLanes32; flush_tiles then counts steps, total_tiles == grid.
+    std::uint32_t packed;       // 1: launch packed_u8_kernel
+    std::uint32_t ahead;        // packed: load a thread's next step before counting the current
 
     // Work.
     std::uint32_t nimg, total_tiles;
@@ -103,7 +107,13 @@ cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, un
 // Raises the kernels' dynamic shared-memory limit to what a block may have; lowers
 // *dynamic_limit to the smallest such limit (block_limit less the static shared memory).
 cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynamic_limit);
-cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks);
-cudaError_t kernel_registers(KernelFormat format, int layout, int* registers);
+cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks,
+                          int nch = 0, bool luma = false);
+cudaError_t kernel_registers(KernelFormat format, int layout, int* registers, int nch = 0, bool luma = false);
+// The packed 8-bit fast path exists for gray8 and rgba8 (bgra8); `layout` kPackedU8 in
+// blocks_per_sm / kernel_registers means it (with the plan's channels and luminance).
+inline constexpr int kPackedU8 = 4;
+inline constexpr int kPackedSteps = 4;  // packed_u8_kernel: 16-byte vectors per thread per step
+inline constexpr bool has_packed_u8(KernelFormat f) { return f == kGray8 || f == kRgba8; }
 
 }  // namespace imghist::cuda_detail
