@@ -4,6 +4,7 @@
 // - batches of many images (device and host memory), more than one launch's worth;
 // - the host path cut into many staging chunks;
 // - every shared-memory counter layout, forced flushes, bytewise loads;
+// - the packed 8-bit fast path and each of its knobs;
 // - a device-resident constant image of more than 2^32 pixels (exact 64-bit counts).
 // Without a usable GPU the tests skip; IMGHIST_REQUIRE_BACKENDS containing "cuda" makes that a
 // failure.
@@ -297,6 +298,75 @@ TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
     }
 }
 
+// The packed 8-bit fast path (one long row of gray8, rgba8 or bgra8) and each of its knobs,
+// forced: vector-even split, next step loaded ahead or not, flushes after every step (also with
+// tiny blocks: many flushes), two blocks per SM, and the generic kernel (packed=0). Heads
+// (start not 16-byte aligned) and tails (length not whole vectors), pitched and rgb8 images
+// (which take the generic kernel), compute_device and compute_device_async with the engine's
+// cached shape (the same request on another image, another request on the same image).
+TEST(CudaPacked, EveryKnobMatchesReference) {
+    REQUIRE_GPU();
+    auto reference = create_engine("reference");
+    const char* tunes[] = {"", "ahead=0", "packed=0", "flush=1", "flush=1,ahead=0", "block=64,flush=1",
+                           "block=512", "block=96,ahead=0", "acc_stride=16", "blocks_per_sm=1,block=256"};
+    struct Shape {
+        std::uint32_t w, h;
+        std::size_t pad, offset_pixels;
+    };
+    const Shape shapes[] = {{1000, 173, 0, 0}, {1000, 173, 0, 1}, {1, 1, 0, 0}, {3, 1, 0, 3},
+                            {4099, 257, 0, 2}, {333, 41, 12, 0}, {2048, 1024, 0, 0}};
+    // The images, their device copies and the reference's results, once for every tune.
+    struct Case {
+        std::string where;
+        TestImage img;
+        DeviceImage dev;
+        std::vector<std::pair<std::string, Request>> requests;
+        std::vector<Result> want;
+    };
+    std::vector<Case> cases;
+    std::uint64_t seed = 900;
+    for (PixelFormat format : {PixelFormat::gray8, PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::rgb8}) {
+        const FormatInfo& fi = format_info(format);
+        for (const Shape& sh : shapes) {
+            Case c;
+            const Pattern pattern = Pattern(seed % 4);
+            c.img = make_image(format, sh.w, sh.h, pattern, ++seed, sh.pad);
+            c.dev = upload(c.img.view, sh.pad ? c.img.view.stride_bytes : 0, sh.offset_pixels * fi.pixel_bytes());
+            ASSERT_NE(c.dev.mem.ptr, nullptr);
+            c.where = std::string(fi.name) + " " + std::to_string(sh.w) + "x" + std::to_string(sh.h) + " pad " +
+                      std::to_string(sh.pad) + " offset " + std::to_string(sh.offset_pixels) + " " +
+                      testing::pattern_name(pattern);
+            c.requests = requests(fi);
+            for (const auto& r : c.requests) c.want.push_back(reference->compute(c.img.view, r.second));
+            cases.push_back(std::move(c));
+        }
+    }
+    for (const char* tune : tunes) {
+        TuneScope scope(tune);
+        auto engine = cuda::create_engine();
+        for (const Case& c : cases) {
+            const PixelFormat format = c.img.view.format;
+            for (std::size_t i = 0; i < c.requests.size(); ++i) {
+                const Request& request = c.requests[i].second;
+                const Result& want = c.want[i];
+                const std::string what = std::string(tune) + " " + c.where + " " + c.requests[i].first;
+                expect_same_histograms(engine->compute_device(c.dev.view, request), want, what);
+                // Twice asynchronously: the second call reuses the cached shape.
+                const std::size_t n = engine->slot_count(format, request);
+                DeviceMemory out(2 * n * sizeof(std::uint64_t));
+                auto* slots = static_cast<std::uint64_t*>(out.ptr);
+                engine->compute_device_async(c.dev.view, request, slots, nullptr);
+                engine->compute_device_async(c.dev.view, request, slots + n, nullptr);
+                std::vector<std::uint64_t> back(2 * n);
+                CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+                for (int k = 0; k < 2; ++k)
+                    expect_same_histograms(engine->unpack(c.img.view, request, std::span(back.data() + k * n, n)), want,
+                                           what + " async #" + std::to_string(k));
+            }
+        }
+    }
+}
+
 TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {
     REQUIRE_GPU();
     TuneScope scope("chunk_mb=1");
@@ -331,7 +401,7 @@ TEST(CudaLarge, DeviceConstantImageOfMoreThan2To32Pixels) {
     ASSERT_NE(mem.ptr, nullptr);
     CK(cudaMemset(mem.ptr, 0x5A, pixels));
     CK(cudaDeviceSynchronize());
-    for (const char* tune : {"", "layout=lanes16", "layout=copies", "prefetch=1,acc_stride=16"}) {
+    for (const char* tune : {"", "layout=lanes16", "layout=copies", "prefetch=1,acc_stride=16", "ahead=0,block=512"}) {
         SCOPED_TRACE(tune);
         TuneScope scope(tune);
         auto engine = cuda::create_engine();
