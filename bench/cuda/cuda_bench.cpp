@@ -396,49 +396,65 @@ int main(int argc, char** argv) {
 
     if (tune) {
         line("");
-        line("Kernel shape variants (IMGHIST_CUDA_TUNE), RGBA8 -> R,G,B, us (median)");
-        const char* variants[] = {"", "prefetch=1", "acc_stride=16", "acc_stride=4", "gpt=3", "block=512",
-                                  "layout=lanes16"};
+        line("Kernel variants (IMGHIST_CUDA_TUNE), RGBA8, us (median) and share of the floor; R,G,B counts checked against CUB");
+        // packed/ahead: the packed 8-bit fast path; packed=0: the generic tiled kernel.
+        const char* variants[] = {"",          "ahead=0",           "packed=0",      "block=512",
+                                  "block=512,ahead=0", "acc_stride=16", "packed=0,prefetch=1", "packed=0,layout=lanes16"};
         struct Case {
             const char* name;
             uint32_t w, h;
             int dist, runs;
             imghist::Mode mode;
         };
-        const Case cases[] = {{"1080p random", 1920, 1080, kRandom, 300, imghist::Mode::rgb},
-                              {"8K random", 7680, 4320, kRandom, 60, imghist::Mode::rgb},
-                              {"8K constant", 7680, 4320, kConstant, 60, imghist::Mode::rgb},
-                              {"16K random", 16384, 16384, kRandom, 15, imghist::Mode::rgb},
-                              {"16K natural", 16384, 16384, kNatural, 15, imghist::Mode::rgb},
+        const Case cases[] = {{"1080p rnd", 1920, 1080, kRandom, 300, imghist::Mode::rgb},
+                              {"1080p const", 1920, 1080, kConstant, 300, imghist::Mode::rgb},
+                              {"1080p bank", 1920, 1080, kBank, 300, imghist::Mode::rgb},
+                              {"8K rnd", 7680, 4320, kRandom, 60, imghist::Mode::rgb},
+                              {"8K const", 7680, 4320, kConstant, 60, imghist::Mode::rgb},
+                              {"8K bank", 7680, 4320, kBank, 60, imghist::Mode::rgb},
+                              {"16K rnd", 16384, 16384, kRandom, 15, imghist::Mode::rgb},
+                              {"16K const", 16384, 16384, kConstant, 15, imghist::Mode::rgb},
+                              {"16K bank", 16384, 16384, kBank, 15, imghist::Mode::rgb},
                               {"8K rnd RGBY", 7680, 4320, kRandom, 60, imghist::Mode::all},
                               {"8K rnd Y", 7680, 4320, kRandom, 60, imghist::Mode::luma}};
-        std::string head = "variant                     ";
-        for (const Case& c : cases) head += std::string(c.name) + std::string(14 - std::min<size_t>(13, std::strlen(c.name)), ' ');
-        line("%s", head.c_str());
         std::vector<std::unique_ptr<imghist::cuda::Engine>> engines;
         for (const char* v : variants) {
             set_tune(v);
             engines.push_back(imghist::cuda::create_engine());
         }
         set_tune(default_tune.c_str());
+        std::string head = "variant                   ";
         std::vector<std::string> rows(std::size(variants));
         for (size_t i = 0; i < rows.size(); ++i) {
             char buf[64];
-            std::snprintf(buf, sizeof buf, "%-28s", *variants[i] ? variants[i] : "(default)");
+            std::snprintf(buf, sizeof buf, "%-26s", *variants[i] ? variants[i] : "(default)");
             rows[i] = buf;
         }
+        std::string floors = "floor                     ";
         for (const Case& c : cases) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%-14s", c.name);
+            head += buf;
+            const uint64_t px = uint64_t(c.w) * c.h;
             CK(generate_rgba8(b.image, c.w, c.h, c.dist, b.stream));
             CK(cudaStreamSynchronize(b.stream));
             const auto view = imghist::ImageView::packed(b.image, c.w, c.h, imghist::PixelFormat::rgba8);
+            const double fl = b.floor_us(b.image, px * 4, c.runs);
+            std::snprintf(buf, sizeof buf, "%-14.1f", fl);
+            floors += buf;
+            if (c.mode == imghist::Mode::rgb) (void)b.cub_us(cub_rgba8, b.image, px, 1);  // CUB's counts, to check against
             imghist::Request req;
             req.mode = c.mode;
             for (size_t i = 0; i < rows.size(); ++i) {
-                char buf[64];
-                std::snprintf(buf, sizeof buf, "%-14.1f", b.imghist_us(*engines[i], view, req, c.runs));
+                const double us = b.imghist_us(*engines[i], view, req, c.runs);
+                if (c.mode == imghist::Mode::rgb)
+                    b.check_against_cub(*engines[i], view, (std::string(c.name) + " " + (*variants[i] ? variants[i] : "(default)")).c_str());
+                std::snprintf(buf, sizeof buf, "%6.1f (%3.0f%%) ", us, 100.0 * fl / us);
                 rows[i] += buf;
             }
         }
+        line("%s", head.c_str());
+        line("%s", floors.c_str());
         for (const auto& r : rows) line("%s", r.c_str());
     }
 
