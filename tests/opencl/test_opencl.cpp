@@ -1,7 +1,8 @@
 // opencl backend: what the generic parity suite cannot reach.
-//  - the GPU configurations (32 bank-private copies, 16-bit packed counters, the summing merge,
-//    compile-time specialisation, global-atomic fallback, channel passes, tiles and split
-//    launches) forced on whatever device runs the tests (PoCL in CI), against the reference;
+//  - the GPU configurations (32 bank-private copies, 16-bit packed counters, lane pairs,
+//    8-bit value mode, the summing merge, compile-time specialisation, global-atomic
+//    fallback, channel passes, tiles and split launches) forced on whatever device runs the
+//    tests (PoCL in CI), against the reference;
 //  - the interop API: the caller's cl_mem buffer (packed, strided, offset) and image;
 //  - device selection and error messages.
 #include <gtest/gtest.h>
@@ -141,6 +142,81 @@ TEST(OpenClSizes, NotMultiplesOfTheWorkGroup) {
             const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " + std::string(format_info(f).name);
             expect_same_histograms(engine->compute(img.view), reference->compute(img.view), what);
         }
+    }
+}
+
+// ---- local layouts and value mode ----------------------------------------------------------
+
+// Every local layout of the 8-bit kernels, value mode on and off, 2 and 4 loads in flight,
+// generic and specialised builds, GPU and CPU work-group sizes.
+const char* const kLayoutTunes[] = {
+    "layout=pairs,value=1,spec=1,wg=256",
+    "layout=pairs,value=0,wg=64",
+    "layout=pairs,value=1,loads=4,wg=128",
+    "layout=lanes,value=1,spec=1,wg=256,loads=4",
+    "layout=lanes,value=0,wg=64",
+    "layout=copies,copies=1,pack=0,value=1,spec=1",
+    "layout=copies,copies=1,pack=0,value=0,loads=4",
+    "layout=copies,copies=32,pack=1,value=1,wg=128",
+    "layout=pairs,value=1,merge=sum,wg=64",
+};
+
+TEST(OpenClLayouts, MatchReferenceBitForBit) {
+    REQUIRE_OPENCL();
+    auto reference = create_engine("reference");
+    for (const char* tune : kLayoutTunes) {
+        SCOPED_TRACE(std::string("IMGHIST_OPENCL_TUNE=") + tune);
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        auto engine = create_engine("opencl");
+        std::uint64_t seed = 200;
+        // RGBA8/BGRA8 take the 16-byte kernel, gray8/rgb8 the per-pixel one.
+        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::gray8, PixelFormat::rgb8}) {
+            for (Pattern pattern : {Pattern::random, Pattern::constant, Pattern::bank_adversarial, Pattern::specials}) {
+                // 2317 pixels: not a multiple of 4 or of any work-group size; padded rows.
+                auto img = make_image(f, 331, 7, pattern, ++seed, 12);
+                for (const auto& [name, request] : testing::parity_requests(format_info(f))) {
+                    const std::string what = std::string(format_info(f).name) + " " +
+                                             testing::pattern_name(pattern) + " " + name;
+                    try {
+                        expect_same_histograms(engine->compute(img.view, request),
+                                               reference->compute(img.view, request), what);
+                    } catch (const std::exception& e) {
+                        ADD_FAILURE() << what << ": threw " << e.what();
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(OpenClLayouts, SixteenBitCountersNearTheirBound) {
+    REQUIRE_OPENCL();
+    // On a constant image every pixel of a work-item hits the same counter. One work-group per
+    // launch puts each 16-bit counter at the host's bound: lane pairs with wg 32 (one
+    // work-item per half) give every work-item 16383 vectors = 65532 pixels per launch, so
+    // 1500 x 1500 pixels take two launches (two flushes); the others take more.
+    auto img = make_image(PixelFormat::rgba8, 1500, 1500, Pattern::constant, 9);
+    auto reference = create_engine("reference");
+    std::vector<std::pair<std::string, Request>> requests;
+    requests.push_back({"default", Request{}});
+    Request luma;
+    luma.mode = Mode::luma;
+    luma.weights = LumaWeights::parse("3333,3334,3333");
+    requests.push_back({"luma", luma});
+    Request all;
+    all.mode = Mode::all;
+    all.bins.bins = 7;
+    all.bins.range = {{17, 253}};
+    all.bins.clamp = true;
+    requests.push_back({"all, 7 bins clamp", all});
+    for (const char* tune : {"layout=pairs,wg=32,groups=1", "layout=pairs,value=0,wg=64,groups=1,loads=4",
+                             "layout=copies,copies=32,pack=1,wg=64,groups=1",
+                             "layout=copies,copies=1,pack=1,wg=32,groups=1"}) {
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        auto engine = create_engine("opencl");
+        for (const auto& [name, request] : requests)
+            expect_same_histograms(engine->compute(img.view, request), reference->compute(img.view, request),
+                                   std::string(tune) + " " + name);
     }
 }
 
