@@ -593,13 +593,35 @@ __global__ void __launch_bounds__(kMaxBlock) packed_u8_kernel(const __grid_const
         __syncthreads();
     };
 
-    uint64_t s = 0;
-    if (P.ahead) {
-        // Two register buffers: the loads of step s + 1 are in flight while step s is counted.
-        uint4 a[kSteps], b[kSteps];
-        if (full > 0) load(q, a);
+    // The block's last vectors: fewer than one step.
+    const uint64_t left = ve - vb - full * step;
+    auto load_rest = [&](uint4 (&r)[kSteps], bool (&ok)[kSteps]) {
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k) {
+            ok[k] = uint64_t(k) * nt + t < left;
+            if (ok[k]) r[k] = __ldg(q + k * nt);
+        }
+    };
+    auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k)
+            if (ok[k]) count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&r[k]));
+    };
+
+    uint4 rest[kSteps];
+    bool ok[kSteps];
+    if (full == 0) {
+        // A small image: all of the block's vectors are on their way while the counters are zeroed.
+        load_rest(rest, ok);
         zero();
-        while (s < full) {
+        count_rest(rest, ok);
+    } else if (P.ahead) {
+        // Two register buffers: the loads of step s + 1 are in flight while step s is counted,
+        // and the first loads while the counters are zeroed.
+        uint4 a[kSteps], b[kSteps];
+        load(q, a);
+        zero();
+        for (uint64_t s = 0; s < full;) {
             if (s + 1 < full) load(q + step, b);
             count(a);
             counted();
@@ -612,28 +634,18 @@ __global__ void __launch_bounds__(kMaxBlock) packed_u8_kernel(const __grid_const
             ++s;
             q += step;
         }
+        load_rest(rest, ok);
+        count_rest(rest, ok);
     } else {
         zero();
-        for (; s < full; ++s, q += step) {
+        for (uint64_t s = 0; s < full; ++s, q += step) {
             uint4 a[kSteps];
             load(q, a);
             count(a);
             counted();
         }
-    }
-    {
-        // The block's last vectors: fewer than one step.
-        const uint64_t left = ve - vb - full * step;
-        uint4 a[kSteps];
-        bool ok[kSteps];
-#pragma unroll
-        for (int k = 0; k < kSteps; ++k) {
-            ok[k] = uint64_t(k) * nt + t < left;
-            if (ok[k]) a[k] = __ldg(q + k * nt);
-        }
-#pragma unroll
-        for (int k = 0; k < kSteps; ++k)
-            if (ok[k]) count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&a[k]));
+        load_rest(rest, ok);
+        count_rest(rest, ok);
     }
     if (blockIdx.x == gridDim.x - 1) {
         // The pixels before the first and after the last whole vector.
