@@ -443,7 +443,10 @@ private:
 };
 
 std::string tuning_name(const vk::Tuning& t) {
-    return "copies<=" + std::to_string(t.max_copies) + " rounds=" + std::to_string(t.rounds) +
+    const char* layouts[] = {"copies", "lanes", "pairs"};
+    std::string name = t.layout ? layouts[int(*t.layout)] : "auto";
+    if (!t.layout || *t.layout == vk::SharedLayout::copies) name += "<=" + std::to_string(t.max_copies);
+    return name + (t.value_mode ? " values" : " bins") + " rounds=" + std::to_string(t.rounds) +
            (t.swizzle ? " swizzle" : "");
 }
 
@@ -452,6 +455,7 @@ struct Row {
     int tuning;  // index into the sweep
     double us, floor_us;
     std::uint32_t copies, passes;
+    vk::SharedLayout layout;
 };
 
 }  // namespace
@@ -471,18 +475,28 @@ int main(int argc, char** argv) {
         const auto& props = bench.ctx().core().properties();
         std::printf("device: %s (shared memory %u bytes)\n", props.deviceName, props.limits.maxComputeSharedMemorySize);
 
-        // The sweep; index 0 is the backend's compiled-in default.
+        // The sweep; index 0 is the backend's compiled-in default. (An earlier sweep over copies
+        // 1..32, swizzle and rounds 1..8 of the copies layout is in docs/performance.md.)
         std::vector<vk::Tuning> tunings{vk::Tuning{}};
-        for (std::uint32_t rounds : !sweep ? std::vector<std::uint32_t>{} : quick ? std::vector<std::uint32_t>{1, 4} : std::vector<std::uint32_t>{1, 2, 4, 8})
-            for (std::uint32_t copies : quick ? std::vector<std::uint32_t>{1, 8} : std::vector<std::uint32_t>{1, 4, 8, 16, 32})
-                for (bool swizzle : {false, true}) {
-                    if (swizzle && (copies == 1 || copies == 32)) continue;
-                    vk::Tuning t;
-                    t.max_copies = copies;
-                    t.rounds = rounds;
-                    t.swizzle = swizzle;
-                    tunings.push_back(t);
-                }
+        auto add = [&](std::optional<vk::SharedLayout> layout, bool values, std::uint32_t copies, std::uint32_t rounds,
+                       bool swizzle) {
+            vk::Tuning t;
+            t.layout = layout;
+            t.value_mode = values;
+            t.max_copies = copies;
+            t.rounds = rounds;
+            t.swizzle = swizzle;
+            tunings.push_back(t);
+        };
+        if (sweep) {
+            using L = vk::SharedLayout;
+            add(L::pairs, true, 1, 8, false);  // differs from auto where lanes fit (luminance)
+            add(L::pairs, true, 1, 4, false);
+            add(L::pairs, true, 1, 16, false);
+            add(L::copies, true, 1, 8, false);
+            add(L::copies, false, 1, 8, false);  // the previous default
+            add(L::copies, true, 4, 8, true);
+        }
         std::vector<std::unique_ptr<vk::HistogramCore>> cores;
         for (const auto& t : tunings)
             cores.push_back(std::make_unique<vk::HistogramCore>(bench.ctx().physical(), bench.ctx().device(), t,
@@ -509,7 +523,7 @@ int main(int argc, char** argv) {
         std::vector<Row> rows;
         std::map<std::string, double> seed_us;
         std::ofstream csv(out_dir + "/vulkan_sweep.csv");
-        csv << "image,pattern,request,max_copies,rounds,swizzle,copies,passes,us,floor_us\n";
+        csv << "image,pattern,request,tuning,layout,value_mode,copies,passes,us,floor_us\n";
         auto cpu = create_engine("cpu");
         for (const Spec& spec : specs) {
             for (Pattern pattern : spec.patterns) {
@@ -529,10 +543,8 @@ int main(int argc, char** argv) {
                     HistogramPlan plan(spec.format, request);
                     std::vector<std::uint64_t> first, got;
                     for (std::size_t t = 0; t < tunings.size(); ++t) {
-                        // Float images: the default and the rounds sweep at one copy only.
-                        if (spec.format != PixelFormat::rgba8 && t != 0 &&
-                            !(tunings[t].max_copies == 1))
-                            continue;
+                        // Float images: the default only.
+                        if (spec.format != PixelFormat::rgba8 && t != 0) continue;
                         const double us = bench.time_backend(*cores[t], img, plan, &got);
                         if (first.empty()) {
                             first = got;
@@ -561,9 +573,9 @@ int main(int argc, char** argv) {
                                                    VkDeviceSize(img.width) * format_info(img.format).pixel_bytes()};
                         const auto shape = cores[t]->shape(src, plan);
                         rows.push_back({spec.label, pattern_name(pattern), std::string(mode_name(mode)), int(t), us, floor_us,
-                                        shape.copies, shape.passes});
-                        csv << spec.label << ',' << pattern_name(pattern) << ',' << mode_name(mode) << ','
-                            << tunings[t].max_copies << ',' << tunings[t].rounds << ',' << tunings[t].swizzle << ','
+                                        shape.copies, shape.passes, shape.layout});
+                        csv << spec.label << ',' << pattern_name(pattern) << ',' << mode_name(mode) << ",\""
+                            << tuning_name(tunings[t]) << "\"," << int(shape.layout) << ',' << shape.value_mode << ','
                             << shape.copies << ',' << shape.passes << ',' << us << ',' << floor_us << '\n';
                     }
                 }
@@ -623,9 +635,35 @@ int main(int argc, char** argv) {
         if (best != 0) print_table(best, "Best tuning of this sweep (geometric mean share of the floor, rgba8)");
         table << "### Sweep: share of the floor over every rgba8 image and request, per tuning\n\n";
         for (int i : order) {
-            std::snprintf(line, sizeof line, "- %s: geometric mean %.0f%%, worst %.0f%%\n", tuning_name(tunings[i]).c_str(),
-                          100 * geomean[i], 100 * worst[i]);
+            std::snprintf(line, sizeof line, "- %d: %s: geometric mean %.0f%%, worst %.0f%%\n", i,
+                          tuning_name(tunings[i]).c_str(), 100 * geomean[i], 100 * worst[i]);
             table << line;
+        }
+        // Every case against every tuning (share of the floor; tuning numbers as listed above).
+        if (tunings.size() > 1) {
+            std::map<std::string, std::vector<double>> matrix;
+            std::vector<std::string> keys;
+            for (const Row& r : rows) {
+                const std::string key = r.image + " " + r.pattern + " " + r.request;
+                if (!matrix.count(key)) keys.push_back(key);
+                auto& v = matrix[key];
+                v.resize(tunings.size(), 0);
+                v[r.tuning] = r.floor_us / r.us;
+            }
+            table << "\n| case |";
+            for (std::size_t i = 0; i < tunings.size(); ++i) table << ' ' << i << " |";
+            table << "\n|---|";
+            for (std::size_t i = 0; i < tunings.size(); ++i) table << "---:|";
+            table << '\n';
+            for (const auto& key : keys) {
+                table << "| " << key << " |";
+                for (double share : matrix[key]) {
+                    if (share > 0) std::snprintf(line, sizeof line, " %.0f%% |", 100 * share);
+                    else std::snprintf(line, sizeof line, " - |");
+                    table << line;
+                }
+                table << '\n';
+            }
         }
         std::printf("\n%s", table.str().c_str());
         std::ofstream(out_dir + "/vulkan_table.txt") << table.str();

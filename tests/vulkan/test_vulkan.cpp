@@ -245,60 +245,135 @@ TEST_F(VulkanInterop, RejectsBadInput) {
     expect_same(h.compute(app_->queue, bi), reference_->compute(img.view), "after errors");
 }
 
+// Counts `img` (copied into a host-visible VkBuffer) with the context's core, as the engine
+// does, and returns the Result; `shape` receives what was dispatched.
+Result count_on(vk::Context& ctx, const testing::TestImage& img, const Request& r, vk::HistogramCore::Shape* shape) {
+    const std::size_t bytes = img.view.stride_bytes * img.view.height;
+    vk::Allocation pixels = vk::allocate_buffer(ctx.physical(), ctx.device(), bytes + 64,
+                                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+    std::memcpy(pixels.mapped, img.view.data, bytes);
+    HistogramPlan plan(img.view.format, r);
+    vk::Allocation totals = vk::allocate_buffer(ctx.physical(), ctx.device(), plan.total_slots() * 8,
+                                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = ctx.command_pool();
+    alloc.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    if (vkAllocateCommandBuffers(ctx.device(), &alloc, &cmd) != VK_SUCCESS) throw Error("vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(cmd, &begin);
+    const vk::BufferSource src{pixels.buffer.get(), 0, img.view.width, img.view.height, img.view.stride_bytes};
+    *shape = ctx.core().shape(src, plan);
+    vk::DescriptorArena arena(ctx.device());
+    ctx.core().record_begin(cmd);
+    ctx.core().record_image(cmd, arena, src, plan, totals.buffer.get(), 0, true);
+    vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+    vkEndCommandBuffer(cmd);
+    vk::Fence fence = ctx.make_fence(false);
+    ctx.submit(cmd, fence.get());
+    VkFence f = fence.get();
+    if (vkWaitForFences(ctx.device(), 1, &f, VK_TRUE, UINT64_MAX) != VK_SUCCESS) throw Error("vkWaitForFences");
+    vkFreeCommandBuffers(ctx.device(), ctx.command_pool(), 1, &cmd);
+    std::vector<std::uint64_t> slots(plan.total_slots());
+    std::memcpy(slots.data(), totals.mapped, slots.size() * 8);
+    return plan.make_result(img.view, slots, "vulkan", ctx.name());
+}
+
 // Tiny tiles: hundreds of dispatches, each flushed from 32-bit counters into 64-bit totals,
 // on the packed path, the strided path, and with channel passes (4096 bins x 4 channels does
-// not fit one work-group's shared memory on lavapipe or NVIDIA).
+// not fit one work-group's shared memory on lavapipe or NVIDIA, unless 8-bit samples count
+// their 256 values: value mode needs one pass).
 TEST(VulkanTiling, ManySmallTilesAndPasses) {
     REQUIRE_VULKAN();
-    vk::Tuning tuning;
-    tuning.max_tile_pixels = 4096;
-    vk::Context ctx("", tuning);
     auto reference = create_engine("reference");
-    vk::DescriptorArena arena(ctx.device());
-    for (std::size_t padding : {std::size_t(0), std::size_t(8)}) {
-        auto img = make_image(PixelFormat::rgba8, 1000, 301, Pattern::natural, 3, padding);
-        const std::size_t bytes = img.view.stride_bytes * img.view.height;
-        vk::Allocation pixels = vk::allocate_buffer(ctx.physical(), ctx.device(), bytes + 64,
-                                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
-        std::memcpy(pixels.mapped, img.view.data, bytes);
-        for (int variant = 0; variant < 2; ++variant) {
-            Request r;
-            if (variant == 1) {
-                r.bins.bins = 4096;
-                r.bins.range = {{-3, 200}};
+    for (bool value_mode : {false, true}) {
+        vk::Tuning tuning;
+        tuning.max_tile_pixels = 4096;
+        tuning.value_mode = value_mode;
+        vk::Context ctx("", tuning);
+        for (std::size_t padding : {std::size_t(0), std::size_t(8)}) {
+            auto img = make_image(PixelFormat::rgba8, 1000, 301, Pattern::natural, 3, padding);
+            for (int variant = 0; variant < 2; ++variant) {
+                Request r;
+                if (variant == 1) {
+                    r.bins.bins = 4096;
+                    r.bins.range = {{-3, 200}};
+                }
+                vk::HistogramCore::Shape shape;
+                const Result got = count_on(ctx, img, r, &shape);
+                EXPECT_EQ(shape.strided, padding != 0);
+                EXPECT_EQ(shape.value_mode, value_mode);
+                if (variant == 1) EXPECT_EQ(shape.passes > 1, !value_mode);
+                expect_same(got, reference->compute(img.view, r),
+                            "value mode " + std::to_string(value_mode) + " padding " + std::to_string(padding) +
+                                " variant " + std::to_string(variant));
             }
-            HistogramPlan plan(img.view.format, r);
-            vk::Allocation totals = vk::allocate_buffer(ctx.physical(), ctx.device(), plan.total_slots() * 8,
-                                                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
-            VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-            alloc.commandPool = ctx.command_pool();
-            alloc.commandBufferCount = 1;
-            VkCommandBuffer cmd;
-            ASSERT_EQ(vkAllocateCommandBuffers(ctx.device(), &alloc, &cmd), VK_SUCCESS);
-            VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-            vkBeginCommandBuffer(cmd, &begin);
-            const vk::BufferSource src{pixels.buffer.get(), 0, img.view.width, img.view.height, img.view.stride_bytes};
-            const auto shape = ctx.core().shape(src, plan);
-            EXPECT_EQ(shape.strided, padding != 0);
-            if (variant == 1) EXPECT_GT(shape.passes, 1u);
-            ctx.core().record_begin(cmd);
-            ctx.core().record_image(cmd, arena, src, plan, totals.buffer.get(), 0, true);
-            vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-            vkEndCommandBuffer(cmd);
-            vk::Fence fence = ctx.make_fence(false);
-            ctx.submit(cmd, fence.get());
-            VkFence f = fence.get();
-            ASSERT_EQ(vkWaitForFences(ctx.device(), 1, &f, VK_TRUE, UINT64_MAX), VK_SUCCESS);
-            vkFreeCommandBuffers(ctx.device(), ctx.command_pool(), 1, &cmd);
-            arena.reset();
-            std::vector<std::uint64_t> slots(plan.total_slots());
-            std::memcpy(slots.data(), totals.mapped, slots.size() * 8);
-            expect_same(plan.make_result(img.view, slots, "vulkan", ctx.name()), reference->compute(img.view, r),
-                        "padding " + std::to_string(padding) + " variant " + std::to_string(variant));
+        }
+        EXPECT_NO_THROW(ctx.check_validation());
+    }
+}
+
+// Every shared-memory layout, with and without 8-bit value mode, against the reference, on
+// requests that use every slot kind (custom bins, clamp, below/above, luminance, alpha). What
+// does not fit this device's shared memory falls back to a layout that does: the test checks
+// that each layout runs for at least one request.
+TEST(VulkanLayouts, EveryLayoutMatchesReference) {
+    REQUIRE_VULKAN();
+    auto reference = create_engine("reference");
+    std::vector<Request> requests(5);
+    requests[0].mode = Mode::luma;
+    requests[1].mode = Mode::luma;
+    requests[1].weights = LumaWeights{3333, 3334, 3333};
+    requests[1].bins.bins = 7;
+    requests[1].bins.range = {{10, 90}};
+    requests[2].mode = Mode::rgb;
+    requests[2].bins.bins = 100;
+    requests[2].bins.range = {{-5, 120}};
+    requests[2].bins.clamp = true;
+    requests[3].mode = Mode::all;
+    requests[4].mode = Mode::rgb;
+    requests[4].count_alpha = true;
+    struct Case {
+        PixelFormat format;
+        Pattern pattern;
+        std::uint32_t width, height;
+        std::size_t padding;
+    };
+    const Case cases[] = {{PixelFormat::rgba8, Pattern::bank_adversarial, 333, 67, 0},
+                          {PixelFormat::bgra8, Pattern::random, 1027, 31, 0},
+                          {PixelFormat::rgb8, Pattern::natural, 301, 45, 4},
+                          {PixelFormat::gray8, Pattern::constant, 4099, 5, 0},
+                          {PixelFormat::rgba16, Pattern::random, 257, 33, 0},
+                          {PixelFormat::rgba_f16, Pattern::specials, 199, 41, 0},
+                          {PixelFormat::gray_f32, Pattern::specials, 1023, 9, 0}};
+    for (vk::SharedLayout layout : {vk::SharedLayout::copies, vk::SharedLayout::lanes, vk::SharedLayout::pairs}) {
+        for (bool value_mode : {true, false}) {
+            vk::Tuning tuning;
+            tuning.layout = layout;
+            tuning.value_mode = value_mode;
+            tuning.max_copies = 4;
+            tuning.rounds = 2;
+            tuning.max_tile_pixels = 8192;  // several dispatches per image
+            vk::Context ctx("", tuning);
+            int ran = 0;
+            for (const Case& c : cases) {
+                auto img = make_image(c.format, c.width, c.height, c.pattern, 7, c.padding);
+                for (std::size_t i = 0; i < requests.size(); ++i) {
+                    Request r = requests[i];
+                    if (format_info(c.format).alpha < 0) r.count_alpha = false;
+                    vk::HistogramCore::Shape shape;
+                    const Result got = count_on(ctx, img, r, &shape);
+                    ran += shape.layout == layout ? 1 : 0;
+                    expect_same(got, reference->compute(img.view, r),
+                                std::string(format_info(c.format).name) + " request " + std::to_string(i) + " layout " +
+                                    std::to_string(int(layout)) + " value mode " + std::to_string(value_mode));
+                }
+            }
+            EXPECT_GT(ran, 0) << "layout " << int(layout) << " never fitted";
+            EXPECT_NO_THROW(ctx.check_validation());
         }
     }
-    EXPECT_NO_THROW(ctx.check_validation());
 }
 
 // Host images larger than one 64 MiB staging buffer: several chunks, double-buffered.

@@ -13,10 +13,18 @@
 // unit and a sample never straddles a word. The strided path (caller buffers with a row pitch)
 // reads each sample's word on its own.
 //
-// Counters: shared uint counters per work-group (COPIES interleaved copies of every slot, so
-// lanes spread over banks), merged with one global 32-bit atomicAdd per non-zero slot. The
-// host keeps every dispatch below 2^32 pixels and flushes the 32-bit counters into 64-bit
-// totals (flush.comp) after each one.
+// Counters: shared counters per work-group, merged with one global 32-bit atomicAdd per
+// non-zero slot. The host keeps every dispatch below 2^32 pixels and flushes the 32-bit
+// counters into 64-bit totals (flush.comp) after each one. Three shared layouts (LAYOUT):
+//   copies  COPIES interleaved copies of every slot, invocation lid counting into lid % COPIES;
+//   lanes   one 32-bit counter per slot and lane (lid % 32): a warp's lanes never share a bank;
+//   pairs   lanes 2k and 2k+1 share a word, as its low and high 16 bits, so three 8-bit
+//           channels fit NVIDIA's 48 KiB; at most two lanes meet on a bank, and the increment
+//           is a per-invocation constant (no per-sample shift). A half is bumped only by the
+//           WG/32 invocations of one lane; the host bounds their samples below 2^16.
+// VALUE_MODE (8-bit samples): count the raw value 0..255 of each channel (and the integer
+// luminance, also 0..255) and classify each value once in the merge, so every request runs
+// the same hot loop and the shared counters need no nan/below/above slots.
 #version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_GOOGLE_include_directive : require
@@ -66,12 +74,20 @@ layout(constant_id = 15) const int RED = 0;
 layout(constant_id = 16) const int GREEN = 1;
 layout(constant_id = 17) const int BLUE = 2;
 layout(constant_id = 18) const uint HAS_LUMA = 0;
+layout(constant_id = 19) const uint LAYOUT = 0;      // 0 copies, 1 lanes, 2 pairs (see above)
+layout(constant_id = 20) const uint VALUE_MODE = 0;  // 1: 8-bit raw values, classified in the merge
 
-const uint SLOTS = BINS + IH_EXTRA_SLOTS;
+const uint SLOTS = BINS + IH_EXTRA_SLOTS;  // per channel, in the global counters
+const uint LAYOUT_LANES = 1u, LAYOUT_PAIRS = 2u;
+const uint CHANNEL_SLOTS = VALUE_MODE * 256u + (1u - VALUE_MODE) * SLOTS;  // per channel, shared
+const uint COUNTED = NCH * CHANNEL_SLOTS;
+// Words per shared slot: COPIES, 32 lanes or 16 lane pairs.
+const uint SLOT_WORDS = uint(LAYOUT == 0u) * COPIES + uint(LAYOUT == LAYOUT_LANES) * 32u +
+                        uint(LAYOUT == LAYOUT_PAIRS) * 16u;
 // Rounded up to 32 slots so the bank swizzle stays inside the array.
-const uint SHARED_SLOTS = ((NCH * SLOTS + 31u) / 32u) * 32u;
+const uint SHARED_SLOTS = ((COUNTED + 31u) / 32u) * 32u;
 const uint GROUP = 32u / COPIES;  // slots that share one row of 32 banks
-shared uint hist[SHARED_SLOTS * COPIES];
+shared uint hist[SHARED_SLOTS * SLOT_WORDS];
 
 layout(std430, binding = 0) readonly buffer PixelUnits { uvec4 units[]; };
 layout(std430, binding = 0) readonly buffer PixelWords { uint words[]; };
@@ -102,11 +118,20 @@ uint slot_index(uint s) {
     return s * COPIES;
 }
 
-void add_code(uint channel, uint code, uint copy) {
+// This invocation's counter of a shared slot: word slot * SLOT_WORDS + g_word, add g_inc.
+uint g_word;  // copy (copies), lane (lanes) or lane pair (pairs)
+uint g_inc;   // 1, or 1 << 16 for the odd lane of a pair
+
+void count_slot(uint slot) {
+    if (LAYOUT == 0u) atomicAdd(hist[slot_index(slot) + g_word], 1u);
+    else atomicAdd(hist[slot * SLOT_WORDS + g_word], g_inc);
+}
+
+void add_code(uint channel, uint code) {
     uint base = channel * SLOTS;
-    atomicAdd(hist[slot_index(base + (code & IH_SLOT_MASK)) + copy], 1u);
+    count_slot(base + (code & IH_SLOT_MASK));
     uint extra = code >> IH_EXTRA_SHIFT;
-    if (extra != 0u) atomicAdd(hist[slot_index(base + BINS + extra) + copy], 1u);
+    if (extra != 0u) count_slot(base + BINS + extra);
 }
 
 uint classify_sample(uint raw) {
@@ -122,8 +147,18 @@ uint classify_sample(uint raw) {
 }
 
 // Counts one pixel given its raw samples (integers, half bits or float bits).
-void count_pixel(uint s0, uint s1, uint s2, uint s3, uint copy) {
+void count_pixel(uint s0, uint s1, uint s2, uint s3) {
     uint s[4] = uint[4](s0, s1, s2, s3);
+    const int src[5] = int[5](SRC0, SRC1, SRC2, SRC3, SRC4);
+#if IH_BPS == 1
+    if (VALUE_MODE != 0u) {
+        uint y = HAS_LUMA != 0u ? ih_luma_int(s[RED], s[GREEN], s[BLUE], pc.wi0, pc.wi1, pc.wi2) : 0u;
+        [[unroll]] for (uint c = 0u; c < 5u; ++c) {
+            if (c < NCH) count_slot(c * 256u + (src[c] < 0 ? y : s[max(src[c], 0)]));
+        }
+        return;
+    }
+#endif
     uint luma_code = 0u;
     if (HAS_LUMA != 0u) {
 #if IH_FLOAT_SAMPLES
@@ -144,12 +179,8 @@ void count_pixel(uint s0, uint s1, uint s2, uint s3, uint copy) {
         luma_code = ih_classify_int(y, INT_MODE, SHIFT, BINS, pc.lo_int, pc.hi_int, CLAMP);
 #endif
     }
-    const int src[5] = int[5](SRC0, SRC1, SRC2, SRC3, SRC4);
     [[unroll]] for (uint c = 0u; c < 5u; ++c) {
-        if (c < NCH) {
-            uint code = src[c] < 0 ? luma_code : classify_sample(s[max(src[c], 0)]);
-            add_code(c, code, copy);
-        }
+        if (c < NCH) add_code(c, src[c] < 0 ? luma_code : classify_sample(s[max(src[c], 0)]));
     }
 }
 
@@ -164,12 +195,12 @@ uint word_sample(uint at, uint i) {
 #endif
 }
 
-void count_pixel_at(uint at, uint copy) {
+void count_pixel_at(uint at) {
     uint s0 = word_sample(at, 0u);
     uint s1 = IH_SPP > 1 ? word_sample(at, 1u) : 0u;
     uint s2 = IH_SPP > 2 ? word_sample(at, 2u) : 0u;
     uint s3 = IH_SPP > 3 ? word_sample(at, 3u) : 0u;
-    count_pixel(s0, s1, s2, s3, copy);
+    count_pixel(s0, s1, s2, s3);
 }
 
 // Sample `i` of pixel `j` of a unit held in registers (indices are constants once unrolled).
@@ -183,10 +214,10 @@ uint unit_sample(uvec4 q[UNIT_VEC4], uint j, uint i) {
 #endif
 }
 
-void count_unit(uvec4 q[UNIT_VEC4], uint copy) {
+void count_unit(uvec4 q[UNIT_VEC4]) {
     [[unroll]] for (uint j = 0u; j < uint(UNIT_PIXELS); ++j) {
         count_pixel(unit_sample(q, j, 0u), IH_SPP > 1 ? unit_sample(q, j, 1u) : 0u,
-                    IH_SPP > 2 ? unit_sample(q, j, 2u) : 0u, IH_SPP > 3 ? unit_sample(q, j, 3u) : 0u, copy);
+                    IH_SPP > 2 ? unit_sample(q, j, 2u) : 0u, IH_SPP > 3 ? unit_sample(q, j, 3u) : 0u);
     }
 }
 
@@ -197,10 +228,12 @@ void main() {
     const uint pixels_per_group = units_per_group * uint(UNIT_PIXELS);
     if (group >= (pc.pixels + pixels_per_group - 1u) / pixels_per_group) return;  // uniform
 
-    for (uint i = lid; i < SHARED_SLOTS * COPIES; i += WG) hist[i] = 0u;
+    for (uint i = lid; i < SHARED_SLOTS * SLOT_WORDS; i += WG) hist[i] = 0u;
     barrier();
 
-    const uint copy = lid % COPIES;
+    const uint lane = lid & 31u;
+    g_word = LAYOUT == 0u ? lid % COPIES : LAYOUT == LAYOUT_LANES ? lane : lane >> 1;
+    g_inc = (LAYOUT == LAYOUT_PAIRS && (lane & 1u) != 0u) ? 0x10000u : 1u;
     if (STRIDED != 0u) {
         // Pixel p of the tile is row p / width, column p % width; step WG pixels at a time.
         uint p = group * pixels_per_group + lid;
@@ -209,7 +242,7 @@ void main() {
         const uint dy = WG / pc.width, dx = WG % pc.width;
         for (uint k = 0u; k < uint(UNIT_PIXELS) * ROUNDS * uint(BATCH); ++k) {
             if (p >= pc.pixels) break;
-            count_pixel_at(pc.base_byte + y * pc.stride + x * uint(PIXEL_BYTES), copy);
+            count_pixel_at(pc.base_byte + y * pc.stride + x * uint(PIXEL_BYTES));
             p += WG;
             x += dx;
             y += dy;
@@ -233,10 +266,10 @@ void main() {
             [[unroll]] for (uint k = 0u; k < uint(BATCH); ++k) {
                 uint uk = u + k * WG;
                 if (uk < full_units) {
-                    count_unit(q[k], copy);
+                    count_unit(q[k]);
                 } else if (uk == full_units) {
                     for (uint p = full_units * uint(UNIT_PIXELS); p < pc.pixels; ++p)
-                        count_pixel_at(pc.base_byte + p * uint(PIXEL_BYTES), copy);
+                        count_pixel_at(pc.base_byte + p * uint(PIXEL_BYTES));
                 }
             }
             u += uint(BATCH) * WG;
@@ -244,12 +277,31 @@ void main() {
     }
     barrier();
 
-    // Merge: one global atomic per non-zero slot; copies are read starting at a lane-dependent
-    // copy so the reads spread over the banks.
-    for (uint s = lid; s < NCH * SLOTS; s += WG) {
-        uint first = slot_index(s);
+    // Merge: one global atomic per non-zero slot. Each invocation starts at a different word
+    // of its slot's row, so the reads spread over the banks.
+    for (uint s = lid; s < COUNTED; s += WG) {
         uint sum = 0u;
-        for (uint c = 0u; c < COPIES; ++c) sum += hist[first + ((c + lid) % COPIES)];
-        if (sum != 0u) atomicAdd(counts[pc.out_slot + s], sum);
+        if (LAYOUT == 0u) {
+            uint first = slot_index(s);
+            for (uint c = 0u; c < COPIES; ++c) sum += hist[first + ((c + lid) % COPIES)];
+        } else {
+            for (uint j = 0u; j < SLOT_WORDS; ++j) {
+                uint w = hist[s * SLOT_WORDS + ((j + lid) % SLOT_WORDS)];
+                sum += LAYOUT == LAYOUT_PAIRS ? (w & 0xFFFFu) + (w >> 16) : w;
+            }
+        }
+        if (sum == 0u) continue;
+#if IH_BPS == 1
+        if (VALUE_MODE != 0u) {
+            // Slot s counted value s % 256 of channel s / 256: classify it once, here.
+            uint code = ih_classify_int(s & 255u, INT_MODE, SHIFT, BINS, pc.lo_int, pc.hi_int, CLAMP);
+            uint base = pc.out_slot + (s / 256u) * SLOTS;
+            atomicAdd(counts[base + (code & IH_SLOT_MASK)], sum);
+            uint extra = code >> IH_EXTRA_SHIFT;
+            if (extra != 0u) atomicAdd(counts[base + BINS + extra], sum);
+            continue;
+        }
+#endif
+        atomicAdd(counts[pc.out_slot + s], sum);
     }
 }

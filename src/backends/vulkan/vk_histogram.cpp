@@ -66,6 +66,15 @@ std::uint32_t unit_pixels(const FormatInfo& fi) {
     return (pb % 3 == 0 ? 48 : 16) / pb;
 }
 
+// 32-bit words of histogram.comp's `hist`: SHARED_SLOTS * SLOT_WORDS.
+std::uint32_t shared_words(std::uint32_t channels, std::uint32_t channel_slots, SharedLayout layout,
+                           std::uint32_t copies) {
+    const std::uint32_t slot_words = layout == SharedLayout::lanes   ? 32
+                                     : layout == SharedLayout::pairs ? 16
+                                                                     : copies;
+    return (channels * channel_slots + 31) / 32 * 32 * slot_words;
+}
+
 // Push constants of histogram.comp (same order and offsets as its Params block).
 struct HistParams {
     std::int64_t lo_int, hi_int;
@@ -186,11 +195,6 @@ HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning 
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
 }
 
-std::uint32_t HistogramCore::shared_words(std::uint32_t channels, std::uint32_t bins, std::uint32_t copies) const {
-    const std::uint32_t slots = channels * (bins + IH_EXTRA_SLOTS);
-    return (slots + 31) / 32 * 32 * copies;  // SHARED_SLOTS * COPIES in histogram.comp
-}
-
 std::uint32_t HistogramCore::max_bins() const {
     // One channel, one copy, rounded to 32 slots, must fit the shared memory.
     return props_.limits.maxComputeSharedMemorySize / 4 / 32 * 32 - IH_EXTRA_SLOTS;
@@ -202,12 +206,34 @@ HistogramCore::Shape HistogramCore::shape(const BufferSource& source, const Hist
     Shape s;
     const auto channels = std::uint32_t(plan.channels.size());
     const std::uint32_t limit = props_.limits.maxComputeSharedMemorySize / 4;
+    s.value_mode = tuning_.value_mode && plan.info.sample == SampleType::u8;
+    const std::uint32_t channel_slots = s.value_mode ? 256 : plan.slots_per_channel();
+    auto fits = [&](std::uint32_t n, SharedLayout layout, std::uint32_t copies) {
+        return shared_words(n, channel_slots, layout, copies) <= limit;
+    };
     std::uint32_t fit = channels;
-    while (fit > 1 && shared_words(fit, plan.bins(), 1) > limit) --fit;
+    while (fit > 1 && !fits(fit, SharedLayout::copies, 1)) --fit;
     s.passes = (channels + fit - 1) / fit;
     s.channels_per_pass = (channels + s.passes - 1) / s.passes;
+
+    // A 16-bit half is bumped by the kGroupSize / 32 invocations of one lane, each counting at
+    // most this many samples per channel into any one slot.
+    const std::uint64_t per_invocation = std::uint64_t(kBatch) * tuning_.rounds * unit_pixels(plan.info);
+    const bool pairs_exact = (kGroupSize / 32) * per_invocation <= 0xFFFF;
+    std::vector<SharedLayout> order;
+    if (tuning_.layout) order.push_back(*tuning_.layout);
+    for (SharedLayout l : {SharedLayout::lanes, SharedLayout::pairs}) order.push_back(l);
+    s.layout = SharedLayout::copies;
+    for (SharedLayout l : order) {
+        if (l == SharedLayout::copies) break;
+        if (fits(s.channels_per_pass, l, 1) && (l != SharedLayout::pairs || pairs_exact)) {
+            s.layout = l;
+            break;
+        }
+    }
     s.copies = 1;
-    while (s.copies * 2 <= tuning_.max_copies && shared_words(s.channels_per_pass, plan.bins(), s.copies * 2) <= limit)
+    while (s.layout == SharedLayout::copies && s.copies * 2 <= tuning_.max_copies &&
+           fits(s.channels_per_pass, SharedLayout::copies, s.copies * 2))
         s.copies *= 2;
     const auto pb = VkDeviceSize(plan.info.pixel_bytes());
     s.strided = !(source.stride == source.width * pb && source.offset % 16 == 0);
@@ -222,8 +248,8 @@ VkShaderModule HistogramCore::module(const HistogramPlan& plan) {
 }
 
 VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t first, std::uint32_t count,
-                                   std::uint32_t copies, bool strided) {
-    std::array<std::uint32_t, 20> spec{};  // constant_id 0..18 of histogram.comp, then the variant
+                                   const Shape& shape) {
+    std::array<std::uint32_t, 22> spec{};  // constant_id 0..20 of histogram.comp, then the variant
     spec[0] = count;
     bool luma = false;
     for (std::uint32_t c = 0; c < count; ++c) {
@@ -236,21 +262,24 @@ VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t firs
     spec[8] = plan.shift;
     spec[9] = plan.clamp;
     spec[10] = plan.closed_top;
-    spec[11] = copies;
+    spec[11] = shape.copies;
     spec[12] = tuning_.swizzle ? 1 : 0;
     spec[13] = tuning_.rounds;
-    spec[14] = strided ? 1 : 0;
+    spec[14] = shape.strided ? 1 : 0;
     spec[15] = std::uint32_t(std::max(plan.info.red, 0));
     spec[16] = std::uint32_t(std::max(plan.info.green, 0));
     spec[17] = std::uint32_t(std::max(plan.info.blue, 0));
     spec[18] = luma ? 1 : 0;
-    spec[19] = std::uint32_t(variant(plan.info, denorm_preserve_));
+    spec[19] = std::uint32_t(shape.layout);
+    spec[20] = shape.value_mode ? 1 : 0;
+    spec[21] = std::uint32_t(variant(plan.info, denorm_preserve_));
     auto it = pipelines_.find(spec);
     if (it != pipelines_.end()) return it->second.get();
 
-    VkSpecializationMapEntry entries[19];
-    for (std::uint32_t i = 0; i < 19; ++i) entries[i] = {i, i * 4, 4};
-    VkSpecializationInfo info{19, entries, 19 * 4, spec.data()};
+    constexpr std::uint32_t kConstants = 21;
+    VkSpecializationMapEntry entries[kConstants];
+    for (std::uint32_t i = 0; i < kConstants; ++i) entries[i] = {i, i * 4, 4};
+    VkSpecializationInfo info{kConstants, entries, kConstants * 4, spec.data()};
     return pipelines_.emplace(spec, make_pipeline(device_, module(plan), hist_layout_.get(), &info)).first->second.get();
 }
 
@@ -284,7 +313,7 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
     std::vector<VkPipeline> pass_pipelines;
     for (std::uint32_t first = 0; first < plan.channels.size(); first += shape_.channels_per_pass) {
         const auto n = std::min<std::uint32_t>(shape_.channels_per_pass, std::uint32_t(plan.channels.size()) - first);
-        pass_pipelines.push_back(pipeline(plan, first, n, shape_.copies, shape_.strided));
+        pass_pipelines.push_back(pipeline(plan, first, n, shape_));
     }
 
     HistParams pc{};

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "backends/vulkan/vk_util.hpp"
@@ -14,13 +15,21 @@
 
 namespace imghist::vk {
 
-// Shader choices. The defaults are the best geometric mean over the H200 sweep of RGBA8 images
-// (docs/performance.md, "## Vulkan"): one shared copy, 8 rounds (128 rgba8 pixels per
-// invocation). More copies and the swizzle help only bank-adversarial data there.
+// Shared-memory layouts of histogram.comp (its LAYOUT constant).
+enum class SharedLayout : std::uint32_t {
+    copies = 0,  // `copies` copies of every slot
+    lanes = 1,   // one 32-bit counter per slot and lane
+    pairs = 2,   // two lanes' 16-bit counters per word
+};
+
+// Shader choices (docs/performance.md, "## Vulkan", has the H200 sweep behind them).
 struct Tuning {
-    std::uint32_t max_copies = 1;  // shared copies of every slot (power of two, <= 32)
+    // Preferred layout; automatic: lanes where they fit the shared memory, else pairs, else copies.
+    std::optional<SharedLayout> layout;
+    bool value_mode = true;        // 8-bit samples: count raw values, classify in the merge
+    std::uint32_t max_copies = 1;  // copies layout: shared copies of every slot (power of two, <= 32)
     std::uint32_t rounds = 8;      // rounds of 4 units (16 or 48 bytes each) per invocation
-    bool swizzle = false;          // spread bins over banks (when copies < 32)
+    bool swizzle = false;          // copies layout: spread bins over banks (when copies < 32)
     std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
 };
 
@@ -73,6 +82,8 @@ public:
     // What record_image() dispatches, for reports and the benchmark.
     struct Shape {
         std::uint32_t passes = 1, channels_per_pass = 1, copies = 1;
+        SharedLayout layout = SharedLayout::copies;
+        bool value_mode = false;
         bool strided = false;
     };
     Shape shape(const BufferSource& source, const HistogramPlan& plan) const;
@@ -80,9 +91,8 @@ public:
 private:
     struct PassPipeline;
     VkPipeline pipeline(const HistogramPlan& plan, std::uint32_t first_channel, std::uint32_t channels,
-                        std::uint32_t copies, bool strided);
+                        const Shape& shape);
     VkShaderModule module(const HistogramPlan& plan);
-    std::uint32_t shared_words(std::uint32_t channels, std::uint32_t bins, std::uint32_t copies) const;
 
     VkPhysicalDevice physical_;
     VkDevice device_;
@@ -94,7 +104,7 @@ private:
     std::map<int, ShaderModule> modules_;
     ShaderModule flush_module_;
     Pipeline flush_pipeline_;
-    std::map<std::array<std::uint32_t, 20>, Pipeline> pipelines_;
+    std::map<std::array<std::uint32_t, 22>, Pipeline> pipelines_;
     Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
 };
 
