@@ -4,7 +4,9 @@
 //
 // Usage: imghist_opencl_bench [--quick] [--runs N] [--sweep] [--out FILE]
 //   --quick  small images (for a CPU device such as PoCL: checks the program, not the speed)
-//   --sweep  also time the backend's tuning variants (IMGHIST_OPENCL_TUNE) on three images
+//   --sweep  also time the backend's tuning variants (IMGHIST_OPENCL_TUNE, kSweep*) on 8K and
+//            16384^2 random and bank-adversarial RGBA8 (R, G, B) and on 8K luminance and R G B + Y,
+//            each checked against the cpu backend
 // The device is IMGHIST_OPENCL_DEVICE (as for the backend), else the first GPU.
 #include <algorithm>
 #include <chrono>
@@ -301,6 +303,24 @@ std::string fixed(double v, int digits) {
     return b;
 }
 
+// The --sweep configurations: the 8-bit layouts (histogram.cl), value mode, loads in flight,
+// work-groups per CU.
+const std::vector<const char*> kSweepRgb = {
+    "layout=pairs",                          // lane pairs, value mode (the GPU default for R, G, B)
+    "layout=pairs,loads=4",                  // 4 16-byte loads in flight
+    "layout=pairs,gpc=8",                    // 8 work-groups per CU
+    "layout=pairs,value=0",                  // lane pairs, classified per sample
+    "layout=copies,copies=1,pack=0",         // one copy, value mode
+    "layout=copies,copies=1,pack=0,value=0", // one copy, classified (the previous default)
+    "layout=copies,copies=32,pack=1",        // per-lane 16-bit packed by slot, value mode
+};
+// Luminance (GPU default: per-lane 32-bit, value mode) and R G B + Y (4 x 256 values: GPU
+// default lane pairs with 8 copies, 32 KiB; 16 copies do not fit 48 KiB).
+const std::vector<const char*> kSweepLuma = {"layout=pairs", "layout=copies,copies=1,pack=0",
+                                             "layout=copies,copies=1,pack=0,value=0"};
+const std::vector<const char*> kSweepAll = {"layout=copies,copies=1,pack=0", "layout=copies,copies=1,pack=0,value=0",
+                                            "layout=copies,copies=16,pack=1"};
+
 bool same_rgb(const Result& r, const std::vector<std::uint32_t>& seed) {
     for (int c = 0; c < 3; ++c)
         for (int k = 0; k < 256; ++k)
@@ -335,17 +355,24 @@ int main(int argc, char** argv) {
         Dist dist;
         Mode mode;
         bool seeds;  // time the seed kernels too (RGBA8 R, G, B)
+        std::vector<const char*> sweep = {};  // tunings timed with --sweep
     };
     const std::uint32_t W8 = o.quick ? 960 : 7680, H8 = o.quick ? 540 : 4320, S16 = o.quick ? 2048 : 16384;
+    const std::string L8 = o.quick ? "960x540" : "8K", L16 = std::to_string(S16) + "^2";
     std::vector<Case> cases;
+    auto rgb_sweep = [&](Dist d) {
+        return o.sweep && (d == Dist::random || d == Dist::bank) ? kSweepRgb : std::vector<const char*>{};
+    };
     for (Dist d : {Dist::random, Dist::natural, Dist::constant, Dist::bank})
-        cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba8 " + dist_name(d), W8, H8, false, d, Mode::rgb, true});
+        cases.push_back({L8 + " rgba8 " + dist_name(d), W8, H8, false, d, Mode::rgb, true, rgb_sweep(d)});
     for (Dist d : {Dist::random, Dist::natural, Dist::constant, Dist::bank})
-        cases.push_back({std::to_string(S16) + "^2 rgba8 " + dist_name(d), S16, S16, false, d, Mode::rgb, true});
-    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba8 random, luma", W8, H8, false, Dist::random, Mode::luma, false});
-    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba8 random, R G B + Y", W8, H8, false, Dist::random, Mode::all, false});
-    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba_f32 random", W8, H8, true, Dist::random, Mode::rgb, false});
-    cases.push_back({std::string(o.quick ? "960x540" : "8K") + " rgba_f32 natural", W8, H8, true, Dist::natural, Mode::rgb, false});
+        cases.push_back({L16 + " rgba8 " + dist_name(d), S16, S16, false, d, Mode::rgb, true, rgb_sweep(d)});
+    cases.push_back({L8 + " rgba8 random, luma", W8, H8, false, Dist::random, Mode::luma, false,
+                     o.sweep ? kSweepLuma : std::vector<const char*>{}});
+    cases.push_back({L8 + " rgba8 random, R G B + Y", W8, H8, false, Dist::random, Mode::all, false,
+                     o.sweep ? kSweepAll : std::vector<const char*>{}});
+    cases.push_back({L8 + " rgba_f32 random", W8, H8, true, Dist::random, Mode::rgb, false});
+    cases.push_back({L8 + " rgba_f32 natural", W8, H8, true, Dist::natural, Mode::rgb, false});
 
     std::ostringstream table;
     table << "device: " << cl.name << "; OpenCL profiling events, " << o.runs
@@ -359,11 +386,6 @@ int main(int argc, char** argv) {
     cl_mem scratch = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 64, nullptr, &err);
     check(err, "scratch");
     std::uint64_t seed = 1;
-    struct SweepImage { std::string label; std::uint32_t w, h; Dist dist; };
-    std::vector<SweepImage> sweep_images;
-    if (o.sweep) sweep_images = {{"8K random", W8, H8, Dist::random}, {"8K constant", W8, H8, Dist::constant},
-                                 {"8K bank-adversarial", W8, H8, Dist::bank}, {"16384^2 random", S16, S16, Dist::random},
-                                 {"16384^2 bank-adversarial", S16, S16, Dist::bank}};
     for (const Case& c : cases) {
         const auto t0 = std::chrono::steady_clock::now();
         const std::vector<std::byte> pixels = make_pixels(c.w, c.h, c.is_float, c.dist, ++seed);
@@ -393,12 +415,9 @@ int main(int argc, char** argv) {
         std::cout << "  " << c.label << ": floor " << us(floor) << " µs, imghist " << us(ih.kernel) << " µs ("
                   << us(ih.total) << " µs with clear/read) " << (ok ? "ok" : "MISMATCH") << " ["
                   << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s]\n";
-        for (const auto& si : sweep_images) {
-            if (c.is_float || c.mode != Mode::rgb || si.w != c.w || si.dist != c.dist) continue;
-            table << "\nsweep on " << si.label << " (IMGHIST_OPENCL_TUNE over the defaults; floor " << us(floor) << " µs):\n";
-            for (const char* tune : {"gpc=8", "gpc=16", "copies=2", "copies=4", "copies=32,pack=1",
-                                     "copies=32,pack=1,gpc=8", "copies=16,pack=1,gpc=8", "merge=sum",
-                                     "wg=512", "fast=0", "spec=0"}) {
+        if (!c.sweep.empty()) {
+            table << "\nsweep on " << c.label << " (IMGHIST_OPENCL_TUNE over the defaults; floor " << us(floor) << " µs):\n";
+            for (const char* tune : c.sweep) {
                 setenv("IMGHIST_OPENCL_TUNE", tune, 1);
                 const ImghistTime t = time_imghist(cl, o, img, c.w, c.h, f, r);
                 unsetenv("IMGHIST_OPENCL_TUNE");

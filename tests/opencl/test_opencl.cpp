@@ -153,6 +153,7 @@ const char* const kLayoutTunes[] = {
     "layout=pairs,value=1,spec=1,wg=256",
     "layout=pairs,value=0,wg=64",
     "layout=pairs,value=1,loads=4,wg=128",
+    "layout=pairs,copies=8,value=1,spec=1,wg=256",
     "layout=lanes,value=1,spec=1,wg=256,loads=4",
     "layout=lanes,value=0,wg=64",
     "layout=copies,copies=1,pack=0,value=1,spec=1",
@@ -210,6 +211,7 @@ TEST(OpenClLayouts, SixteenBitCountersNearTheirBound) {
     all.bins.clamp = true;
     requests.push_back({"all, 7 bins clamp", all});
     for (const char* tune : {"layout=pairs,wg=32,groups=1", "layout=pairs,value=0,wg=64,groups=1,loads=4",
+                             "layout=pairs,copies=8,wg=64,groups=1",
                              "layout=copies,copies=32,pack=1,wg=64,groups=1",
                              "layout=copies,copies=1,pack=1,wg=32,groups=1"}) {
         ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
@@ -299,6 +301,33 @@ TEST(OpenClInterop, CallersBuffersPackedStridedAndOffset) {
                 EXPECT_GE(times->total_seconds, times->kernel_seconds);
                 clReleaseMemObject(buf);
             }
+        }
+    }
+}
+
+TEST(OpenClInterop, StridedBuffersWithEachLayout) {
+    REQUIRE_OPENCL();
+    // Strided device buffers take the per-pixel kernel in row mode (whole rows per launch).
+    ClSetup s;
+    make_setup(s);
+    auto reference = create_engine("reference");
+    Request clamped;
+    clamped.mode = Mode::all;
+    clamped.bins.bins = 7;
+    clamped.bins.range = {{17, 253}};
+    clamped.bins.clamp = true;
+    std::uint64_t seed = 80;
+    for (const char* tune : {"layout=pairs,wg=256", "layout=lanes,value=0,spec=1", "layout=copies,copies=32,pack=1"}) {
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        auto engine = opencl::create_engine(s.queue);
+        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8}) {
+            auto img = make_image(f, 301, 23, Pattern::bank_adversarial, ++seed, 12);
+            cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
+            const opencl::DeviceBuffer src{buf, 0, 301, 23, img.view.stride_bytes, f};
+            for (const Request& r : {Request{}, clamped})
+                expect_same_histograms(opencl::compute(*engine, src, r), reference->compute(img.view, r),
+                                       std::string(tune) + " " + std::string(format_info(f).name));
+            clReleaseMemObject(buf);
         }
     }
 }

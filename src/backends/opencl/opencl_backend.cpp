@@ -220,7 +220,8 @@ Tune parse_tune() {
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: wg must be a power of two");
     if (t.loads != 0 && t.loads != 2 && t.loads != 4)
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: loads is 2 or 4");
-    // copies/pack without a layout mean the copies layout (as before layouts had names).
+    // copies/pack without a layout mean the copies layout (as before layouts had names);
+    // layout=pairs takes copies too.
     if (t.layout == LayoutKind::any && (t.copies != 0 || t.pack >= 0)) t.layout = LayoutKind::copies;
     return t;
 }
@@ -495,13 +496,14 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
 // The local layouts to try, best first; the first that fits the local memory wins.
 std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg) const {
     std::vector<Layout> chain;
-    // Per-lane 32-bit, then lane pairs: no bank conflicts and no per-sample ALU work, the
-    // CUDA backend's layouts (0.87 of the floor there). Default on GPUs for the RGBA8 kernel
-    // in value mode, where 3 x 256 slots of lane pairs fill 48 KiB exactly.
-    if (tune_.layout == LayoutKind::lanes || (tune_.layout == LayoutKind::any && gpu_ && fast && value))
-        chain.push_back({32, 0});
-    if (tune_.layout == LayoutKind::pairs || (tune_.layout == LayoutKind::any && gpu_ && fast && value))
-        chain.push_back({16, 2});
+    // Per-lane 32-bit, then lane pairs: no per-sample ALU work and at most 1, 2 (16 copies) or
+    // 4 (8 copies) lanes of a warp per bank, the CUDA backend's idea (0.87 of the floor there).
+    // Default on GPUs for the RGBA8 kernel in value mode: 3 x 256 values fill 48 KiB exactly
+    // with 16 copies of lane pairs, 4 x 256 (R, G, B, Y) take 32 KiB with 8.
+    const bool lanes_default = tune_.layout == LayoutKind::any && gpu_ && fast && value;
+    if (tune_.layout == LayoutKind::lanes || lanes_default) chain.push_back({32, 0});
+    if (tune_.layout == LayoutKind::pairs) chain.push_back({tune_.copies ? tune_.copies : 16u, 2});
+    if (lanes_default) chain.insert(chain.end(), {{16, 2}, {8, 2}});
     // Then copies, halving from the wanted number, packed by slot or not. One unpacked copy
     // was measured best of these on an H200 (docs/performance.md): the hardware merges
     // same-address atomics, which keeps constant images at the memory floor.
