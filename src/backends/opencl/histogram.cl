@@ -177,13 +177,14 @@ inline void ih_local_add(local uint* h, uint slot, uint k, uint inc, IH_PARAMS)
 inline void ih_count_pixel(local uint* h, uint4 px, uint k, uint inc, IH_PARAMS, const uint st)
 {
     const uint sources = IH_SOURCES;
+    if (st == IH_T_U8 && IH_VALUE != 0u) {
+        for (uint c = 0u; c < IH_NCH; ++c)
+            ih_local_add(h, c * 256u + ih_int_value(px, (sources >> (4u * c)) & 15u, p, q, l, range), k, inc,
+                         p, q, l, range);
+        return;
+    }
     for (uint c = 0u; c < IH_NCH; ++c) {
-        const uint src = (sources >> (4u * c)) & 15u;
-        if (st == IH_T_U8 && IH_VALUE != 0u) {
-            ih_local_add(h, c * 256u + ih_int_value(px, src, p, q, l, range), k, inc, p, q, l, range);
-            continue;
-        }
-        const uint code = ih_code(px, src, p, q, l, range, st);
+        const uint code = ih_code(px, (sources >> (4u * c)) & 15u, p, q, l, range, st);
         const uint base = c * IH_LSPC;
         ih_local_add(h, base + (code & IH_SLOT_MASK), k, inc, p, q, l, range);
         const uint extra = code >> IH_EXTRA_SHIFT;

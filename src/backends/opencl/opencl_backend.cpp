@@ -471,11 +471,17 @@ std::uint32_t rgb_indices(const FormatInfo& fi) {
 }
 
 std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConfig& c) const {
-    const bool spec = tune_.spec >= 0 ? tune_.spec != 0 : gpu_;
-    if (!spec) return {};
-    const bool merge_atomic = tune_.merge_atomic >= 0 ? tune_.merge_atomic != 0 : true;
     std::string o;
     auto def = [&](const char* k, std::uint64_t v) { o += std::string(" -DIH_C_") + k + "=" + std::to_string(v) + "u"; };
+    // Value mode and loads in flight are constants in every build: as arguments, the branches
+    // on them made PoCL's generic RGBA8 kernel twice as slow.
+    if (!c.global) {
+        def("VALUE", c.value ? 1 : 0);
+        def("LOADS", c.loads);
+    }
+    const bool spec = tune_.spec >= 0 ? tune_.spec != 0 : gpu_;
+    if (!spec) return o;
+    const bool merge_atomic = tune_.merge_atomic >= 0 ? tune_.merge_atomic != 0 : true;
     def("NCH", c.nch);
     def("SOURCES", pass_sources(plan, c.c0, c.nch));
     def("BINS", plan.bins());
@@ -487,8 +493,6 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
         def("COPIES", c.copies);
         def("PACK", c.pack);
         def("MERGE", merge_atomic ? 1 : 0);
-        def("VALUE", c.value ? 1 : 0);
-        def("LOADS", c.loads);
     }
     return o;
 }
