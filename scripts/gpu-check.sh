@@ -11,7 +11,8 @@
 #     libshaderc1 vulkan-validationlayers libgtest-dev libbenchmark-dev libbenchmark1debian \
 #     libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2)
 #
-# Usage: scripts/gpu-check.sh [STEP...]   steps: build test sanitize large bench (default: all)
+# Usage: scripts/gpu-check.sh [STEP...]   steps: build test sanitize large bench (default: all),
+#   and parity (the parity suite and the GPU backends' own tests only: quicker than test)
 # Each backend adds its own steps in scripts/gpu/<backend>.sh, defining <backend>_<step>
 # functions; a missing function is simply not run. IMGHIST_GPU_BACKENDS=opencl,cuda limits the
 # backend steps to those backends (default: opencl,vulkan,cuda).
@@ -87,6 +88,21 @@ step_test() {
   (cd "$build" && ctest -j4 --output-on-failure --timeout 600 > "$OUT/ctest.log" 2>&1)
   local rc=$?
   note "parity tests: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) (rc=$rc)"
+}
+
+# The parity suite and each GPU backend's own tests, without ctest's other programs (quick).
+step_parity() {
+  local log="$OUT/parity.log" t0=$SECONDS
+  "$build/tests/imghist_tests" --gtest_filter='RequiredBackends.*:AllBackends/*' > "$log" 2>&1
+  local rc=$? rcs=""
+  for b in opencl vulkan cuda; do
+    local bin="$build/tests/$b/imghist_${b}_tests"
+    [ -x "$bin" ] || continue
+    "$bin" --gtest_filter='-*Large*' >> "$log" 2>&1
+    rcs="$rcs $b=$?"
+  done
+  note "parity (every backend vs reference): rc=$rc; backend tests:$rcs; $(grep -c '^\[       OK \]' "$log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed ($((SECONDS - t0)) s)"
+  grep -E '^\[  FAILED  \] [A-Za-z]' "$log" | sort -u | head -20
 }
 
 step_large() {

@@ -69,12 +69,18 @@ vulkan_test() {
 }
 
 vulkan_bench() {
-  vulkan_build || return 1
+  # gpu-check's own build (every backend, benchmarks on) has the benchmark too.
+  local bin="$build/bench/vulkan/imghist_vulkan_bench"
+  if [ ! -x "$bin" ]; then
+    vulkan_build || return 1
+    bin="$vulkan_build_dir/bench_vulkan/imghist_vulkan_bench"
+  fi
+  vulkan_driver_setup
   local log="$OUT/vulkan_log.txt"
   echo "== bench" >> "$log"
   # IMGHIST_VULKAN_BENCH_ARGS=--no-sweep times the default tuning only.
-  "$vulkan_build_dir/bench_vulkan/imghist_vulkan_bench" --out "$OUT" ${IMGHIST_VULKAN_BENCH_ARGS:-} >> "$log" 2>&1
-  note "vulkan bench: rc=$? (table: vulkan_table.txt)"
+  "$bin" --out "$OUT" ${IMGHIST_VULKAN_BENCH_ARGS:-} >> "$log" 2>&1
+  note "vulkan bench: rc=$? (table: vulkan_table.txt; command: $bin --out \$OUT ${IMGHIST_VULKAN_BENCH_ARGS:-})"
 }
 
 # `scripts/gpu-check.sh gpu`: the vulkan steps alone (no other backend's build or bench);
