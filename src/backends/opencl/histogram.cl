@@ -18,7 +18,7 @@
  *   pack = 2: "lane pairs": work-items 2j and 2j + 1 share copy j % copies, each owning one
  *             16-bit half of every word; the increment is a per-work-item constant, so a sample
  *             costs one address computation and one atomic. With 16 copies at most 2 lanes of
- *             a warp share a bank, and 3 x 256 slots take exactly 48 KiB.
+ *             a warp share a bank (4 with 8 copies), and 3 x 256 slots take exactly 48 KiB.
  * The host bounds the pixels per launch so that no 16-bit counter can reach 65536.
  *
  * Value mode (8-bit samples): each channel counts the raw value 0..255 (or the integer
@@ -26,8 +26,8 @@
  * (ih_add_counts), so every request runs the same hot loop with no per-sample classification.
  *
  * Every parameter is a kernel argument. A program built with -D IH_C_<NAME>=value options
- * (the host does this on GPUs) turns the matching parameter into a compile-time constant;
- * the code is the same text either way.
+ * (the host does this on GPUs, and for VALUE and LOADS everywhere) turns the matching
+ * parameter into a compile-time constant; the code is the same text either way.
  *
  * Pixels are read from plain buffers, never through samplers: NVIDIA's driver returns zeros
  * for the seed's inline-sampler read_imagef, and unorm-to-float conversion loses the integer.
