@@ -444,8 +444,8 @@ private:
 
 std::string tuning_name(const vk::Tuning& t) {
     const char* layouts[] = {"copies", "lanes", "pairs"};
-    std::string name = t.layout ? layouts[int(*t.layout)] : "auto";
-    if (!t.layout || *t.layout == vk::SharedLayout::copies) name += "<=" + std::to_string(t.max_copies);
+    std::string name = layouts[int(t.layout)];
+    if (t.layout == vk::SharedLayout::copies) name += "<=" + std::to_string(t.max_copies);
     return name + (t.value_mode ? " values" : " bins") + " rounds=" + std::to_string(t.rounds) +
            (t.swizzle ? " swizzle" : "");
 }
@@ -478,7 +478,7 @@ int main(int argc, char** argv) {
         // The sweep; index 0 is the backend's compiled-in default. (An earlier sweep over copies
         // 1..32, swizzle and rounds 1..8 of the copies layout is in docs/performance.md.)
         std::vector<vk::Tuning> tunings{vk::Tuning{}};
-        auto add = [&](std::optional<vk::SharedLayout> layout, bool values, std::uint32_t copies, std::uint32_t rounds,
+        auto add = [&](vk::SharedLayout layout, bool values, std::uint32_t copies, std::uint32_t rounds,
                        bool swizzle) {
             vk::Tuning t;
             t.layout = layout;
@@ -490,11 +490,10 @@ int main(int argc, char** argv) {
         };
         if (sweep) {
             using L = vk::SharedLayout;
-            add(L::pairs, true, 1, 8, false);  // differs from auto where lanes fit (luminance)
-            add(L::pairs, true, 1, 4, false);
+            add(L::lanes, true, 1, 8, false);  // where it does not fit: copies
+            add(L::pairs, true, 1, 8, false);
             add(L::pairs, true, 1, 16, false);
-            add(L::copies, true, 1, 8, false);
-            add(L::copies, false, 1, 8, false);  // the previous default
+            add(L::copies, false, 1, 8, false);  // counting bins, not values
             add(L::copies, true, 4, 8, true);
         }
         std::vector<std::unique_ptr<vk::HistogramCore>> cores;

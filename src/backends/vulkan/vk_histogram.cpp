@@ -220,17 +220,10 @@ HistogramCore::Shape HistogramCore::shape(const BufferSource& source, const Hist
     // most this many samples per channel into any one slot.
     const std::uint64_t per_invocation = std::uint64_t(kBatch) * tuning_.rounds * unit_pixels(plan.info);
     const bool pairs_exact = (kGroupSize / 32) * per_invocation <= 0xFFFF;
-    std::vector<SharedLayout> order;
-    if (tuning_.layout) order.push_back(*tuning_.layout);
-    for (SharedLayout l : {SharedLayout::lanes, SharedLayout::pairs}) order.push_back(l);
     s.layout = SharedLayout::copies;
-    for (SharedLayout l : order) {
-        if (l == SharedLayout::copies) break;
-        if (fits(s.channels_per_pass, l, 1) && (l != SharedLayout::pairs || pairs_exact)) {
-            s.layout = l;
-            break;
-        }
-    }
+    const SharedLayout want = tuning_.layout;
+    if (want != SharedLayout::copies && fits(s.channels_per_pass, want, 1) && (want != SharedLayout::pairs || pairs_exact))
+        s.layout = want;
     s.copies = 1;
     while (s.layout == SharedLayout::copies && s.copies * 2 <= tuning_.max_copies &&
            fits(s.channels_per_pass, SharedLayout::copies, s.copies * 2))

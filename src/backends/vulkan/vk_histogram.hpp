@@ -7,7 +7,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <vector>
 
 #include "backends/vulkan/vk_util.hpp"
@@ -22,10 +21,12 @@ enum class SharedLayout : std::uint32_t {
     pairs = 2,   // two lanes' 16-bit counters per word
 };
 
-// Shader choices (docs/performance.md, "## Vulkan", has the H200 sweep behind them).
+// Shader choices (docs/performance.md, "## Vulkan", has the H200 sweeps behind them).
 struct Tuning {
-    // Preferred layout; automatic: lanes where they fit the shared memory, else pairs, else copies.
-    std::optional<SharedLayout> layout;
+    // Lanes and pairs take 32-48 KiB of shared memory per work-group, and on the H200 NVIDIA's
+    // driver then keeps fewer work-groups per SM: they measured 2-4x slower than one copy, so
+    // copies is the default. A layout that does not fit the device falls back to copies.
+    SharedLayout layout = SharedLayout::copies;
     bool value_mode = true;        // 8-bit samples: count raw values, classify in the merge
     std::uint32_t max_copies = 1;  // copies layout: shared copies of every slot (power of two, <= 32)
     std::uint32_t rounds = 8;      // rounds of 4 units (16 or 48 bytes each) per invocation
