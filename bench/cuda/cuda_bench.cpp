@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
     line("device: %s, %d SMs, %.0f MiB L2, driver API %d; imghist tune: '%s'", b.props.name,
          b.props.multiProcessorCount, b.props.l2CacheSize / 1048576.0, CUDART_VERSION, default_tune.c_str());
     line("times: median of N event-timed calls after 3 warm-ups, launch to finished result (device memory)");
-    line("");
+    line("%s", "");
 
     imghist::Request rgb;
     rgb.mode = imghist::Mode::rgb;
@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
         }
     }
 
-    line("");
+    line("%s", "");
     line("8K, other formats and modes");
     line("%-26s %-9s %9s %9s %9s %9s %8s %8s", "input", "data", "MB", "floor us", "CUB us", "imghist", "%floor", "x CUB");
     {
@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
     }
 
     // Small frames: launch-bound one at a time, batched in one call.
-    line("");
+    line("%s", "");
     line("Many small images, device-resident (RGBA8 random, R,G,B)");
     {
         CK(generate_rgba8(b.image, 16384, 16384, kRandom, b.stream));
@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
     }
 
     // One resident 1080p image: the latency a caller sees.
-    line("");
+    line("%s", "");
     line("One resident 1080p RGBA8 image (random), R,G,B");
     {
         const auto view = imghist::ImageView::packed(b.image, 1920, 1080, imghist::PixelFormat::rgba8);
@@ -361,7 +361,7 @@ int main(int argc, char** argv) {
 
     // Host-resident images: staged through pinned buffers, against the copy bandwidth.
     cudaGetLastError();
-    line("");
+    line("%s", "");
     line("Host-resident RGBA8 images (pageable std::vector), R,G,B, through engine->compute()");
     {
         for (const Size& s : {Size{"8K", 7680, 4320, 10}, Size{"16384^2", 16384, 16384, quick ? 2 : 4}}) {
@@ -395,11 +395,12 @@ int main(int argc, char** argv) {
     }
 
     if (tune) {
-        line("");
+        line("%s", "");
         line("Kernel variants (IMGHIST_CUDA_TUNE), RGBA8, us (median) and share of the floor; R,G,B counts checked against CUB");
-        // packed/ahead: the packed 8-bit fast path; packed=0: the generic tiled kernel.
-        const char* variants[] = {"",          "ahead=0",           "packed=0",      "block=512",
-                                  "block=512,ahead=0", "acc_stride=16", "packed=0,prefetch=1", "packed=0,layout=lanes16"};
+        // packed/ahead: the packed 8-bit fast path; packed=0: the generic tiled kernel; graph=0:
+        // launched directly instead of replayed from the engine's cached graph.
+        const char* variants[] = {"", "graph=0", "ahead=0", "graph=0,ahead=0", "packed=0", "graph=0,packed=0",
+                                  "block=512", "packed=0,layout=lanes16"};
         struct Case {
             const char* name;
             uint32_t w, h;

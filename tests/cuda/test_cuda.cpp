@@ -229,6 +229,46 @@ TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
     for (auto& s : streams) cudaStreamDestroy(s);
 }
 
+// The engine replays its own cached graph for single images; inside the caller's stream
+// capture it must launch directly, so the caller's graph holds the work and replays it right.
+TEST(CudaDevice, AsyncCapturedIntoCallersGraph) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t stream;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    Request request;
+    request.mode = Mode::rgb;
+    const TestImage host = make_image(PixelFormat::rgba8, 1920, 1080, Pattern::random, 77);
+    const DeviceImage dev = upload(host.view);
+    ASSERT_NE(dev.mem.ptr, nullptr);
+    const std::size_t n = engine->slot_count(PixelFormat::rgba8, request);
+    DeviceMemory out(2 * n * sizeof(std::uint64_t));
+    auto* slots = static_cast<std::uint64_t*>(out.ptr);
+    engine->compute_device_async(dev.view, request, slots, stream);  // outside the capture
+    CK(cudaStreamSynchronize(stream));
+    cudaGraph_t graph = nullptr;
+    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    engine->compute_device_async(dev.view, request, slots + n, stream);
+    CK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    const Result want = reference->compute(host.view, request);
+    for (int replay = 0; replay < 3; ++replay) {
+        CK(cudaMemsetAsync(slots + n, 0xFF, n * sizeof(std::uint64_t), stream));
+        CK(cudaGraphLaunch(exec, stream));
+        CK(cudaStreamSynchronize(stream));
+        std::vector<std::uint64_t> back(2 * n);
+        CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+        for (int k = 0; k < 2; ++k)
+            expect_same_histograms(engine->unpack(host.view, request, std::span(back.data() + k * n, n)), want,
+                                   "replay " + std::to_string(replay) + " output " + std::to_string(k));
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+}
+
 TEST(CudaBatch, ManyImagesDeviceAndHost) {
     REQUIRE_GPU();
     auto engine = cuda::create_engine();
@@ -307,7 +347,7 @@ TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
 TEST(CudaPacked, EveryKnobMatchesReference) {
     REQUIRE_GPU();
     auto reference = create_engine("reference");
-    const char* tunes[] = {"", "ahead=0", "packed=0", "flush=1", "flush=1,ahead=0", "block=64,flush=1",
+    const char* tunes[] = {"", "graph=0", "ahead=0", "packed=0", "flush=1", "flush=1,ahead=0", "block=64,flush=1",
                            "block=512", "block=96,ahead=0", "acc_stride=16", "blocks_per_sm=1,block=256"};
     struct Shape {
         std::uint32_t w, h;

@@ -52,8 +52,8 @@ std::string cuda_message(const char* call, cudaError_t err) {
 
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
 // layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
-// acc_stride, prefetch, packed, ahead. The defaults are what measured best on an H200
-// (docs/performance.md); packed and ahead (the packed 8-bit fast path) are not yet measured.
+// acc_stride, prefetch, packed, ahead, graph. The defaults are what measured best on an H200
+// (docs/performance.md).
 struct Tune {
     int block = 1024;
     int gpt = 0;          // 0: the format's maximum
@@ -67,6 +67,7 @@ struct Tune {
     bool prefetch = false;
     bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_u8_kernel (vector-even split)
     bool ahead = true;     // packed_u8_kernel: load the next step before counting the current one
+    bool graph = true;     // single device images: replay the launch from a cached CUDA graph
 
     static Tune from_env() {
         Tune t;
@@ -94,6 +95,7 @@ struct Tune {
             else if (key == "prefetch") t.prefetch = n != 0;
             else if (key == "packed") t.packed = n != 0;
             else if (key == "ahead") t.ahead = n != 0;
+            else if (key == "graph") t.graph = n != 0;
             else if (key == "layout") {
                 if (value == "lanes32") t.layout = kLanes32;
                 else if (value == "lanes16") t.layout = kLanes16;
@@ -634,7 +636,7 @@ private:
     // 2^32 tiles). Up to kParamImages descriptors travel in the parameters, more are copied to
     // `descs` (device memory used by this stream only) first.
     void launch(Shape& sh, std::span<const Piece> pieces, unsigned long long* acc, unsigned long long* out,
-                bool finalize, cudaStream_t stream, DeviceBuffer<ImageDesc>& descs) {
+                bool finalize, cudaStream_t stream, DeviceBuffer<ImageDesc>& descs, LaunchGraph* graph = nullptr) {
         std::size_t first = 0;
         std::vector<ImageDesc>& host_descs = host_descs_;
         while (first < pieces.size()) {
@@ -673,7 +675,7 @@ private:
                 p.img_dev = descs.ptr;
             }
             const unsigned grid = unsigned(std::min<std::uint64_t>(total, sh.grid_cap));
-            const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream);
+            const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream, graph);
             if (err != cudaSuccess) throw DeviceError(cuda_message("histogram kernel launch", err));
             first += n;
         }
@@ -691,10 +693,11 @@ private:
         if (images.size() == 1) {
             const Piece pc = piece_of(images[0], 0);
             order_after_last(stream);
+            LaunchGraph* graph = tune_.graph ? &graph_ : nullptr;
             if (sh.packed && pc.rows == 1 && reinterpret_cast<std::uintptr_t>(pc.base) % sh.pixel_bytes == 0)
-                launch_packed(sh, pc, acc_.ptr, out, stream);
+                launch_packed(sh, pc, acc_.ptr, out, stream, graph);
             else
-                launch(sh, std::span<const Piece>(&pc, 1), acc_.ptr, out, true, stream, descs_dev_);
+                launch(sh, std::span<const Piece>(&pc, 1), acc_.ptr, out, true, stream, descs_dev_, graph);
             mark_last(stream);
             return;
         }
@@ -710,7 +713,7 @@ private:
     // One packed 8-bit image (one long row, pixel-aligned) on packed_u8_kernel: its 16-byte
     // vectors split evenly over at least a vector per thread of every block, up to the grid cap.
     void launch_packed(Shape& sh, const Piece& pc, unsigned long long* acc, unsigned long long* out,
-                       cudaStream_t stream) {
+                       cudaStream_t stream, LaunchGraph* graph) {
         KernelParams& p = sh.params;
         const std::uint64_t vectors = pc.row_px * sh.pixel_bytes / 16;
         const unsigned grid = unsigned(std::clamp<std::uint64_t>((vectors + sh.block - 1) / sh.block, 1, sh.packed_grid_cap));
@@ -736,7 +739,7 @@ private:
         p.out = out;
         p.tickets = tickets_.ptr;
         p.img_dev = nullptr;
-        const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream);
+        const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream, graph);
         if (err != cudaSuccess) throw DeviceError(cuda_message("histogram kernel launch", err));
     }
 
@@ -866,6 +869,7 @@ private:
     PinnedBuffer<std::uint64_t> result_host_;
     DeviceBuffer<unsigned char> stage_dev_[kStreams];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
+    LaunchGraph graph_;                                // single device images (Tune::graph)
     DeviceBuffer<ImageDesc> descs_stage_[kStreams];    // batch descriptors, per staging stream
     PinnedBuffer<unsigned char> stage_host_[kStreams];
     std::map<std::tuple<int, unsigned, std::size_t>, int> occupancy_;

@@ -2,6 +2,7 @@
 // The kernels themselves are templates in histogram_kernels.cuh, instantiated per sample type in
 // histogram_u8.cu, histogram_u16.cu, histogram_f16.cu and histogram_f32.cu (compiled in parallel).
 #include <algorithm>
+#include <cstring>
 
 #include "histogram_kernels.cuh"
 
@@ -25,11 +26,66 @@ KernelFn kernel_for(KernelFormat f, int layout, int nch = 0, bool luma = false) 
 }
 }  // namespace
 
+void LaunchGraph::reset() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    exec = nullptr;
+    graph = nullptr;
+    node = nullptr;
+    fn = nullptr;
+}
+
+namespace {
+cudaError_t launch_graph(LaunchGraph& g, KernelFn fn, const KernelParams& params, unsigned grid, unsigned block,
+                         std::size_t smem_bytes, cudaStream_t stream) {
+    KernelParams copy = params;
+    void* args[] = {&copy};
+    cudaKernelNodeParams node{};
+    node.func = reinterpret_cast<void*>(fn);
+    node.gridDim = dim3(grid);
+    node.blockDim = dim3(block);
+    node.sharedMemBytes = unsigned(smem_bytes);
+    node.kernelParams = args;
+    const void* f = reinterpret_cast<const void*>(fn);
+    if (g.exec == nullptr || g.fn != f) {
+        g.reset();
+        cudaError_t err = cudaGraphCreate(&g.graph, 0);
+        if (err == cudaSuccess) err = cudaGraphAddKernelNode(&g.node, g.graph, nullptr, 0, &node);
+        if (err == cudaSuccess) err = cudaGraphInstantiate(&g.exec, g.graph, 0);
+        if (err != cudaSuccess) {
+            g.reset();
+            return err;
+        }
+    } else if (g.grid != grid || g.block != block || g.smem != smem_bytes ||
+               std::memcmp(&g.params, &params, sizeof params) != 0) {
+        // Parameters are copied into the node: later launches of the exec see the new ones,
+        // launches already queued keep theirs.
+        const cudaError_t err = cudaGraphExecKernelNodeSetParams(g.exec, g.node, &node);
+        if (err != cudaSuccess) {
+            g.reset();
+            return err;
+        }
+    }
+    g.fn = f;
+    g.grid = grid;
+    g.block = block;
+    g.smem = smem_bytes;
+    g.params = params;
+    return cudaGraphLaunch(g.exec, stream);
+}
+}  // namespace
+
 cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
-                             unsigned block, std::size_t smem_bytes, cudaStream_t stream) {
+                             unsigned block, std::size_t smem_bytes, cudaStream_t stream, LaunchGraph* graph) {
     KernelFn fn = params.packed ? kernel_for(format, kPackedU8, int(params.nch), params.has_luma != 0)
                                 : kernel_for(format, int(params.layout));
     if (fn == nullptr) return cudaErrorInvalidValue;
+    if (graph != nullptr) {
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+        if (err != cudaSuccess) return err;
+        if (capture == cudaStreamCaptureStatusNone) return launch_graph(*graph, fn, params, grid, block, smem_bytes, stream);
+    }
     fn<<<grid, block, smem_bytes, stream>>>(params);
     return cudaGetLastError();
 }

@@ -94,9 +94,9 @@ struct Counter {
     uint32_t luma_sel[3];
 
     __device__ __forceinline__ void bump(uint32_t slot) const {
-        if constexpr (L == kLanes32) {
+        if constexpr (L == int(kLanes32)) {
             red_shared(base + (slot << 7), 1u);
-        } else if constexpr (L == kLanes16) {
+        } else if constexpr (L == int(kLanes16)) {
             red_shared(base + ((slot >> 1) << 7), 1u << ((slot & 1u) << 4));
         } else if (global) {
             atomicAdd(acc + slot * acc_stride, 1ull);
@@ -107,7 +107,7 @@ struct Counter {
     // Value v (0..255) of plan channel c (a compile-time constant: an immediate offset), in the
     // hot path: slot c * 256 + v.
     __device__ __forceinline__ void bump_value(int c, uint32_t v) const {
-        if constexpr (L == kLanes32) red_shared(base + uint32_t(c) * 256u * 128u + (v << 7), 1u);
+        if constexpr (L == int(kLanes32)) red_shared(base + uint32_t(c) * 256u * 128u + (v << 7), 1u);
         else red_shared(base + uint32_t(c) * 128u * 128u + ((v >> 1) << 7), 1u << ((v & 1u) << 4));
     }
 };

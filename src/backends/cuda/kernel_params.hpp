@@ -101,9 +101,31 @@ constexpr int max_gpt(int pixel_bytes) {
     return group_bytes(pixel_bytes) == 16 ? 4 : pixel_bytes == 3 ? 1 : 2;
 }
 
-// Implemented in histogram.cu.
+// One histogram launch kept as an instantiated single-node CUDA graph. Replaying it costs the
+// host less than a kernel launch (H200, one resident 1080p image: 10.9 us launch to finished
+// result from a graph, 14.4 us launched directly), so single-image calls go through it; the
+// node's parameters are rewritten only when they change, and a changed kernel rebuilds it.
+struct LaunchGraph {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cudaGraphNode_t node = nullptr;
+    const void* fn = nullptr;
+    unsigned grid = 0, block = 0;
+    std::size_t smem = 0;
+    KernelParams params{};
+
+    LaunchGraph() = default;
+    LaunchGraph(const LaunchGraph&) = delete;
+    LaunchGraph& operator=(const LaunchGraph&) = delete;
+    ~LaunchGraph() { reset(); }
+    void reset();
+};
+
+// Implemented in histogram.cu. With `graph`, the launch goes through it (unless `stream` is
+// being captured into the caller's own graph: then it is launched directly).
 cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
-                             unsigned block, std::size_t smem_bytes, cudaStream_t stream);
+                             unsigned block, std::size_t smem_bytes, cudaStream_t stream,
+                             LaunchGraph* graph = nullptr);
 // Raises the kernels' dynamic shared-memory limit to what a block may have; lowers
 // *dynamic_limit to the smallest such limit (block_limit less the static shared memory).
 cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynamic_limit);
