@@ -399,7 +399,7 @@ int main(int argc, char** argv) {
         line("Kernel variants (IMGHIST_CUDA_TUNE), RGBA8, us (median) and share of the floor; R,G,B counts checked against CUB");
         // packed/ahead: the packed 8-bit fast path; packed=0: the generic tiled kernel; graph=0:
         // launched directly instead of replayed from the engine's cached graph.
-        const char* variants[] = {"", "graph=0", "ahead=0", "graph=0,ahead=0", "packed=0", "graph=0,packed=0",
+        const char* variants[] = {"", "graph=0", "ahead=1", "graph=0,ahead=1", "packed=0", "graph=0,packed=0",
                                   "block=512", "packed=0,layout=lanes16"};
         struct Case {
             const char* name;

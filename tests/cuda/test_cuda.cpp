@@ -347,7 +347,7 @@ TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
 TEST(CudaPacked, EveryKnobMatchesReference) {
     REQUIRE_GPU();
     auto reference = create_engine("reference");
-    const char* tunes[] = {"", "graph=0", "ahead=0", "packed=0", "flush=1", "flush=1,ahead=0", "block=64,flush=1",
+    const char* tunes[] = {"", "graph=0", "ahead=1", "packed=0", "flush=1", "flush=1,ahead=1", "block=64,flush=1",
                            "block=512", "block=96,ahead=0", "acc_stride=16", "blocks_per_sm=1,block=256"};
     struct Shape {
         std::uint32_t w, h;
