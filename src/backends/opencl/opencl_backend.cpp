@@ -500,15 +500,16 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
 // The local layouts to try, best first; the first that fits the local memory wins.
 std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg) const {
     std::vector<Layout> chain;
-    // Default on GPUs for the RGBA8 kernel in value mode: a private counter per lane, so no
-    // distribution makes a warp's lanes meet on a bank. 32-bit where it fits (luminance), then
-    // 16-bit packed by slot (R, G, B: 48 KiB), then lane pairs (R, G, B, Y: 8 copies, 32 KiB).
-    // On the H200 (docs/performance.md) packed per-lane counters held 60-64% of the floor on
-    // every distribution; lane pairs were faster on random data (66-68%) but fell to 55% on
-    // constant and bank-adversarial data, and one copy to 30% on bank-adversarial data.
+    // Default on GPUs for the RGBA8 kernel in value mode: private counters per lane (or per two
+    // lanes), so no distribution makes more than two lanes of a warp meet on a bank. 32-bit
+    // where they fit (luminance: 32 KiB), else 16-bit packed by slot. NVIDIA reports 48 KiB of
+    // local memory and the kernel uses a little of it, so 48 KiB layouts never fit there: R, G, B
+    // take 16 copies packed by slot (24 KiB). On the H200 (docs/performance.md) that held 60-64%
+    // of the floor on every distribution; 8 copies of lane pairs were faster on random data
+    // (66-68%) but fell to 55% on constant and bank-adversarial data, one copy to 30%.
     const bool lanes_default = tune_.layout == LayoutKind::any && gpu_ && fast && value;
     if (tune_.layout == LayoutKind::lanes || lanes_default) chain.push_back({32, 0});
-    if (lanes_default) chain.push_back({32, 1});
+    if (lanes_default) chain.insert(chain.end(), {{32, 1}, {16, 1}});
     if (tune_.layout == LayoutKind::pairs) chain.push_back({tune_.copies ? tune_.copies : 16u, 2});
     if (lanes_default) chain.insert(chain.end(), {{16, 2}, {8, 2}});
     // Then copies, halving from the wanted number, packed by slot or not. One unpacked copy
