@@ -15,7 +15,7 @@
 #   and parity (the parity suite and the GPU backends' own tests only: quicker than test)
 # Each backend adds its own steps in scripts/gpu/<backend>.sh, defining <backend>_<step>
 # functions; a missing function is simply not run. IMGHIST_GPU_BACKENDS=opencl,cuda limits the
-# backend steps to those backends (default: opencl,vulkan,cuda).
+# backend steps to those backends (default: opencl,vulkan,cuda); IMGHIST_GPU_CUDA=OFF builds without CUDA.
 # Output: logs and tables under $OUT (the device tool's folder), else ./out.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,7 +78,7 @@ export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan,cu
 
 step_build() {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_BENCH=${IMGHIST_GPU_BENCH:-ON} \
-        -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=${IMGHIST_GPU_CUDA:-ON} -DCMAKE_CUDA_ARCHITECTURES=90 \
         > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; note "configure: FAILED"; return 1; }
   cmake --build "$build" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; note "build: FAILED"; return 1; }
   note "build: ok"

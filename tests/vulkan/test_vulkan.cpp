@@ -348,10 +348,12 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
                           {PixelFormat::rgba_f16, Pattern::specials, 199, 41, 0},
                           {PixelFormat::gray_f32, Pattern::specials, 1023, 9, 0}};
     for (vk::SharedLayout layout : {vk::SharedLayout::copies, vk::SharedLayout::lanes, vk::SharedLayout::pairs}) {
-        for (bool value_mode : {true, false}) {
+        for (int variant = 0; variant < 3; ++variant) {
+            const bool value_mode = variant != 1;
             vk::Tuning tuning;
             tuning.layout = layout;
             tuning.value_mode = value_mode;
+            tuning.group_size = variant == 2 ? 1024 : 256;  // 32 invocations per lane of a pair
             tuning.max_copies = 4;
             tuning.rounds = 2;
             tuning.max_tile_pixels = 8192;  // several dispatches per image
@@ -367,7 +369,8 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
                     ran += shape.layout == layout ? 1 : 0;
                     expect_same(got, reference->compute(img.view, r),
                                 std::string(format_info(c.format).name) + " request " + std::to_string(i) + " layout " +
-                                    std::to_string(int(layout)) + " value mode " + std::to_string(value_mode));
+                                    std::to_string(int(layout)) + " value mode " + std::to_string(value_mode) +
+                                    " group " + std::to_string(tuning.group_size));
                 }
             }
             EXPECT_GT(ran, 0) << "layout " << int(layout) << " never fitted";

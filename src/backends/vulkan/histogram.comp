@@ -51,9 +51,9 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #endif
 #define UNIT_PIXELS ((16 * UNIT_VEC4) / PIXEL_BYTES)
 #define BATCH 4  // units loaded before any of them is counted
-#define WG 256u
-
-layout(local_size_x = 256) in;
+// Invocations per work-group: a specialization constant (256 unless the host asks for more).
+layout(local_size_x = 256, local_size_x_id = 21) in;
+#define WG gl_WorkGroupSize.x
 
 layout(constant_id = 0) const uint NCH = 1;  // channels counted by this pass (1..5)
 layout(constant_id = 1) const int SRC0 = 0;  // per channel: sample index, or -1 = luminance

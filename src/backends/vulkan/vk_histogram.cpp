@@ -46,7 +46,7 @@ const Spirv kHistSpirv[5][3] = {
 };
 #undef IH_S
 
-constexpr std::uint32_t kGroupSize = 256;  // local_size_x of both shaders
+constexpr std::uint32_t kFlushGroupSize = 256;  // local_size_x of flush.comp
 constexpr std::uint32_t kBatch = 4;        // BATCH in histogram.comp
 constexpr std::uint32_t kMaxChannels = 5;  // R, G, B, A, Y
 
@@ -216,10 +216,13 @@ HistogramCore::Shape HistogramCore::shape(const BufferSource& source, const Hist
     s.passes = (channels + fit - 1) / fit;
     s.channels_per_pass = (channels + s.passes - 1) / s.passes;
 
-    // A 16-bit half is bumped by the kGroupSize / 32 invocations of one lane, each counting at
+    const auto& lim = props_.limits;
+    s.group_size = std::max<std::uint32_t>(
+        32, std::min({tuning_.group_size, lim.maxComputeWorkGroupInvocations, lim.maxComputeWorkGroupSize[0]}) / 32 * 32);
+    // A 16-bit half is bumped by the group_size / 32 invocations of one lane, each counting at
     // most this many samples per channel into any one slot.
     const std::uint64_t per_invocation = std::uint64_t(kBatch) * tuning_.rounds * unit_pixels(plan.info);
-    const bool pairs_exact = (kGroupSize / 32) * per_invocation <= 0xFFFF;
+    const bool pairs_exact = (s.group_size / 32) * per_invocation <= 0xFFFF;
     s.layout = SharedLayout::copies;
     const SharedLayout want = tuning_.layout;
     if (want != SharedLayout::copies && fits(s.channels_per_pass, want, 1) && (want != SharedLayout::pairs || pairs_exact))
@@ -242,7 +245,7 @@ VkShaderModule HistogramCore::module(const HistogramPlan& plan) {
 
 VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t first, std::uint32_t count,
                                    const Shape& shape) {
-    std::array<std::uint32_t, 22> spec{};  // constant_id 0..20 of histogram.comp, then the variant
+    std::array<std::uint32_t, 23> spec{};  // constant_id 0..21 of histogram.comp, then the variant
     spec[0] = count;
     bool luma = false;
     for (std::uint32_t c = 0; c < count; ++c) {
@@ -265,11 +268,12 @@ VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t firs
     spec[18] = luma ? 1 : 0;
     spec[19] = std::uint32_t(shape.layout);
     spec[20] = shape.value_mode ? 1 : 0;
-    spec[21] = std::uint32_t(variant(plan.info, denorm_preserve_));
+    spec[21] = shape.group_size;
+    spec[22] = std::uint32_t(variant(plan.info, denorm_preserve_));
     auto it = pipelines_.find(spec);
     if (it != pipelines_.end()) return it->second.get();
 
-    constexpr std::uint32_t kConstants = 21;
+    constexpr std::uint32_t kConstants = 22;
     VkSpecializationMapEntry entries[kConstants];
     for (std::uint32_t i = 0; i < kConstants; ++i) entries[i] = {i, i * 4, 4};
     VkSpecializationInfo info{kConstants, entries, kConstants * 4, spec.data()};
@@ -299,7 +303,7 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
     const VkDeviceSize row_bytes = src.width * pb;
     const VkDeviceSize align = std::max<VkDeviceSize>(props_.limits.minStorageBufferOffsetAlignment, 16);
     const VkDeviceSize max_range = std::min<VkDeviceSize>(props_.limits.maxStorageBufferRange, 0xFFFFFFFFu);
-    const std::uint32_t pixels_per_group = kGroupSize * tuning_.rounds * kBatch * unit_pixels(plan.info);
+    const std::uint32_t pixels_per_group = shape_.group_size * tuning_.rounds * kBatch * unit_pixels(plan.info);
     const std::uint32_t slots = plan.slots_per_channel();
     const std::uint32_t total_slots = std::uint32_t(plan.total_slots());
 
@@ -371,7 +375,7 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flush_pipeline_.get());
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flush_layout_.get(), 0, 1, &flush_set, 0, nullptr);
         vkCmdPushConstants(cmd, flush_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof fp, &fp);
-        vkCmdDispatch(cmd, (total_slots + kGroupSize - 1) / kGroupSize, 1, 1);
+        vkCmdDispatch(cmd, (total_slots + kFlushGroupSize - 1) / kFlushGroupSize, 1, 1);
         barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     };

@@ -30,6 +30,7 @@ struct Tuning {
     bool value_mode = true;        // 8-bit samples: count raw values, classify in the merge
     std::uint32_t max_copies = 1;  // copies layout: shared copies of every slot (power of two, <= 32)
     std::uint32_t rounds = 8;      // rounds of 4 units (16 or 48 bytes each) per invocation
+    std::uint32_t group_size = 256;  // invocations per work-group (a multiple of 32, at most the device's)
     bool swizzle = false;          // copies layout: spread bins over banks (when copies < 32)
     std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
 };
@@ -82,7 +83,7 @@ public:
 
     // What record_image() dispatches, for reports and the benchmark.
     struct Shape {
-        std::uint32_t passes = 1, channels_per_pass = 1, copies = 1;
+        std::uint32_t passes = 1, channels_per_pass = 1, copies = 1, group_size = 256;
         SharedLayout layout = SharedLayout::copies;
         bool value_mode = false;
         bool strided = false;
@@ -105,7 +106,7 @@ private:
     std::map<int, ShaderModule> modules_;
     ShaderModule flush_module_;
     Pipeline flush_pipeline_;
-    std::map<std::array<std::uint32_t, 22>, Pipeline> pipelines_;
+    std::map<std::array<std::uint32_t, 23>, Pipeline> pipelines_;
     Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
 };
 
