@@ -496,7 +496,7 @@ int main(int argc, char** argv) {
             add(L::pairs, true, 1, 8, false, 1024);
             add(L::lanes, true, 1, 8, false, 1024);  // where it does not fit: copies
             add(L::pairs, true, 1, 8, false, 512);
-            add(L::copies, true, 1, 8, false, 1024);
+            add(L::copies, true, 1, 8, false, 256);
             add(L::pairs, true, 1, 8, false);
             add(L::copies, false, 1, 8, false);  // counting bins, not values
             add(L::copies, true, 4, 8, true);

@@ -340,7 +340,7 @@ private:
     std::vector<PassConfig> plan_passes(const HistogramPlan& plan, bool fast, bool row_mode,
                                         std::uint32_t width);
     std::string spec_options(const HistogramPlan& plan, const PassConfig& c) const;
-    std::vector<Layout> layout_chain(bool fast, bool value, std::size_t wg) const;
+    std::vector<Layout> layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const;
     cl_mem ensure(ocl::Mem& mem, std::size_t& have, std::size_t need);
     cl_event* ev() { return profiling_ ? &pending_event_ : nullptr; }
     // Keeps the event of the command just enqueued (is_kernel: a histogram or merge kernel).
@@ -498,18 +498,19 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
 }
 
 // The local layouts to try, best first; the first that fits the local memory wins.
-std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg) const {
+std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const {
     std::vector<Layout> chain;
     // Default on GPUs for the RGBA8 kernel in value mode: private counters per lane (or per two
     // lanes), so no distribution makes more than two lanes of a warp meet on a bank. 32-bit
     // where they fit (luminance: 32 KiB), else 16-bit packed by slot. NVIDIA reports 48 KiB of
     // local memory and the kernel uses a little of it, so 48 KiB layouts never fit there: R, G, B
-    // take 16 copies packed by slot (24 KiB). On the H200 (docs/performance.md) that held 60-64%
-    // of the floor on every distribution; 8 copies of lane pairs were faster on random data
-    // (66-68%) but fell to 55% on constant and bank-adversarial data, one copy to 30%.
+    // take 16 copies packed by slot (24 KiB). On the H200 (docs/performance.md) that held 61-67%
+    // of the floor on every distribution; 8 copies of lane pairs were as fast on random data
+    // but fell to 55% on constant and bank-adversarial data, one copy to 30%. Four channels
+    // (R, G, B, Y) were faster with lane pairs (54% against 44%).
     const bool lanes_default = tune_.layout == LayoutKind::any && gpu_ && fast && value;
     if (tune_.layout == LayoutKind::lanes || lanes_default) chain.push_back({32, 0});
-    if (lanes_default) chain.insert(chain.end(), {{32, 1}, {16, 1}});
+    if (lanes_default && nch <= 3) chain.insert(chain.end(), {{32, 1}, {16, 1}});
     if (tune_.layout == LayoutKind::pairs) chain.push_back({tune_.copies ? tune_.copies : 16u, 2});
     if (lanes_default) chain.insert(chain.end(), {{16, 2}, {8, 2}});
     // Then copies, halving from the wanted number, packed by slot or not. One unpacked copy
@@ -533,7 +534,8 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
     c.c0 = c0;
     c.nch = nch;
     c.fast = fast;
-    c.loads = tune_.loads ? tune_.loads : 2u;
+    // Four 16-byte loads in flight measured 2-6% faster than two on the H200 with every layout.
+    c.loads = tune_.loads ? tune_.loads : (gpu_ ? 4u : 2u);
     const std::string name = fast ? "ih_hist_u8x4" : std::string("ih_hist_") + sample_suffix(plan.info.sample);
     // The kernel's limits do not depend on the constants, so ask the generic build.
     cl_kernel probe = kernel("", name.c_str());
@@ -564,7 +566,7 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
         c.lspc = value ? 256u
                        : (!plan.is_float() && plan.int_mode == IH_INT_SHIFT) ? plan.bins() : plan.bins() + IH_EXTRA_SLOTS;
         const std::uint64_t slots = std::uint64_t(nch) * c.lspc;
-        for (const Layout layout : layout_chain(fast, value, wg)) {
+        for (const Layout layout : layout_chain(fast, value, wg, nch)) {
             // A 16-bit counter takes at most one count per pixel from each of its sharers:
             // bound the units (pixels, or 4-pixel vectors) per work-item and launch.
             const std::uint64_t per_item = layout.pack ? 65535 / (sharers(layout, wg) * ppu) : 0;

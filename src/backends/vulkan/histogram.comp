@@ -51,7 +51,7 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #endif
 #define UNIT_PIXELS ((16 * UNIT_VEC4) / PIXEL_BYTES)
 #define BATCH 4  // units loaded before any of them is counted
-// Invocations per work-group: a specialization constant (256 unless the host asks for more).
+// Invocations per work-group: a specialization constant (Tuning::group_size).
 layout(local_size_x = 256, local_size_x_id = 21) in;
 #define WG gl_WorkGroupSize.x
 
