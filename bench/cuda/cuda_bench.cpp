@@ -396,16 +396,20 @@ int main(int argc, char** argv) {
 
     if (tune) {
         line("%s", "");
-        line("Kernel variants (IMGHIST_CUDA_TUNE), RGBA8, us (median) and share of the floor; R,G,B counts checked against CUB");
-        // packed/ahead: the packed 8-bit fast path; packed=0: the generic tiled kernel; graph=0:
-        // launched directly instead of replayed from the engine's cached graph.
+        line("Kernel variants (IMGHIST_CUDA_TUNE), RGBA8 (f32/f16: RGBA float, 257 bins), us (median) and share of the floor;"
+             " RGBA8 R,G,B counts checked against CUB");
+        // packed/ahead: the packed fast path (8-bit, and with packed_float f16/f32); packed=0 (or
+        // packed_float=0 for floats): the generic tiled kernel; graph=0: launched directly instead
+        // of replayed from the engine's cached graph.
         const char* variants[] = {"", "graph=0", "ahead=1", "graph=0,ahead=1", "packed=0", "graph=0,packed=0",
-                                  "block=512", "packed=0,layout=lanes16"};
+                                  "block=512", "packed=0,layout=lanes16", "packed_float=0"};
+        enum Sample { u8, f32, f16 };
         struct Case {
             const char* name;
             uint32_t w, h;
             int dist, runs;
             imghist::Mode mode;
+            Sample sample = u8;
         };
         const Case cases[] = {{"1080p rnd", 1920, 1080, kRandom, 300, imghist::Mode::rgb},
                               {"1080p const", 1920, 1080, kConstant, 300, imghist::Mode::rgb},
@@ -417,7 +421,11 @@ int main(int argc, char** argv) {
                               {"16K const", 16384, 16384, kConstant, 15, imghist::Mode::rgb},
                               {"16K bank", 16384, 16384, kBank, 15, imghist::Mode::rgb},
                               {"8K rnd RGBY", 7680, 4320, kRandom, 60, imghist::Mode::all},
-                              {"8K rnd Y", 7680, 4320, kRandom, 60, imghist::Mode::luma}};
+                              {"8K rnd Y", 7680, 4320, kRandom, 60, imghist::Mode::luma},
+                              {"8K f32 rnd", 7680, 4320, kRandom, 50, imghist::Mode::rgb, f32},
+                              {"8K f32 RGBY", 7680, 4320, kRandom, 50, imghist::Mode::all, f32},
+                              {"8K f16 rnd", 7680, 4320, kRandom, 50, imghist::Mode::rgb, f16},
+                              {"8K f16 RGBY", 7680, 4320, kRandom, 50, imghist::Mode::all, f16}};
         std::vector<std::unique_ptr<imghist::cuda::Engine>> engines;
         for (const char* v : variants) {
             set_tune(v);
@@ -437,18 +445,24 @@ int main(int argc, char** argv) {
             std::snprintf(buf, sizeof buf, "%-14s", c.name);
             head += buf;
             const uint64_t px = uint64_t(c.w) * c.h;
-            CK(generate_rgba8(b.image, c.w, c.h, c.dist, b.stream));
+            CK(c.sample == f32   ? generate_rgba_f32(b.image, c.w, c.h, c.dist, b.stream)
+               : c.sample == f16 ? generate_rgba_f16(b.image, c.w, c.h, c.dist, b.stream)
+                                 : generate_rgba8(b.image, c.w, c.h, c.dist, b.stream));
             CK(cudaStreamSynchronize(b.stream));
-            const auto view = imghist::ImageView::packed(b.image, c.w, c.h, imghist::PixelFormat::rgba8);
-            const double fl = b.floor_us(b.image, px * 4, c.runs);
+            const auto format = c.sample == f32   ? imghist::PixelFormat::rgba_f32
+                                : c.sample == f16 ? imghist::PixelFormat::rgba_f16
+                                                  : imghist::PixelFormat::rgba8;
+            const auto view = imghist::ImageView::packed(b.image, c.w, c.h, format);
+            const double fl = b.floor_us(b.image, px * (c.sample == f32 ? 16 : c.sample == f16 ? 8 : 4), c.runs);
             std::snprintf(buf, sizeof buf, "%-14.1f", fl);
             floors += buf;
-            if (c.mode == imghist::Mode::rgb) (void)b.cub_us(cub_rgba8, b.image, px, 1);  // CUB's counts, to check against
+            const bool vs_cub = c.sample == u8 && c.mode == imghist::Mode::rgb;
+            if (vs_cub) (void)b.cub_us(cub_rgba8, b.image, px, 1);  // CUB's counts, to check against
             imghist::Request req;
             req.mode = c.mode;
             for (size_t i = 0; i < rows.size(); ++i) {
                 const double us = b.imghist_us(*engines[i], view, req, c.runs);
-                if (c.mode == imghist::Mode::rgb)
+                if (vs_cub)
                     b.check_against_cub(*engines[i], view, (std::string(c.name) + " " + (*variants[i] ? variants[i] : "(default)")).c_str());
                 std::snprintf(buf, sizeof buf, "%6.1f (%3.0f%%) ", us, 100.0 * fl / us);
                 rows[i] += buf;

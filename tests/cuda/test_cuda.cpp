@@ -4,7 +4,7 @@
 // - batches of many images (device and host memory), more than one launch's worth;
 // - the host path cut into many staging chunks;
 // - every shared-memory counter layout, forced flushes, bytewise loads;
-// - the packed 8-bit fast path and each of its knobs;
+// - the packed 8-bit and float fast paths and each of their knobs;
 // - a device-resident constant image of more than 2^32 pixels (exact 64-bit counts).
 // Without a usable GPU the tests skip; IMGHIST_REQUIRE_BACKENDS containing "cuda" makes that a
 // failure.
@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -338,60 +339,56 @@ TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
     }
 }
 
-// The packed 8-bit fast path (one long row of gray8, rgba8 or bgra8) and each of its knobs,
-// forced: vector-even split, next step loaded ahead or not, flushes after every step (also with
-// tiny blocks: many flushes), two blocks per SM, and the generic kernel (packed=0). Heads
-// (start not 16-byte aligned) and tails (length not whole vectors), pitched and rgb8 images
-// (which take the generic kernel), compute_device and compute_device_async with the engine's
-// cached shape (the same request on another image, another request on the same image).
-TEST(CudaPacked, EveryKnobMatchesReference) {
-    REQUIRE_GPU();
+// Images on the packed fast paths: their device copies and the reference's results, made once
+// and checked under every tune.
+struct PackedShape {
+    std::uint32_t w, h;
+    std::size_t pad, offset_pixels;
+};
+struct PackedCase {
+    std::string where;
+    TestImage img;
+    DeviceImage dev;
+    std::vector<std::pair<std::string, Request>> requests;
+    std::vector<Result> want;
+};
+using RequestsFor = std::vector<std::pair<std::string, Request>> (*)(const FormatInfo&);
+
+void make_packed_cases(std::vector<PackedCase>& cases, std::initializer_list<PixelFormat> formats,
+                       std::initializer_list<PackedShape> shapes, std::initializer_list<Pattern> patterns,
+                       RequestsFor requests_for, std::uint64_t seed) {
     auto reference = create_engine("reference");
-    const char* tunes[] = {"", "graph=0", "ahead=1", "packed=0", "flush=1", "flush=1,ahead=1", "block=64,flush=1",
-                           "block=512", "block=96,ahead=0", "acc_stride=16", "blocks_per_sm=1,block=256"};
-    struct Shape {
-        std::uint32_t w, h;
-        std::size_t pad, offset_pixels;
-    };
-    const Shape shapes[] = {{1000, 173, 0, 0}, {1000, 173, 0, 1}, {1, 1, 0, 0}, {3, 1, 0, 3},
-                            {4099, 257, 0, 2}, {333, 41, 12, 0}, {2048, 1024, 0, 0}};
-    // The images, their device copies and the reference's results, once for every tune.
-    struct Case {
-        std::string where;
-        TestImage img;
-        DeviceImage dev;
-        std::vector<std::pair<std::string, Request>> requests;
-        std::vector<Result> want;
-    };
-    std::vector<Case> cases;
-    std::uint64_t seed = 900;
-    for (PixelFormat format : {PixelFormat::gray8, PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::rgb8}) {
+    for (PixelFormat format : formats) {
         const FormatInfo& fi = format_info(format);
-        for (const Shape& sh : shapes) {
-            Case c;
-            const Pattern pattern = Pattern(seed % 4);
+        for (const PackedShape& sh : shapes) {
+            PackedCase c;
+            const Pattern pattern = patterns.begin()[seed % patterns.size()];
             c.img = make_image(format, sh.w, sh.h, pattern, ++seed, sh.pad);
             c.dev = upload(c.img.view, sh.pad ? c.img.view.stride_bytes : 0, sh.offset_pixels * fi.pixel_bytes());
             ASSERT_NE(c.dev.mem.ptr, nullptr);
             c.where = std::string(fi.name) + " " + std::to_string(sh.w) + "x" + std::to_string(sh.h) + " pad " +
                       std::to_string(sh.pad) + " offset " + std::to_string(sh.offset_pixels) + " " +
                       testing::pattern_name(pattern);
-            c.requests = requests(fi);
+            c.requests = requests_for(fi);
             for (const auto& r : c.requests) c.want.push_back(reference->compute(c.img.view, r.second));
             cases.push_back(std::move(c));
         }
     }
+}
+
+// compute_device, then compute_device_async twice (the second call reuses the engine's cached
+// shape; the next request or image changes it), for every case under every tune.
+void check_packed_cases(const std::vector<PackedCase>& cases, std::initializer_list<const char*> tunes) {
     for (const char* tune : tunes) {
         TuneScope scope(tune);
         auto engine = cuda::create_engine();
-        for (const Case& c : cases) {
+        for (const PackedCase& c : cases) {
             const PixelFormat format = c.img.view.format;
             for (std::size_t i = 0; i < c.requests.size(); ++i) {
                 const Request& request = c.requests[i].second;
                 const Result& want = c.want[i];
                 const std::string what = std::string(tune) + " " + c.where + " " + c.requests[i].first;
                 expect_same_histograms(engine->compute_device(c.dev.view, request), want, what);
-                // Twice asynchronously: the second call reuses the cached shape.
                 const std::size_t n = engine->slot_count(format, request);
                 DeviceMemory out(2 * n * sizeof(std::uint64_t));
                 auto* slots = static_cast<std::uint64_t*>(out.ptr);
@@ -405,6 +402,73 @@ TEST(CudaPacked, EveryKnobMatchesReference) {
             }
         }
     }
+}
+
+// The packed 8-bit fast path (one long row of gray8, rgba8 or bgra8) and each of its knobs,
+// forced: vector-even split, next step loaded ahead or not, flushes after every step (also with
+// tiny blocks: many flushes), two blocks per SM, and the generic kernel (packed=0). Heads
+// (start not 16-byte aligned) and tails (length not whole vectors), pitched and rgb8 images
+// (which take the generic kernel), compute_device and compute_device_async with the engine's
+// cached shape (the same request on another image, another request on the same image).
+TEST(CudaPacked, EveryKnobMatchesReference) {
+    REQUIRE_GPU();
+    std::vector<PackedCase> cases;
+    make_packed_cases(cases, {PixelFormat::gray8, PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::rgb8},
+                      {{1000, 173, 0, 0}, {1000, 173, 0, 1}, {1, 1, 0, 0}, {3, 1, 0, 3}, {4099, 257, 0, 2},
+                       {333, 41, 12, 0}, {2048, 1024, 0, 0}},
+                      {Pattern::random, Pattern::natural, Pattern::constant, Pattern::bank_adversarial}, requests, 900);
+    check_packed_cases(cases, {"", "graph=0", "ahead=1", "packed=0", "flush=1", "flush=1,ahead=1", "block=64,flush=1",
+                               "block=512", "block=96,ahead=0", "acc_stride=16", "blocks_per_sm=1,block=256"});
+}
+
+// Every plan a gray or RGBA float image can have, for the float packed kernels (compile-time
+// channels: R,G,B; R,G,B,A; Y; A,Y; R,G,B,Y; R,G,B,A,Y; gray), with the default closed rule and
+// custom ranges that give below / above counts, clamped or not; 4096 bins take the generic kernel.
+std::vector<std::pair<std::string, Request>> float_requests(const FormatInfo& fi) {
+    std::vector<std::pair<std::string, Request>> out = requests(fi);
+    Request r;
+    r.mode = Mode::rgb;
+    r.count_alpha = true;
+    r.bins.bins = 300;
+    r.bins.range = {-0.25, 1.5};
+    r.bins.clamp = true;
+    out.push_back({"rgb alpha 300 bins clamp", r});
+    r = Request{};
+    r.mode = Mode::luma;
+    r.count_alpha = true;
+    r.bins.bins = 100;
+    r.bins.range = {0.125, 0.75};
+    out.push_back({"luma alpha 100 bins [0.125, 0.75)", r});
+    r.weights = LumaWeights::rec2020();
+    r.bins.clamp = true;
+    out.push_back({"luma alpha rec2020 100 bins clamp", r});
+    r = Request{};
+    r.mode = Mode::all;
+    r.bins.bins = 64;
+    r.bins.range = {0.25, 0.75};
+    r.bins.clamp = true;
+    out.push_back({"all 64 bins clamp [0.25, 0.75)", r});
+    r.count_alpha = true;
+    r.mode = Mode::rgb;
+    r.bins.clamp = false;
+    out.push_back({"rgb alpha 64 bins [0.25, 0.75)", r});
+    return out;
+}
+
+// The packed float fast path (one long row of gray_f16/f32 or rgba_f16/f32) with the specials
+// (NaN, +-Inf, -0, denormals, neighbours of bin edges) and random data, and the generic kernel
+// (packed_float=0), with the knobs the float path shares with the 8-bit one (it ignores ahead);
+// heads, tails, pitched images and rgb_f32 take the generic kernel or the edge code.
+TEST(CudaPacked, FloatEveryKnobMatchesReference) {
+    REQUIRE_GPU();
+    std::vector<PackedCase> cases;
+    make_packed_cases(cases, {PixelFormat::gray_f32, PixelFormat::gray_f16, PixelFormat::rgba_f32, PixelFormat::rgba_f16,
+                              PixelFormat::rgb_f32},
+                      {{1000, 173, 0, 0}, {1000, 173, 0, 1}, {1, 1, 0, 0}, {3, 1, 0, 3}, {4099, 257, 0, 2},
+                       {333, 41, 12, 0}, {1024, 1024, 0, 0}},
+                      {Pattern::specials, Pattern::specials, Pattern::random}, float_requests, 1300);
+    check_packed_cases(cases, {"", "packed_float=0", "graph=0", "flush=1", "block=64,flush=1", "block=96",
+                               "block=512,flush=2", "acc_stride=16", "blocks_per_sm=1,block=256"});
 }
 
 TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {

@@ -52,8 +52,8 @@ std::string cuda_message(const char* call, cudaError_t err) {
 
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
 // layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
-// acc_stride, prefetch, packed, ahead, graph. The defaults are what measured best on an H200
-// (docs/performance.md).
+// acc_stride, prefetch, packed, packed_float, ahead, graph. The defaults are what measured best on
+// an H200 (docs/performance.md; packed_float=1 is not measured yet).
 struct Tune {
     int block = 1024;
     int gpt = 0;          // 0: the format's maximum
@@ -65,8 +65,11 @@ struct Tune {
     int copy_threads = 0;  // 0: automatic
     int acc_stride = 1;    // counters between two slots of the global accumulator (device path)
     bool prefetch = false;
-    bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_u8_kernel (vector-even split)
-    // packed_u8_kernel: load the next step before counting the current one. Off: on the H200 it
+    bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_kernel (vector-even split)
+    // One packed gray/rgba f16/f32 image: packed_kernel too (compile-time channels, per-lane
+    // 32-bit counters); 0: the generic tiled kernel, as before.
+    bool packed_float = true;
+    // packed_kernel, 8-bit: load the next step before counting the current one. Off: on the H200 it
     // was no faster at 8K and 16384^2 and 0.3-1.6 us slower on 1080p, luminance and R,G,B,Y.
     bool ahead = false;
     bool graph = true;     // single device images: replay the launch from a cached CUDA graph
@@ -96,6 +99,7 @@ struct Tune {
             else if (key == "acc_stride") t.acc_stride = int(std::clamp(n, 1L, 64L));
             else if (key == "prefetch") t.prefetch = n != 0;
             else if (key == "packed") t.packed = n != 0;
+            else if (key == "packed_float") t.packed_float = n != 0;
             else if (key == "ahead") t.ahead = n != 0;
             else if (key == "graph") t.graph = n != 0;
             else if (key == "layout") {
@@ -454,7 +458,7 @@ private:
         std::size_t smem = 0;
         unsigned grid_cap = 0;
         std::uint32_t pixel_bytes = 0, pixels_per_group = 0, align = 0, edge_rows_cap = 0;
-        // The packed 8-bit fast path (packed_u8_kernel), when the plan has one.
+        // The packed fast path (packed_kernel), when the plan has one.
         bool packed = false;
         unsigned packed_grid_cap = 0;
         std::uint32_t packed_flush_steps = 0;
@@ -589,19 +593,24 @@ private:
         sh.grid_cap = unsigned(per_sm) * unsigned(props_.multiProcessorCount);
 
         // The packed fast path: per step a thread counts kPackedSteps vectors of 16 / pixel_bytes
-        // pixels, and one lane's counter is shared by block / 32 threads; flush with room for the
-        // block's last partial step and the image's edge pixels.
+        // pixels, and one lane's counter is shared by block / 32 threads (a float sample's second
+        // add, for clipped values, goes to another slot, so a counter still gets at most one add
+        // per pixel); flush with room for the block's last partial step and the image's edge pixels.
         const bool luma = p.has_luma != 0;
-        sh.packed = tune_.packed && !tune_.scalar && has_packed_u8(sh.format) && layout == kLanes32 &&
-                    p.value_mode && !(sh.format == kGray8 && (luma || p.nch != 1)) && p.nch >= 1 &&
-                    p.nch <= std::uint32_t(kMaxChannels);
+        bool fixed_sources = true;  // float: the plan's sources are the kernel's (packed_float_source)
+        for (std::uint32_t c = 0; c < p.nch && c < std::uint32_t(kMaxChannels); ++c)
+            fixed_sources = fixed_sources && p.src[c] == packed_float_source(int(fi.channels), int(p.nch), luma ? 1 : 0, int(c));
+        if (luma) fixed_sources = fixed_sources && p.luma_src[0] == 0 && p.luma_src[1] == 1 && p.luma_src[2] == 2;
+        sh.packed = tune_.packed && !tune_.scalar && has_packed(sh.format) && layout == kLanes32 && p.nch >= 1 &&
+                    p.nch <= std::uint32_t(kMaxChannels) && (p.value_mode || (tune_.packed_float && fixed_sources)) &&
+                    has_packed_kernel(sh.format, int(p.nch), luma);
         if (sh.packed) {
             const std::uint64_t per_step = std::uint64_t(kPackedSteps) * (16 / sh.pixel_bytes) * ((sh.block + 31) / 32);
             std::uint64_t steps = std::max<std::uint64_t>(1, 0xFFFFFFFFull / per_step - 3);
             if (tune_.flush > 0) steps = std::min<std::uint64_t>(steps, std::uint64_t(tune_.flush));
             sh.packed_flush_steps = std::uint32_t(std::min<std::uint64_t>(steps, 0x7FFFFFFFu));
             const int packed_per_sm = tune_.blocks_per_sm > 0 ? tune_.blocks_per_sm
-                                                              : occupancy(sh, kPackedU8, int(p.nch), luma);
+                                                              : occupancy(sh, kPacked, int(p.nch), luma);
             sh.packed_grid_cap = unsigned(packed_per_sm) * unsigned(props_.multiProcessorCount);
         }
         return sh;
@@ -712,7 +721,7 @@ private:
         mark_last(stream);
     }
 
-    // One packed 8-bit image (one long row, pixel-aligned) on packed_u8_kernel: its 16-byte
+    // One packed image (one long row, pixel-aligned) on packed_kernel: its 16-byte
     // vectors split evenly over at least a vector per thread of every block, up to the grid cap.
     void launch_packed(Shape& sh, const Piece& pc, unsigned long long* acc, unsigned long long* out,
                        cudaStream_t stream, LaunchGraph* graph) {

@@ -15,8 +15,16 @@ int format_channels(KernelFormat f) { return (f % 3 == 0) ? 1 : (f % 3 == 1) ? 3
 
 KernelFn kernel_for(KernelFormat f, int layout, int nch = 0, bool luma = false) {
     if (f < 0 || f >= kKernelFormats) return nullptr;
-    if (layout == kPackedU8) return has_packed_u8(f) ? kernels::packed_u8(format_channels(f), nch, luma) : nullptr;
     const int channels = format_channels(f);
+    if (layout == kPacked) {
+        if (!has_packed(f)) return nullptr;
+        switch (f / 3) {
+            case 0: return kernels::packed_u8(channels, nch, luma);
+            case 2: return kernels::packed_f16(channels, nch, luma);
+            case 3: return kernels::packed_f32(channels, nch, luma);
+            default: return nullptr;
+        }
+    }
     switch (f / 3) {
         case 0: return kernels::kernels_u8(channels, layout);
         case 1: return kernels::kernels_u16(channels);
@@ -25,6 +33,8 @@ KernelFn kernel_for(KernelFormat f, int layout, int nch = 0, bool luma = false) 
     }
 }
 }  // namespace
+
+bool has_packed_kernel(KernelFormat format, int nch, bool luma) { return kernel_for(format, kPacked, nch, luma) != nullptr; }
 
 void LaunchGraph::reset() {
     if (exec != nullptr) cudaGraphExecDestroy(exec);
@@ -77,7 +87,7 @@ cudaError_t launch_graph(LaunchGraph& g, KernelFn fn, const KernelParams& params
 
 cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
                              unsigned block, std::size_t smem_bytes, cudaStream_t stream, LaunchGraph* graph) {
-    KernelFn fn = params.packed ? kernel_for(format, kPackedU8, int(params.nch), params.has_luma != 0)
+    KernelFn fn = params.packed ? kernel_for(format, kPacked, int(params.nch), params.has_luma != 0)
                                 : kernel_for(format, int(params.layout));
     if (fn == nullptr) return cudaErrorInvalidValue;
     if (graph != nullptr) {
@@ -111,10 +121,10 @@ cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynam
         const cudaError_t err = allow(fn, block_limit, dynamic_limit);
         if (err != cudaSuccess) return err;
     }
-    if (!has_packed_u8(format)) return cudaSuccess;
+    if (!has_packed(format)) return cudaSuccess;
     for (int nch = 1; nch <= kMaxChannels; ++nch)
         for (bool luma : {false, true})
-            if (KernelFn fn = kernel_for(format, kPackedU8, nch, luma)) {
+            if (KernelFn fn = kernel_for(format, kPacked, nch, luma)) {
                 const cudaError_t err = allow(fn, block_limit, dynamic_limit);
                 if (err != cudaSuccess) return err;
             }

@@ -1,8 +1,10 @@
-// half float kernels (gray, rgb, rgba): every sample classified, any counter layout.
+// half float kernels (gray, rgb, rgba): every sample classified, any counter layout; the packed
+// fast path for gray and rgba.
 #include "histogram_kernels.cuh"
 
 namespace imghist::cuda_detail::kernels {
 
 KernelFn kernels_f16(int channels) { return pick<kF16, kAnyLayout>(channels); }
+KernelFn packed_f16(int channels, int nch, bool luma) { return packed_float<kF16>(channels, nch, luma); }
 
 }  // namespace imghist::cuda_detail::kernels

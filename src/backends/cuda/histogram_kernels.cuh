@@ -271,6 +271,35 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
     }
 }
 
+// The float hot path (packed_kernel) over the pixels of one 16-byte vector: per sample one
+// classification (binning.h) and one shared add at slot0[c] + slot * 128, a second one only for
+// clipped values counted as below / above. Channel sources and the luminance are compile-time
+// (packed_float_source), and so is the rule where CLOSED >= 0 (P.closed_top, on which the caller
+// branches once per step; -1 reads it per sample); slot0 holds each channel's slot-0 address of
+// this lane.
+template <class F, int NCH, int LUMA, int CLOSED>
+__device__ __forceinline__ void count_floats(const KernelParams& P, const uint32_t (&slot0)[NCH],
+                                             const uint4 (&v)[1]) {
+    constexpr int kSamples = F::kPixelBytes / F::kSampleBytes;
+#pragma unroll
+    for (int k = 0; k < F::kPixelsPerGroup; ++k) {
+        const Px<F::kWords> p = group_pixel<F>(v, k);
+        float luma = 0.0f;
+        if constexpr (LUMA != 0)
+            luma = ih_luma_float(float_sample<F>(p, 0), float_sample<F>(p, 1), float_sample<F>(p, 2),
+                                 P.weight_float[0], P.weight_float[1], P.weight_float[2]);
+#pragma unroll
+        for (int c = 0; c < NCH; ++c) {
+            const int s = packed_float_source(kSamples, NCH, LUMA, c);
+            const float x = s < 0 ? luma : float_sample<F>(p, uint32_t(s));
+            const uint32_t code = ih_classify_float(x, P.bins, P.lo_float, P.scale_float, P.lo_key, P.hi_key,
+                                                    CLOSED < 0 ? P.closed_top : uint32_t(CLOSED), P.clamp);
+            red_shared(slot0[c] + ((code & IH_SLOT_MASK) << 7), 1u);
+            if (code >> IH_EXTRA_SHIFT) red_shared(slot0[c] + ((P.bins + (code >> IH_EXTRA_SHIFT)) << 7), 1u);
+        }
+    }
+}
+
 template <class F, class Ctr>
 __device__ __forceinline__ void count_group(const KernelParams& P, const Ctr& ctr,
                                             const uint4 (&v)[F::kVectors]) {
@@ -546,23 +575,32 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
     finish_image(P, img[i]);
 }
 
-// The 8-bit fast path: one image that is one long row (packed), gray8 or 4-byte pixels,
-// per-lane 32-bit counters. Its 16-byte vectors are split evenly over the blocks (to the
-// vector, so no block has a whole extra tile); a step is kSteps vectors per thread, loaded
-// coalesced; with P.ahead a thread loads its next step before counting the current one. The
-// last block counts the row's head and tail pixels. NCH and LUMA as in count_values.
+// The packed fast path: one image that is one long row (packed), gray or 4-sample pixels of
+// 8-bit, half or float samples, per-lane 32-bit counters. Its 16-byte vectors are split evenly
+// over the blocks (to the vector, so no block has a whole extra tile); a step is kSteps vectors
+// per thread, loaded coalesced; with P.ahead (8-bit only) a thread loads its next step before
+// counting the current one. The last block counts the row's head and tail pixels. NCH and LUMA as in
+// count_values (8-bit) or count_floats (half, float: both fixed, NCH >= 1, LUMA 0 or 1).
 // The host sets P.flush_tiles to the steps between flushes and P.total_tiles = gridDim.x.
-template <int Channels, int NCH, int LUMA>
-__global__ void __launch_bounds__(kMaxBlock) packed_u8_kernel(const __grid_constant__ KernelParams P) {
-    using F = Fmt<kU8, Channels>;
+template <int Sample, int Channels, int NCH, int LUMA>
+__global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant__ KernelParams P) {
+    using F = Fmt<Sample, Channels>;
     static_assert(F::kGroupBytes == 16, "one group is one 16-byte vector");
+    static_assert(F::kValueMode || (NCH >= 1 && (LUMA == 0 || LUMA == 1)), "float: fixed channels");
     constexpr int kSteps = kPackedSteps;
     constexpr int kPx = F::kPixelsPerGroup;
+    constexpr int kBases = F::kValueMode ? 1 : NCH;
     extern __shared__ uint4 smem[];
     uint32_t* sh = reinterpret_cast<uint32_t*>(smem);
     const ImageDesc& d = P.img[0];
     Counter<kLanes32> ctr = make_counter<kLanes32>(P, sh);
     ctr.acc = P.acc + uint64_t(d.slot_index) * P.total_slots * P.acc_stride;
+    // Float samples: this lane's address of slot 0 of each channel, kept in registers.
+    uint32_t slot0[kBases] = {};
+    if constexpr (!F::kValueMode) {
+#pragma unroll
+        for (int c = 0; c < kBases; ++c) slot0[c] = opaque(ctr.base + uint32_t(c) * P.spc * 128u);
+    }
 
     const RowSplit rs = split_row<F>(d.base, d.row_px);
     const uint64_t nvec = rs.groups;
@@ -576,10 +614,21 @@ __global__ void __launch_bounds__(kMaxBlock) packed_u8_kernel(const __grid_const
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) v[k] = __ldg(at + k * nt);
     };
+    // One vector; `closed` is P.closed_top as a compile-time constant (floats only).
+    auto count_vector = [&](const uint4& v, auto closed) {
+        if constexpr (F::kValueMode)
+            count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&v));
+        else
+            count_floats<F, NCH, LUMA, decltype(closed)::value>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v));
+    };
     auto count = [&](const uint4 (&v)[kSteps]) {
+        auto step = [&](auto closed) {
 #pragma unroll
-        for (int k = 0; k < kSteps; ++k)
-            count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&v[k]));
+            for (int k = 0; k < kSteps; ++k) count_vector(v[k], closed);
+        };
+        if constexpr (F::kValueMode) step(std::integral_constant<int, -1>{});
+        else if (P.closed_top) step(std::integral_constant<int, 1>{});
+        else step(std::integral_constant<int, 0>{});
     };
     uint32_t since_flush = 0;
     auto counted = [&] {
@@ -605,7 +654,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_u8_kernel(const __grid_const
     auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {
 #pragma unroll
         for (int k = 0; k < kSteps; ++k)
-            if (ok[k]) count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&r[k]));
+            if (ok[k]) count_vector(r[k], std::integral_constant<int, -1>{});  // the rule from P
     };
 
     uint4 rest[kSteps];
@@ -615,9 +664,10 @@ __global__ void __launch_bounds__(kMaxBlock) packed_u8_kernel(const __grid_const
         load_rest(rest, ok);
         zero();
         count_rest(rest, ok);
-    } else if (P.ahead) {
+    } else if (F::kValueMode && P.ahead) {
         // Two register buffers: the loads of step s + 1 are in flight while step s is counted,
-        // and the first loads while the counters are zeroed.
+        // and the first loads while the counters are zeroed. 8-bit only: with float samples the
+        // two buffers spill registers (ptxas, 64 per thread), so floats ignore P.ahead.
         uint4 a[kSteps], b[kSteps];
         load(q, a);
         zero();
@@ -667,8 +717,27 @@ KernelFn kernels_u8(int channels, int layout);
 KernelFn kernels_u16(int channels);
 KernelFn kernels_f16(int channels);
 KernelFn kernels_f32(int channels);
-// The packed 8-bit fast path (histogram_u8.cu): channels 1 or 4; nch 1..kMaxChannels; luma 0/1.
+// The packed fast path (packed_kernel): channels 1 or 4; nch 1..kMaxChannels; luma 0/1; nullptr
+// where there is none. 8-bit in histogram_u8.cu, half and float from packed_float<Sample>.
 KernelFn packed_u8(int channels, int nch, bool luma);
+KernelFn packed_f16(int channels, int nch, bool luma);
+KernelFn packed_f32(int channels, int nch, bool luma);
+
+// The float kernels exist for the plans a gray or RGBA image can have (packed_float_source):
+// gray; R,G,B; R,G,B,A; Y; A,Y; R,G,B,Y; R,G,B,A,Y.
+template <int Sample>
+KernelFn packed_float(int channels, int nch, bool luma) {
+    if (channels == 1) return nch == 1 && !luma ? packed_kernel<Sample, 1, 1, 0> : nullptr;
+    if (channels != 4) return nullptr;
+    if (!luma) return nch == 3 ? packed_kernel<Sample, 4, 3, 0> : nch == 4 ? packed_kernel<Sample, 4, 4, 0> : nullptr;
+    switch (nch) {
+        case 1: return packed_kernel<Sample, 4, 1, 1>;
+        case 2: return packed_kernel<Sample, 4, 2, 1>;
+        case 4: return packed_kernel<Sample, 4, 4, 1>;
+        case 5: return packed_kernel<Sample, 4, 5, 1>;
+        default: return nullptr;
+    }
+}
 
 template <int Sample, int L>
 KernelFn pick(int channels) {

@@ -14,8 +14,8 @@ KernelFn kernels_u8(int channels, int layout) {
 namespace {
 template <int Channels, int NCH>
 KernelFn packed_for(bool luma) {
-    if constexpr (Channels == 1) return luma ? nullptr : packed_u8_kernel<1, NCH, 0>;  // gray: no luminance
-    else return luma ? packed_u8_kernel<Channels, NCH, 1> : packed_u8_kernel<Channels, NCH, 0>;
+    if constexpr (Channels == 1) return luma ? nullptr : packed_kernel<kU8, 1, NCH, 0>;  // gray: no luminance
+    else return luma ? packed_kernel<kU8, Channels, NCH, 1> : packed_kernel<kU8, Channels, NCH, 0>;
 }
 }  // namespace
 

@@ -76,9 +76,9 @@ struct KernelParams {
     std::uint32_t finalize;     // 1: the last block of each image moves acc into out, zeroes acc
     std::uint32_t acc_stride;   // counters between two slots of acc (>1 spreads atomics over lines)
     std::uint32_t prefetch;     // 1: thread 0 bulk-prefetches the next tiles into L2
-    // The packed 8-bit fast path (packed_u8_kernel): one image that is one long row, gray8 or
-    // 4-byte pixels, kLanes32; flush_tiles then counts steps, total_tiles == grid.
-    std::uint32_t packed;       // 1: launch packed_u8_kernel
+    // The packed fast path (packed_kernel): one image that is one long row of gray or 4-sample
+    // pixels (8-bit, half or float), kLanes32; flush_tiles then counts steps, total_tiles == grid.
+    std::uint32_t packed;       // 1: launch packed_kernel
     std::uint32_t ahead;        // packed: load a thread's next step before counting the current
 
     // Work.
@@ -132,10 +132,23 @@ cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynam
 cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_t smem_bytes, int* blocks,
                           int nch = 0, bool luma = false);
 cudaError_t kernel_registers(KernelFormat format, int layout, int* registers, int nch = 0, bool luma = false);
-// The packed 8-bit fast path exists for gray8 and rgba8 (bgra8); `layout` kPackedU8 in
-// blocks_per_sm / kernel_registers means it (with the plan's channels and luminance).
-inline constexpr int kPackedU8 = 4;
-inline constexpr int kPackedSteps = 4;  // packed_u8_kernel: 16-byte vectors per thread per step
-inline constexpr bool has_packed_u8(KernelFormat f) { return f == kGray8 || f == kRgba8; }
-
+// The packed fast path (packed_kernel) exists for gray and 4-sample pixels of every sample type
+// but 16-bit (rgba8 also for bgra8); `layout` kPacked in blocks_per_sm / kernel_registers means it
+// (with the plan's channels and luminance). Not every (nch, luma) has a kernel: has_packed_kernel.
+inline constexpr int kPacked = 4;
+inline constexpr int kPackedSteps = 4;  // packed_kernel: 16-byte vectors per thread per step
+inline constexpr bool has_packed(KernelFormat f) {
+    return f == kGray8 || f == kRgba8 || f == kGrayF16 || f == kRgbaF16 || f == kGrayF32 || f == kRgbaF32;
+}
+bool has_packed_kernel(KernelFormat f, int nch, bool luma);  // histogram.cu
+// The float packed kernels read each channel's sample from a position fixed at compile time by
+// (samples per pixel, nch, luma), following the plan's channel order R, G, B, [A], [Y]: gray
+// sample 0; RGBA: channel c is sample c when R, G, B are counted, else the one non-luminance
+// channel is alpha (3); luminance (-1, from samples 0, 1, 2) is last. The host takes them only
+// for plans whose sources are exactly these.
+__host__ __device__ constexpr int packed_float_source(int channels, int nch, int luma, int c) {
+    if (luma != 0 && c == nch - 1) return -1;
+    if (channels == 1) return 0;
+    return nch - luma == 1 ? 3 : c;
+}
 }  // namespace imghist::cuda_detail
