@@ -274,9 +274,8 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
 // The float hot path (packed_kernel) over the pixels of one 16-byte vector: per sample one
 // classification (binning.h) and one shared add at slot0[c] + slot * 128, a second one only for
 // clipped values counted as below / above. Channel sources and the luminance are compile-time
-// (packed_float_source), and so is the rule where CLOSED >= 0 (P.closed_top, on which the caller
-// branches once per step; -1 reads it per sample); slot0 holds each channel's slot-0 address of
-// this lane.
+// (packed_float_source), and so is the rule (CLOSED: P.closed_top, on which the caller branches
+// once per step); slot0 holds each channel's slot-0 address of this lane.
 template <class F, int NCH, int LUMA, int CLOSED>
 __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32_t (&slot0)[NCH],
                                              const uint4 (&v)[1]) {
@@ -293,7 +292,7 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
             const int s = packed_float_source(kSamples, NCH, LUMA, c);
             const float x = s < 0 ? luma : float_sample<F>(p, uint32_t(s));
             const uint32_t code = ih_classify_float(x, P.bins, P.lo_float, P.scale_float, P.lo_key, P.hi_key,
-                                                    CLOSED < 0 ? P.closed_top : uint32_t(CLOSED), P.clamp);
+                                                    uint32_t(CLOSED), P.clamp);
             red_shared(slot0[c] + ((code & IH_SLOT_MASK) << 7), 1u);
             if (code >> IH_EXTRA_SHIFT) red_shared(slot0[c] + ((P.bins + (code >> IH_EXTRA_SHIFT)) << 7), 1u);
         }
@@ -579,8 +578,8 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
 // 8-bit, half or float samples, per-lane 32-bit counters. Its 16-byte vectors are split evenly
 // over the blocks (to the vector, so no block has a whole extra tile); a step is kSteps vectors
 // per thread, loaded coalesced; with P.ahead (8-bit only) a thread loads its next step before
-// counting the current one. The last block counts the row's head and tail pixels. NCH and LUMA as in
-// count_values (8-bit) or count_floats (half, float: both fixed, NCH >= 1, LUMA 0 or 1).
+// counting the current one. The last block counts the row's head and tail pixels. NCH and LUMA
+// as in count_values (8-bit) or count_floats (half, float: both fixed, NCH >= 1, LUMA 0 or 1).
 // The host sets P.flush_tiles to the steps between flushes and P.total_tiles = gridDim.x.
 template <int Sample, int Channels, int NCH, int LUMA>
 __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant__ KernelParams P) {
@@ -621,14 +620,21 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         else
             count_floats<F, NCH, LUMA, decltype(closed)::value>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v));
     };
-    auto count = [&](const uint4 (&v)[kSteps]) {
-        auto step = [&](auto closed) {
+    using Closed = std::integral_constant<int, 1>;
+    using Open = std::integral_constant<int, 0>;
+    auto count = [&](const uint4 (&v)[kSteps]) {  // 8-bit
 #pragma unroll
-            for (int k = 0; k < kSteps; ++k) count_vector(v[k], closed);
+        for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{});
+    };
+    // Floats: the vectors of a step that were loaded, with the rule fixed once per step.
+    auto count_some = [&](const uint4 (&v)[kSteps], const bool (&ok)[kSteps]) {
+        auto run = [&](auto closed) {
+#pragma unroll
+            for (int k = 0; k < kSteps; ++k)
+                if (ok[k]) count_vector(v[k], closed);
         };
-        if constexpr (F::kValueMode) step(std::integral_constant<int, -1>{});
-        else if (P.closed_top) step(std::integral_constant<int, 1>{});
-        else step(std::integral_constant<int, 0>{});
+        if (P.closed_top) run(Closed{});
+        else run(Open{});
     };
     uint32_t since_flush = 0;
     auto counted = [&] {
@@ -642,32 +648,41 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         __syncthreads();
     };
 
-    // The block's last vectors: fewer than one step.
-    const uint64_t left = ve - vb - full * step;
-    auto load_rest = [&](uint4 (&r)[kSteps], bool (&ok)[kSteps]) {
+    // The block's last vectors: fewer than one step (so `left` and `lim` fit in 32 bits).
+    const uint32_t left = uint32_t(ve - vb - full * step);
+    auto load_rest = [&](uint4 (&r)[kSteps], bool (&ok)[kSteps], uint32_t lim) {
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) {
-            ok[k] = uint64_t(k) * nt + t < left;
+            ok[k] = uint32_t(k) * nt + t < lim;
             if (ok[k]) r[k] = __ldg(q + k * nt);
         }
     };
-    auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {
+    auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {  // 8-bit
 #pragma unroll
         for (int k = 0; k < kSteps; ++k)
-            if (ok[k]) count_vector(r[k], std::integral_constant<int, -1>{});  // the rule from P
+            if (ok[k]) count_vector(r[k], Open{});
     };
 
     uint4 rest[kSteps];
     bool ok[kSteps];
-    if (full == 0) {
+    if constexpr (!F::kValueMode) {
+        // Floats: the full steps and the last partial one share one copy of the counting code per
+        // rule (half the code, and compile time, of a separate partial step; one compare per vector).
+        zero();
+        for (uint64_t s = 0; s <= full; ++s, q += step) {
+            load_rest(rest, ok, s < full ? uint32_t(step) : left);
+            count_some(rest, ok);
+            counted();
+        }
+    } else if (full == 0) {
         // A small image: all of the block's vectors are on their way while the counters are zeroed.
-        load_rest(rest, ok);
+        load_rest(rest, ok, left);
         zero();
         count_rest(rest, ok);
-    } else if (F::kValueMode && P.ahead) {
+    } else if (P.ahead) {
         // Two register buffers: the loads of step s + 1 are in flight while step s is counted,
         // and the first loads while the counters are zeroed. 8-bit only: with float samples the
-        // two buffers spill registers (ptxas, 64 per thread), so floats ignore P.ahead.
+        // two buffers spilled registers (ptxas, 64 per thread), so floats ignore P.ahead.
         uint4 a[kSteps], b[kSteps];
         load(q, a);
         zero();
@@ -684,7 +699,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
             ++s;
             q += step;
         }
-        load_rest(rest, ok);
+        load_rest(rest, ok, left);
         count_rest(rest, ok);
     } else {
         zero();
@@ -694,7 +709,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
             count(a);
             counted();
         }
-        load_rest(rest, ok);
+        load_rest(rest, ok, left);
         count_rest(rest, ok);
     }
     if (blockIdx.x == gridDim.x - 1) {
