@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -397,7 +398,7 @@ int main(int argc, char** argv) {
     if (tune) {
         line("%s", "");
         line("Kernel variants (IMGHIST_CUDA_TUNE), RGBA8 (f32/f16: RGBA float, 257 bins), us (median) and share of the floor;"
-             " RGBA8 R,G,B counts checked against CUB");
+             " RGBA8 R,G,B counts checked against CUB, float counts against packed_float=0");
         // packed/ahead: the packed fast path (8-bit, and with packed_float f16/f32); packed=0 (or
         // packed_float=0 for floats): the generic tiled kernel; graph=0: launched directly instead
         // of replayed from the engine's cached graph.
@@ -460,8 +461,19 @@ int main(int argc, char** argv) {
             if (vs_cub) (void)b.cub_us(cub_rgba8, b.image, px, 1);  // CUB's counts, to check against
             imghist::Request req;
             req.mode = c.mode;
+            // Floats: every variant's counts must equal those of the generic kernel (packed_float=0).
+            std::optional<imghist::Result> generic;
+            if (c.sample != u8) {
+                set_tune("packed_float=0");
+                generic = imghist::cuda::create_engine()->compute_device(view, req, b.stream);
+                set_tune(default_tune.c_str());
+            }
             for (size_t i = 0; i < rows.size(); ++i) {
                 const double us = b.imghist_us(*engines[i], view, req, c.runs);
+                if (generic && !engines[i]->compute_device(view, req, b.stream).same_histograms(*generic)) {
+                    line("MISMATCH %s %s: counts differ from packed_float=0", c.name, *variants[i] ? variants[i] : "(default)");
+                    ++b.failures;
+                }
                 if (vs_cub)
                     b.check_against_cub(*engines[i], view, (std::string(c.name) + " " + (*variants[i] ? variants[i] : "(default)")).c_str());
                 std::snprintf(buf, sizeof buf, "%6.1f (%3.0f%%) ", us, 100.0 * fl / us);
@@ -481,7 +493,7 @@ int main(int argc, char** argv) {
         }
     }
     if (b.failures) {
-        std::fprintf(stderr, "cuda_bench: %d mismatches against CUB\n", b.failures);
+        std::fprintf(stderr, "cuda_bench: %d mismatches (against CUB, or floats against packed_float=0)\n", b.failures);
         return 1;
     }
     return 0;
