@@ -379,6 +379,25 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
     }
 }
 
+// IMGHIST_VULKAN_TUNE reaches the engine (a caller with adversarial images may want pairs);
+// bad values are clear errors, not a silent default.
+TEST(VulkanEngine, TuningFromTheEnvironment) {
+    REQUIRE_VULKAN();
+    auto reference = create_engine("reference");
+    const auto img = make_image(PixelFormat::rgba8, 1031, 77, Pattern::bank_adversarial, 5);
+    Request rgb;
+    rgb.mode = Mode::luma;  // one channel: pairs and lanes fit lavapipe's 32 KiB too
+    for (const char* tune : {"layout=pairs,wg=512,rounds=2", "layout=lanes,value=0", "copies=4,swizzle=1,wg=64"}) {
+        ::setenv("IMGHIST_VULKAN_TUNE", tune, 1);
+        expect_same(create_engine("vulkan")->compute(img.view, rgb), reference->compute(img.view, rgb), tune);
+    }
+    for (const char* bad : {"layout=diagonal", "wg=33", "copies=3", "rounds=0", "bogus=1", "wg"}) {
+        ::setenv("IMGHIST_VULKAN_TUNE", bad, 1);
+        EXPECT_THROW(create_engine("vulkan"), InvalidArgument) << bad;
+    }
+    ::unsetenv("IMGHIST_VULKAN_TUNE");
+}
+
 // Host images larger than one 64 MiB staging buffer: several chunks, double-buffered.
 TEST(VulkanEngine, ImageLargerThanOneStagingChunk) {
     REQUIRE_VULKAN();

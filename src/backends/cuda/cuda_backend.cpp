@@ -29,6 +29,7 @@
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/plan.hpp"
+#include "core/tune.hpp"
 #include "imghist/cuda.hpp"
 #include "kernel_params.hpp"
 
@@ -53,7 +54,7 @@ std::string cuda_message(const char* call, cudaError_t err) {
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
 // layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
 // acc_stride, prefetch, packed, packed_float, ahead, graph. The defaults are what measured best on
-// an H200 (docs/performance.md; packed_float=1 is not measured yet).
+// an H200 (docs/performance.md).
 struct Tune {
     int block = 1024;
     int gpt = 0;          // 0: the format's maximum
@@ -76,38 +77,32 @@ struct Tune {
 
     static Tune from_env() {
         Tune t;
-        const char* env = std::getenv("IMGHIST_CUDA_TUNE");
-        if (env == nullptr) return t;
-        std::string s(env);
-        std::size_t pos = 0;
-        while (pos < s.size()) {
-            std::size_t end = s.find(',', pos);
-            if (end == std::string::npos) end = s.size();
-            const std::string item = s.substr(pos, end - pos);
-            pos = end + 1;
-            const std::size_t eq = item.find('=');
-            if (eq == std::string::npos) continue;
-            const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-            const long n = std::strtol(value.c_str(), nullptr, 10);
-            if (key == "block") t.block = int(std::clamp(n, 32L, long(kMaxBlock))) / 32 * 32;
-            else if (key == "gpt") t.gpt = int(std::max(0L, n));
-            else if (key == "flush") t.flush = int(std::max(0L, n));
-            else if (key == "blocks_per_sm") t.blocks_per_sm = int(std::max(0L, n));
+        for (const TuneKnob& k : tune_knobs("IMGHIST_CUDA_TUNE")) {
+            const std::string& key = k.key;
+            if (key == "layout") {
+                if (k.value == "lanes32") t.layout = kLanes32;
+                else if (k.value == "lanes16") t.layout = kLanes16;
+                else if (k.value == "copies") t.layout = kCopies;
+                else if (k.value == "global") t.layout = kGlobal;
+                else throw InvalidArgument("IMGHIST_CUDA_TUNE: layout is lanes32, lanes16, copies or global");
+                continue;
+            }
+            const std::uint64_t n = k.number();
+            if (key == "block") t.block = int(std::clamp<std::uint64_t>(n, 32, kMaxBlock)) / 32 * 32;
+            else if (key == "gpt") t.gpt = int(std::min<std::uint64_t>(n, 64));
+            else if (key == "flush") t.flush = int(std::min<std::uint64_t>(n, 0x7FFFFFFF));
+            else if (key == "blocks_per_sm") t.blocks_per_sm = int(std::min<std::uint64_t>(n, 64));
             else if (key == "scalar") t.scalar = n != 0;
-            else if (key == "chunk_mb") t.chunk = std::size_t(std::max(1L, n)) << 20;
-            else if (key == "copy_threads") t.copy_threads = int(std::max(0L, n));
-            else if (key == "acc_stride") t.acc_stride = int(std::clamp(n, 1L, 64L));
+            else if (key == "chunk_mb") t.chunk = std::size_t(std::clamp<std::uint64_t>(n, 1, 4096)) << 20;
+            else if (key == "copy_threads") t.copy_threads = int(std::min<std::uint64_t>(n, 256));
+            else if (key == "acc_stride") t.acc_stride = int(std::clamp<std::uint64_t>(n, 1, 64));
             else if (key == "prefetch") t.prefetch = n != 0;
             else if (key == "packed") t.packed = n != 0;
             else if (key == "packed_float") t.packed_float = n != 0;
             else if (key == "ahead") t.ahead = n != 0;
             else if (key == "graph") t.graph = n != 0;
-            else if (key == "layout") {
-                if (value == "lanes32") t.layout = kLanes32;
-                else if (value == "lanes16") t.layout = kLanes16;
-                else if (value == "copies") t.layout = kCopies;
-                else if (value == "global") t.layout = kGlobal;
-            }
+            else k.unknown("block, gpt, layout, flush, blocks_per_sm, scalar, chunk_mb, copy_threads, acc_stride, "
+                           "prefetch, packed, packed_float, ahead, graph");
         }
         return t;
     }

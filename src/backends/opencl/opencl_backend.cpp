@@ -16,6 +16,7 @@
 #include "backends/opencl/cl_util.hpp"
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
+#include "core/tune.hpp"
 #include "core/plan.hpp"
 #include "imghist/opencl.hpp"
 
@@ -133,10 +134,6 @@ std::vector<ClDevice> enumerate_devices(std::string& problem) {
     return out;
 }
 
-bool all_digits(const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // What devices() lists and select_device() matches.
 DeviceInfo device_info(const ClDevice& d) {
     return {d.id(), d.name, d.gpu, d.available, d.note};
@@ -171,31 +168,16 @@ struct Tune {
 
 Tune parse_tune() {
     Tune t;
-    const char* env = std::getenv("IMGHIST_OPENCL_TUNE");
-    if (env == nullptr) return t;
-    std::string s = env;
-    std::size_t pos = 0;
-    while (pos < s.size()) {
-        std::size_t end = s.find(',', pos);
-        if (end == std::string::npos) end = s.size();
-        const std::string item = s.substr(pos, end - pos);
-        pos = end + 1;
-        if (item.empty()) continue;
-        const auto eq = item.find('=');
-        const std::string key = item.substr(0, eq);
-        const std::string val = eq == std::string::npos ? "" : item.substr(eq + 1);
-        auto num = [&]() -> std::uint64_t {
-            if (!all_digits(val))
-                throw InvalidArgument("IMGHIST_OPENCL_TUNE: '" + key + "' needs a number, got '" + val + "'");
-            return std::stoull(val);
-        };
-        if (key == "wg") t.wg = unsigned(num());
-        else if (key == "gpc") t.gpc = unsigned(num());
-        else if (key == "groups") t.groups = unsigned(num());
-        else if (key == "copies") t.copies = unsigned(num());
-        else if (key == "pack") t.pack = num() != 0;
-        else if (key == "value") t.value = num() != 0;
-        else if (key == "loads") t.loads = unsigned(num());
+    for (const TuneKnob& k : tune_knobs("IMGHIST_OPENCL_TUNE")) {
+        const std::string& key = k.key;
+        const std::string& val = k.value;
+        if (key == "wg") t.wg = unsigned(k.number());
+        else if (key == "gpc") t.gpc = unsigned(k.number());
+        else if (key == "groups") t.groups = unsigned(k.number());
+        else if (key == "copies") t.copies = unsigned(k.number());
+        else if (key == "pack") t.pack = k.number() != 0;
+        else if (key == "value") t.value = k.number() != 0;
+        else if (key == "loads") t.loads = unsigned(k.number());
         else if (key == "layout") {
             if (val == "copies") t.layout = LayoutKind::copies;
             else if (val == "lanes") t.layout = LayoutKind::lanes;
@@ -206,13 +188,14 @@ Tune parse_tune() {
             if (val != "atomic" && val != "sum")
                 throw InvalidArgument("IMGHIST_OPENCL_TUNE: merge is 'atomic' or 'sum'");
             t.merge_atomic = val == "atomic";
-        } else if (key == "fast") t.fast = num() != 0;
-        else if (key == "spec") t.spec = num() != 0;
-        else if (key == "global") t.force_global = num() != 0;
-        else if (key == "max_local") t.max_local = num();
-        else if (key == "tile_pixels") t.tile_pixels = num();
-        else if (key == "launch_pixels") t.launch_pixels = num();
-        else throw InvalidArgument("IMGHIST_OPENCL_TUNE: unknown key '" + key + "'");
+        } else if (key == "fast") t.fast = k.number() != 0;
+        else if (key == "spec") t.spec = k.number() != 0;
+        else if (key == "global") t.force_global = k.number() != 0;
+        else if (key == "max_local") t.max_local = k.number();
+        else if (key == "tile_pixels") t.tile_pixels = k.number();
+        else if (key == "launch_pixels") t.launch_pixels = k.number();
+        else k.unknown("wg, gpc, groups, copies, pack, value, loads, layout, merge, fast, spec, global, max_local, "
+                       "tile_pixels, launch_pixels");
     }
     if (t.copies != 0 && (!std::has_single_bit(t.copies) || t.copies > 32))
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: copies must be a power of two up to 32");

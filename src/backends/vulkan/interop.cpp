@@ -10,7 +10,8 @@ namespace imghist::vulkan {
 
 struct Histogrammer::Impl {
     Impl(const DeviceContext& c)
-        : context(c), core(c.physical_device, c.device, {}, c.float_controls_enabled), arena(c.device) {}
+        : context(c), core(c.physical_device, c.device, vk::tuning_from_env(), c.float_controls_enabled),
+          arena(c.device) {}
     ~Impl() {
         if (result.buffer) vkDeviceWaitIdle(context.device);
     }

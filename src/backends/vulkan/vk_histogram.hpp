@@ -39,6 +39,12 @@ struct Tuning {
     std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
 };
 
+// The defaults, overridden by IMGHIST_VULKAN_TUNE="key=value,..." (keys layout = copies, lanes
+// or pairs; value, copies, rounds, swizzle, wg, tile_pixels), as benchmarks and tests do and as
+// a caller with adversarial images may (layout=pairs holds its speed on every distribution).
+// Throws InvalidArgument on a bad key or value.
+Tuning tuning_from_env();
+
 // Descriptor sets for the commands of one recording; reset() only once those commands have
 // finished executing.
 class DescriptorArena {
