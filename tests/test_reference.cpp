@@ -227,3 +227,29 @@ TEST(Reference, StridePaddingIsNeverRead) {
 
 }  // namespace
 }  // namespace imghist
+
+// The cpu backend's SIMD luminance takes floor(S / 10000) from fp32 (luma_quotient.hpp, which
+// has the proof); here it is checked against the contract's integer division for every sum an
+// 8-bit pixel can have, whatever the weights.
+#include "backends/cpu/luma_quotient.hpp"
+
+namespace imghist {
+namespace {
+
+TEST(CpuLumaQuotient, EqualsTheIntegerDivisionForEverySum) {
+    std::uint32_t wrong = 0, first_wrong = 0;
+    for (std::uint32_t s = 0; s <= cpu_detail::kMaxLumaSum; ++s) {
+        if (cpu_detail::luma_quotient(s) != s / 10000u) {
+            if (wrong++ == 0) first_wrong = s;
+        }
+    }
+    EXPECT_EQ(wrong, 0u) << "first wrong sum: " << first_wrong;
+    // And through ih_luma_int with weights that reach the largest sums and the exact multiples.
+    for (std::uint32_t v : {0u, 1u, 127u, 128u, 254u, 255u}) {
+        EXPECT_EQ(cpu_detail::luma_quotient(10000u * v), ih_luma_int(v, v, v, 2126, 7152, 722));
+        EXPECT_EQ(cpu_detail::luma_quotient(3333u * v + 3334u * v + 3333u * v), ih_luma_int(v, v, v, 3333, 3334, 3333));
+    }
+}
+
+}  // namespace
+}  // namespace imghist

@@ -15,8 +15,9 @@
 //     half:  65536 entries, classify_float(half)   float: 65536 entries by the top 16 bits,
 //   where a float block whose 65536 values do not all share one code is marked kFallback and
 //   those samples are classified one by one (see build_float_top16()).
-//   Luminance is computed per block of pixels with ih_luma_int / ih_luma_float (a loop the
-//   compiler vectorizes), then counted like a channel.
+//   Luminance is computed per block of pixels with ih_luma_int / ih_luma_float (8-bit RGBA:
+//   AVX2/SSE2 with the exact sum and luma_quotient.hpp's proven quotient), then counted like a
+//   channel.
 // - Codes that carry a below/above flag (binning.h) get their own extra counter slot per
 //   channel table, expanded by count_code's rule at flush time, so each sample costs exactly
 //   one increment.
@@ -44,6 +45,7 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/luma_quotient.hpp"
 #include "core/backend_list.hpp"
 #include "core/plan.hpp"
 #include "imghist/error.hpp"
@@ -248,19 +250,15 @@ struct Top16Map {  // float bits by their top half; may answer kFallback
 
 #if defined(__x86_64__)
 // ih_luma_int of 8-bit RGBA/BGRA pixels, 32 at a time, where the CPU has AVX2 (chosen at run
-// time; the build targets baseline x86-64). Same method and the same exactness check as the
-// SSE2 version below: the fp32 estimate is corrected by one and every quotient is verified,
-// 0 <= S - 10000*q < 10000; if any pixel fails, returns 0 and the caller redoes the block.
+// time; the build targets baseline x86-64): the exact sum S = wr*r + wg*g + wb*b (pmaddwd), then
+// luma_quotient(S) element-wise (luma_quotient.hpp proves it is floor(S / 10000)).
 // w02 pairs the weights of bytes 0 and 2 of a pixel (low half: byte 0), wg is byte 1's.
 __attribute__((target("avx2"))) std::uint32_t luma_u8x4_avx2(const std::byte* p, std::uint32_t n,
                                                              std::uint8_t* out, std::uint32_t w02,
                                                              std::uint32_t wg) {
     const __m256i weights02 = _mm256_set1_epi32(int(w02)), weights1 = _mm256_set1_epi32(int(wg));
-    const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF), one = _mm256_set1_epi32(1);
-    const __m256i ten_thousand = _mm256_set1_epi32(10000), max_rest = _mm256_set1_epi32(9999);
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256 reciprocal = _mm256_set1_ps(1.0f / 10000.0f);
-    __m256i bad = zero;
+    const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF);
+    const __m256 half = _mm256_set1_ps(0.5f), reciprocal = _mm256_set1_ps(cpu_detail::kLumaReciprocal);
     std::uint32_t i = 0;
     for (; i + 32 <= n; i += 32) {
         __m256i q[4];
@@ -268,18 +266,14 @@ __attribute__((target("avx2"))) std::uint32_t luma_u8x4_avx2(const std::byte* p,
             const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + std::size_t(i + 8 * k) * 4));
             const __m256i sum = _mm256_add_epi32(_mm256_madd_epi16(_mm256_and_si256(x, low_bytes), weights02),
                                                  _mm256_madd_epi16(_mm256_and_si256(_mm256_srli_epi32(x, 8), low_bytes), weights1));
-            const __m256i estimate = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(sum), reciprocal));
-            const __m256i up = _mm256_add_epi32(estimate, one);  // the estimate may be one low
-            q[k] = _mm256_add_epi32(up, _mm256_cmpgt_epi32(_mm256_mullo_epi32(up, ten_thousand), sum));
-            const __m256i rest = _mm256_sub_epi32(sum, _mm256_mullo_epi32(q[k], ten_thousand));
-            bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi32(zero, rest), _mm256_cmpgt_epi32(rest, max_rest)));
+            q[k] = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(sum), half), reciprocal));
         }
         // Packs work per 128-bit lane; the permute restores pixel order.
         const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(q[0], q[1]), _mm256_packus_epi32(q[2], q[3]));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
                             _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
     }
-    return _mm256_testz_si256(bad, bad) ? i : 0;
+    return i;
 }
 
 const bool kHaveAvx2 = [] {
@@ -426,7 +420,7 @@ private:
 #endif
 #if defined(__SSE2__)
         if constexpr (sizeof(T) == 1 && L::kCpp == 4) {
-            if (i == 0) i = luma_u8x4_sse2(p, n, out);
+            if (i == 0) i = luma_u8x4_sse2(p, n, out);  // no AVX2, or under 32 pixels
         }
 #endif
         for (; i < n; ++i) {
@@ -440,12 +434,9 @@ private:
     }
 
 #if defined(__SSE2__)
-    // ih_luma_int of 8-bit RGBA/BGRA pixels, 16 at a time. The weighted sum S = wr*r + wg*g + wb*b
-    // is exact (pmaddwd: 16-bit products summed in 32 bits; S <= 2550000). The quotient comes from
-    // an fp32 estimate, corrected by one, and is then checked against the definition,
-    // 0 <= S - 10000*q < 10000, so it is floor(S / 10000) whatever the estimate did. If any pixel
-    // of the block fails the check (none should), the whole block is left to the scalar loop,
-    // which calls ih_luma_int itself. Returns the number of pixels done.
+    // ih_luma_int of 8-bit RGBA/BGRA pixels, 16 at a time: the exact sum S = wr*r + wg*g + wb*b
+    // (pmaddwd: 16-bit products summed in 32 bits), then luma_quotient(S) element-wise
+    // (luma_quotient.hpp). Returns the number of pixels done.
     std::uint32_t luma_u8x4_sse2(const std::byte* p, std::uint32_t n, Y* out) const {
         static_assert(sizeof(Y) == 1);
         const auto wr = std::uint32_t(plan_.weight_int[0]), wg = std::uint32_t(plan_.weight_int[1]),
@@ -453,11 +444,8 @@ private:
         // Samples at bytes 0 and 2 of each pixel pair up with these weights, byte 1 with wg.
         const std::uint32_t w02 = L::kRed == 0 ? (wb << 16) | wr : (wr << 16) | wb;
         const __m128i weights02 = _mm_set1_epi32(int(w02)), weights1 = _mm_set1_epi32(int(wg));
-        const __m128i low_bytes = _mm_set1_epi32(0x00FF00FF), one = _mm_set1_epi32(1);
-        const __m128i zero = _mm_setzero_si128(), max_rest = _mm_set1_epi32(9999);
-        const __m128i ten_thousand = _mm_set1_epi32(10000);  // as 16-bit pairs: (10000, 0)
-        const __m128 reciprocal = _mm_set1_ps(1.0f / 10000.0f);
-        __m128i bad = zero;
+        const __m128i low_bytes = _mm_set1_epi32(0x00FF00FF);
+        const __m128 half = _mm_set1_ps(0.5f), reciprocal = _mm_set1_ps(cpu_detail::kLumaReciprocal);
         std::uint32_t i = 0;
         for (; i + 16 <= n; i += 16) {
             __m128i q[4];
@@ -466,16 +454,12 @@ private:
                 const __m128i s02 = _mm_madd_epi16(_mm_and_si128(x, low_bytes), weights02);
                 const __m128i s1 = _mm_madd_epi16(_mm_and_si128(_mm_srli_epi32(x, 8), low_bytes), weights1);
                 const __m128i sum = _mm_add_epi32(s02, s1);
-                const __m128i estimate = _mm_cvttps_epi32(_mm_mul_ps(_mm_cvtepi32_ps(sum), reciprocal));
-                const __m128i up = _mm_add_epi32(estimate, one);  // the estimate may be one low
-                q[k] = _mm_add_epi32(up, _mm_cmpgt_epi32(_mm_madd_epi16(up, ten_thousand), sum));
-                const __m128i rest = _mm_sub_epi32(sum, _mm_madd_epi16(q[k], ten_thousand));
-                bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmplt_epi32(rest, zero), _mm_cmpgt_epi32(rest, max_rest)));
+                q[k] = _mm_cvttps_epi32(_mm_mul_ps(_mm_add_ps(_mm_cvtepi32_ps(sum), half), reciprocal));
             }
             const __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), bytes);
         }
-        return _mm_movemask_epi8(bad) != 0 ? 0 : i;
+        return i;
     }
 #endif
 
