@@ -1,12 +1,13 @@
 // A request resolved for one pixel format: the scalars every kernel takes, derived once.
-// GPU backends copy these fields into their kernel arguments; the CPU backends call classify()
-// directly. The bin math itself lives in include/imghist/binning.h.
+// GPU backends copy them into their kernel arguments (the KernelScalars part in one
+// assignment); the CPU backends call classify() directly. The bin math itself lives in include/imghist/binning.h.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "core/kernel_scalars.hpp"
 #include "imghist/binning.h"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
@@ -17,7 +18,7 @@ namespace imghist {
 // Which input a histogram channel counts: one sample of the pixel, or the luminance.
 inline constexpr int kLumaSource = -1;
 
-class HistogramPlan {
+class HistogramPlan : public KernelScalars {
 public:
     HistogramPlan(PixelFormat format, const Request& request);
 
@@ -27,20 +28,10 @@ public:
     std::vector<Channel> channels;
     std::vector<int> sources;  // per channel: sample index within the pixel, or kLumaSource
 
-    // Integer samples (ih_classify_int arguments).
+    // The rest of the classify arguments (the range and weight scalars are KernelScalars).
     std::uint32_t int_mode = IH_INT_SHIFT;
     std::uint32_t shift = 0;
-    std::int64_t lo_int = 0, hi_int = 0;
-
-    // Float samples (ih_classify_float arguments).
-    float lo_float = 0, scale_float = 0;
-    std::uint32_t lo_key = 0, hi_key = 0;
-
     std::uint32_t closed_top = 0, clamp = 0;
-
-    // Luminance weights, as integers over 10000 and as fp32 fractions.
-    std::uint32_t weight_int[3] = {0, 0, 0};
-    float weight_float[3] = {0, 0, 0};
 
     std::uint32_t bins() const { return layout.bins; }
     std::uint32_t slots_per_channel() const { return layout.bins + IH_EXTRA_SLOTS; }

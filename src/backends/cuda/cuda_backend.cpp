@@ -512,16 +512,7 @@ private:
         p.shift = plan.shift;
         p.closed_top = plan.closed_top;
         p.clamp = plan.clamp;
-        p.lo_int = plan.lo_int;
-        p.hi_int = plan.hi_int;
-        p.lo_float = plan.lo_float;
-        p.scale_float = plan.scale_float;
-        p.lo_key = plan.lo_key;
-        p.hi_key = plan.hi_key;
-        for (int i = 0; i < 3; ++i) {
-            p.weight_int[i] = plan.weight_int[i];
-            p.weight_float[i] = plan.weight_float[i];
-        }
+        static_cast<KernelScalars&>(p) = plan;
 
         // Counters: per-lane 32-bit sub-histograms when they fit in a block's shared memory (up to
         // 5 channels of 256 values, or of 259 slots; measured faster than packed 16-bit ones at two

@@ -8,6 +8,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/kernel_scalars.hpp"
+
 namespace imghist::cuda_detail {
 
 inline constexpr int kMaxChannels = 5;  // R, G, B, A, Y
@@ -51,18 +53,14 @@ struct ImageDesc {
     std::uint32_t reserved;
 };
 
-struct KernelParams {
-    // The plan (see HistogramPlan and binning.h).
+// The plan's range and weight scalars are the KernelScalars base (copied from HistogramPlan).
+struct KernelParams : KernelScalars {
+    // The rest of the plan (see HistogramPlan and binning.h).
     std::uint32_t nch, spc, bins, total_slots;
     std::int32_t src[kMaxChannels];  // sample index, or -1 for luminance
     std::uint32_t has_luma;
     std::uint32_t luma_src[3];       // sample indices of red, green, blue
     std::uint32_t int_mode, shift, closed_top, clamp;
-    std::int64_t lo_int, hi_int;
-    float lo_float, scale_float;
-    std::uint32_t lo_key, hi_key;
-    std::uint32_t weight_int[3];
-    float weight_float[3];
 
     // Shared-memory counters.
     std::uint32_t value_mode;   // 8-bit samples: count raw values 0..255, classify at the merge

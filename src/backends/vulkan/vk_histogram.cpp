@@ -76,17 +76,15 @@ std::uint32_t shared_words(std::uint32_t channels, std::uint32_t channel_slots, 
     return (channels * channel_slots + 31) / 32 * 32 * slot_words;
 }
 
-// Push constants of histogram.comp (same order and offsets as its Params block).
+// Push constants of histogram.comp (same order and offsets as its Params block, which begins
+// with the plan's KernelScalars).
 struct HistParams {
-    std::int64_t lo_int, hi_int;
-    float lo_float, scale;
-    std::uint32_t lo_key, hi_key;
-    float wf[3];
-    std::uint32_t wi[3];
+    KernelScalars scalars;
     std::uint32_t pixels, base_byte, width, stride, out_slot;
 };
-static_assert(offsetof(HistParams, lo_float) == 16 && offsetof(HistParams, wf) == 32 &&
-              offsetof(HistParams, pixels) == 56 && offsetof(HistParams, out_slot) == 72);
+static_assert(offsetof(KernelScalars, lo_float) == 16 && offsetof(KernelScalars, weight_float) == 32 &&
+              offsetof(KernelScalars, weight_int) == 44 && offsetof(HistParams, pixels) == 56 &&
+              offsetof(HistParams, out_slot) == 72);
 constexpr std::uint32_t kHistParamsSize = 76;
 
 struct FlushParams {
@@ -345,16 +343,7 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
     }
 
     HistParams pc{};
-    pc.lo_int = plan.lo_int;
-    pc.hi_int = plan.hi_int;
-    pc.lo_float = plan.lo_float;
-    pc.scale = plan.scale_float;
-    pc.lo_key = plan.lo_key;
-    pc.hi_key = plan.hi_key;
-    for (int i = 0; i < 3; ++i) {
-        pc.wf[i] = plan.weight_float[i];
-        pc.wi[i] = plan.weight_int[i];
-    }
+    pc.scalars = plan;
     pc.width = src.width;
     pc.stride = std::uint32_t(src.stride);
 
