@@ -132,45 +132,43 @@ private:
     int previous_ = -1;
 };
 
-template <typename T>
-struct DeviceBuffer {
+// Memory that only grows: on the device (cudaMalloc) or pinned on the host (cudaHostAlloc).
+// Growing waits for the device first, so nothing queued can still use the old allocation.
+enum class BufferKind { device, pinned };
+template <typename T, BufferKind M>
+struct GrowingBuffer {
     T* ptr = nullptr;
     std::size_t count = 0;
     void release() {
-        if (ptr) cudaFree(ptr);
+        if (ptr) {
+            if constexpr (M == BufferKind::device) cudaFree(ptr);
+            else cudaFreeHost(ptr);
+        }
         ptr = nullptr;
         count = 0;
     }
     // Grows (contents lost); `zero` clears the new buffer.
-    void reserve(std::size_t n, bool zero) {
+    void reserve(std::size_t n, bool zero = false) {
         if (n <= count) return;
-        if (ptr) IH_CHECK(cudaDeviceSynchronize());  // nothing queued may still use the old one
+        if (ptr) IH_CHECK(cudaDeviceSynchronize());
         release();
-        IH_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr), n * sizeof(T)));
+        void** p = reinterpret_cast<void**>(&ptr);
+        if constexpr (M == BufferKind::device) IH_CHECK(cudaMalloc(p, n * sizeof(T)));
+        else IH_CHECK(cudaHostAlloc(p, n * sizeof(T), cudaHostAllocDefault));
         count = n;
-        if (zero) {
+        if (!zero) return;
+        if constexpr (M == BufferKind::device) {
             IH_CHECK(cudaMemset(ptr, 0, n * sizeof(T)));
             IH_CHECK(cudaDeviceSynchronize());
+        } else {
+            std::memset(ptr, 0, n * sizeof(T));
         }
     }
 };
-
 template <typename T>
-struct PinnedBuffer {
-    T* ptr = nullptr;
-    std::size_t count = 0;
-    void release() {
-        if (ptr) cudaFreeHost(ptr);
-        ptr = nullptr;
-        count = 0;
-    }
-    void reserve(std::size_t n) {
-        if (n <= count) return;
-        release();
-        IH_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&ptr), n * sizeof(T), cudaHostAllocDefault));
-        count = n;
-    }
-};
+using DeviceBuffer = GrowingBuffer<T, BufferKind::device>;
+template <typename T>
+using PinnedBuffer = GrowingBuffer<T, BufferKind::pinned>;
 
 // One contiguous run of rows to count: an image, or a staged piece of one.
 struct Piece {
