@@ -25,3 +25,13 @@ macro(imghist_backend_enable name)
   set_property(GLOBAL APPEND PROPERTY IMGHIST_PC_LIBS_PRIVATE "${_be_PC_LIBS}")
   set(IMGHIST_HAVE_${_upper} ON PARENT_SCOPE)
 endmacro()
+
+# In tests/ and bench/: add <dir>/<name>/ for every GPU backend that is built and has one.
+macro(imghist_add_backend_subdirectories)
+  foreach(_b opencl vulkan cuda)
+    string(TOUPPER ${_b} _upper)
+    if(IMGHIST_HAVE_${_upper} AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${_b}/CMakeLists.txt)
+      add_subdirectory(${_b})
+    endif()
+  endforeach()
+endmacro()
