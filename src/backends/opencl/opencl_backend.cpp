@@ -483,22 +483,22 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
 // The local layouts to try, best first; the first that fits the local memory wins.
 std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const {
     std::vector<Layout> chain;
-    // Default on GPUs for the RGBA8 kernel in value mode: private counters per lane (or per two
-    // lanes), so no distribution makes more than two lanes of a warp meet on a bank. 32-bit
-    // where they fit, else 16-bit packed by slot. NVIDIA reports 48 KiB of
-    // local memory and the kernel uses a little of it, so 48 KiB layouts never fit there: R, G, B
-    // take 16 copies packed by slot (24 KiB). On the H200 (docs/performance.md) that held 61-67%
-    // of the floor on every distribution; 8 copies of lane pairs were as fast on random data
-    // but fell to 55% on constant and bank-adversarial data, one copy to 30%. Four channels
-    // (R, G, B, Y) were faster with lane pairs (54% against 44%).
-    const bool lanes_default = tune_.layout == LayoutKind::any && gpu_ && fast && value;
-    // Luminance alone spreads over the bins whatever the channels do: one copy measured 92-97%
-    // of the floor there, per-lane counters 88-89%.
-    if (lanes_default && nch == 1) chain.push_back({1, 0});
-    if (tune_.layout == LayoutKind::lanes || lanes_default) chain.push_back({32, 0});
-    if (lanes_default && nch <= 3) chain.insert(chain.end(), {{32, 1}, {16, 1}});
+    // Default on GPUs for the RGBA8 kernel in value mode (H200 measurements, docs/performance.md):
+    // - luminance alone spreads over the bins whatever the data: one copy (92-97% of the floor;
+    //   per-lane counters 88-89%);
+    // - up to three channels: private counters per lane, so no distribution puts more than two
+    //   lanes of a warp on one bank: 32-bit where they fit, else 16-bit packed by slot. NVIDIA's
+    //   48 KiB of local memory (of which the kernel uses a little) leaves R, G, B 16 packed copies
+    //   (24 KiB): 61-67% on every distribution, where lane pairs fell to 55% on constant and
+    //   bank-adversarial data and one copy to 30%;
+    // - four channels (R, G, B, Y): lane pairs (54%, against 44% for packed copies).
+    if (tune_.layout == LayoutKind::any && gpu_ && fast && value) {
+        if (nch == 1) chain.push_back({1, 0});
+        else if (nch <= 3) chain.insert(chain.end(), {{32, 0}, {32, 1}, {16, 1}});
+        chain.insert(chain.end(), {{16, 2}, {8, 2}});
+    }
+    if (tune_.layout == LayoutKind::lanes) chain.push_back({32, 0});
     if (tune_.layout == LayoutKind::pairs) chain.push_back({tune_.copies ? tune_.copies : 16u, 2});
-    if (lanes_default) chain.insert(chain.end(), {{16, 2}, {8, 2}});
     // Then copies, halving from the wanted number, packed by slot or not. One unpacked copy
     // was measured best of these on an H200 (docs/performance.md): the hardware merges
     // same-address atomics, which keeps constant images at the memory floor.
