@@ -53,7 +53,7 @@ std::string cuda_message(const char* call, cudaError_t err) {
 
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
 // layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
-// acc_stride, prefetch, packed, packed_float, ahead, graph. The defaults are what measured best on
+// acc_stride, prefetch, packed, packed_float, ahead, early, slot_merge, graph. The defaults are what measured best on
 // an H200 (docs/performance.md).
 struct Tune {
     int block = 1024;
@@ -73,6 +73,10 @@ struct Tune {
     // packed_kernel, 8-bit: load the next step before counting the current one. Off: on the H200 it
     // was no faster at 8K and 16384^2 and 0.3-1.6 us slower on 1080p, luminance and R,G,B,Y.
     bool ahead = false;
+    bool early = true;       // packed_kernel: a thread's first loads go out before the counters are zeroed
+    // packed_kernel: merge per slot with arrival counts (KernelParams::slot_merge) where the
+    // slots allow it; 0: the fence, ticket and last-block pass of finish_image.
+    bool slot_merge = true;
     bool graph = true;     // single device images: replay the launch from a cached CUDA graph
 
     static Tune from_env() {
@@ -100,9 +104,11 @@ struct Tune {
             else if (key == "packed") t.packed = n != 0;
             else if (key == "packed_float") t.packed_float = n != 0;
             else if (key == "ahead") t.ahead = n != 0;
+            else if (key == "early") t.early = n != 0;
+            else if (key == "slot_merge") t.slot_merge = n != 0;
             else if (key == "graph") t.graph = n != 0;
             else k.unknown("block, gpt, layout, flush, blocks_per_sm, scalar, chunk_mb, copy_threads, acc_stride, "
-                           "prefetch, packed, packed_float, ahead, graph");
+                           "prefetch, packed, packed_float, ahead, early, slot_merge, graph");
         }
         return t;
     }
@@ -455,6 +461,7 @@ private:
         bool packed = false;
         unsigned packed_grid_cap = 0;
         std::uint32_t packed_flush_steps = 0;
+        bool slot_merge = false;  // its last flush may merge per slot (KernelParams::slot_merge)
     };
 
     // make_shape of the last (format, request) of compute_device_async, kept for repeated calls
@@ -596,6 +603,11 @@ private:
             const int packed_per_sm = tune_.blocks_per_sm > 0 ? tune_.blocks_per_sm
                                                               : occupancy(sh, kPacked, int(p.nch), luma);
             sh.packed_grid_cap = unsigned(packed_per_sm) * unsigned(props_.multiProcessorCount);
+            // The per-slot merge needs every counter slot to be one output slot: floats count
+            // slots; 8-bit values qualify when each value is its own bin of 256 (the default).
+            bool values_are_bins = p.bins == 256;
+            for (std::uint32_t v = 0; v < 256 && values_are_bins; ++v) values_are_bins = plan.classify_int(v) == v;
+            sh.slot_merge = tune_.slot_merge && (!p.value_mode || values_are_bins);
         }
         return sh;
     }
@@ -650,6 +662,7 @@ private:
             p.nimg = std::uint32_t(n);
             p.total_tiles = std::uint32_t(total);
             p.finalize = finalize ? 1u : 0u;
+            p.slot_merge = 0;  // packed_kernel only
             p.acc = acc;
             p.out = out;
             p.tickets = tickets_.ptr;
@@ -726,6 +739,8 @@ private:
         d.slot_index = 0;
         p.packed = 1;
         p.ahead = tune_.ahead ? 1u : 0u;
+        p.early = tune_.early ? 1u : 0u;
+        p.slot_merge = sh.slot_merge && grid <= kMaxArrivals && pc.row_px < (1ull << kArrivalShift) ? 1u : 0u;
         p.flush_tiles = sh.packed_flush_steps;
         p.nimg = 1;
         p.total_tiles = grid;

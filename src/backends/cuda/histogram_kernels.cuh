@@ -398,11 +398,28 @@ __device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDes
     }
 }
 
-// Adds the block's counters into the image's 64-bit accumulator and zeroes them.
+// The per-slot merge (P.slot_merge, packed_kernel only): the block's last counts for `slot` go
+// into acc with one arrival; the block whose add brings the grid's last arrival holds the
+// slot's total, writes it to the same slot of out and leaves the acc word zeroed for the next call.
+// Unlike finish_image this needs no fence, ticket or last-block pass: the add's return value
+// is the only wait.
+__device__ __forceinline__ void merge_slot(const KernelParams& P, unsigned long long* acc, uint32_t slot,
+                                           unsigned long long sum) {
+    unsigned long long* word = acc + uint64_t(slot) * P.acc_stride;
+    const unsigned long long before = atomicAdd(word, sum + (1ull << kArrivalShift));
+    if ((before >> kArrivalShift) == gridDim.x - 1u) {
+        P.out[slot] = (before + sum) & ((1ull << kArrivalShift) - 1u);
+        *word = 0;  // every block has arrived: no other add to this word is left in this launch
+    }
+}
+
+// Adds the block's counters into the image's 64-bit accumulator and zeroes them (`last`: the
+// block's final flush, after which they are not used again).
 template <class F>
 __device__ void flush(const KernelParams& P, uint32_t* sh, unsigned long long* acc, bool last = false) {
     if (P.layout == kGlobal) return;
     __syncthreads();
+    const bool merge = last && P.slot_merge;
     const uint32_t lane = threadIdx.x & 31u;
     for (uint32_t s = threadIdx.x; s < P.hist_slots; s += blockDim.x) {
         unsigned long long sum = 0;
@@ -415,6 +432,10 @@ __device__ void flush(const KernelParams& P, uint32_t* sh, unsigned long long* a
             const uint32_t mask = packed ? 0xFFFFu : 0xFFFFFFFFu;
 #pragma unroll 8
             for (uint32_t j = 0; j < 32; ++j) sum += (sh[row + ((j + lane) & 31u)] >> shift) & mask;
+        }
+        if (merge) {  // every slot, zero or not, brings this block's arrival (8-bit: values are bins)
+            merge_slot(P, acc, F::kValueMode ? (s >> 8) * P.spc + (s & 255u) : s, sum);
+            continue;
         }
         if (sum == 0) continue;
         if constexpr (F::kValueMode) {
@@ -668,9 +689,11 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     if constexpr (!F::kValueMode) {
         // Floats: the full steps and the last partial one share one copy of the counting code per
         // rule (half the code, and compile time, of a separate partial step; one compare per vector).
+        // With P.early the first step's loads are in flight while the counters are zeroed.
+        if (P.early) load_rest(rest, ok, full > 0 ? uint32_t(step) : left);
         zero();
         for (uint64_t s = 0; s <= full; ++s, q += step) {
-            load_rest(rest, ok, s < full ? uint32_t(step) : left);
+            if (s > 0 || !P.early) load_rest(rest, ok, s < full ? uint32_t(step) : left);
             count_some(rest, ok);
             counted();
         }
@@ -701,6 +724,20 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         }
         load_rest(rest, ok, left);
         count_rest(rest, ok);
+    } else if (P.early) {
+        // The first step's loads are in flight while the counters are zeroed.
+        uint4 a[kSteps];
+        load(q, a);
+        zero();
+        for (uint64_t s = 0;;) {
+            count(a);
+            counted();
+            q += step;
+            if (++s == full) break;
+            load(q, a);
+        }
+        load_rest(rest, ok, left);
+        count_rest(rest, ok);
     } else {
         zero();
         for (uint64_t s = 0; s < full; ++s, q += step) {
@@ -722,7 +759,12 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         }
     }
     flush<F>(P, sh, ctr.acc, true);
-    finish_image(P, d);
+    if (!P.slot_merge) {
+        finish_image(P, d);
+    } else if (F::kValueMode && blockIdx.x == 0) {
+        // 8-bit values that are their own bins never reach nan, below or above: zero in out.
+        for (uint32_t e = t; e < P.nch * 3u; e += nt) P.out[(e / 3u) * P.spc + P.bins + e % 3u] = 0;
+    }
 }
 
 using KernelFn = void (*)(KernelParams);

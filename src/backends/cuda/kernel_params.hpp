@@ -16,6 +16,12 @@ inline constexpr int kMaxChannels = 5;  // R, G, B, A, Y
 inline constexpr int kParamImages = 2;     // descriptors passed in the kernel's parameters
 inline constexpr int kMaxLaunchImages = 1 << 16;  // more go to device memory, up to this many
 inline constexpr int kMaxBlock = 1024;
+// The per-slot merge (KernelParams::slot_merge): a block adds its last counts to an acc word
+// together with one arrival in bits kArrivalShift and up, so the block whose add brings the
+// last arrival knows the slot's total. Counts stay below 2^54 (no image has that many pixels)
+// and at most kMaxArrivals blocks take part.
+inline constexpr int kArrivalShift = 54;
+inline constexpr std::uint32_t kMaxArrivals = (1u << (64 - kArrivalShift)) - 1;
 
 // One kernel per sample type and samples per pixel (bgra8 runs as rgba8 with other source
 // indices); the 8-bit ones also per counter layout (kLanes32, kLanes16, any other).
@@ -78,6 +84,11 @@ struct KernelParams : KernelScalars {
     // pixels (8-bit, half or float), kLanes32; flush_tiles then counts steps, total_tiles == grid.
     std::uint32_t packed;       // 1: launch packed_kernel
     std::uint32_t ahead;        // packed: load a thread's next step before counting the current
+    std::uint32_t early;        // packed: a thread's first loads are issued before the counters are zeroed
+    // packed: merge per slot (see kArrivalShift) instead of the last-block pass. Every acc slot
+    // then maps to out slot s (floats) or c * spc + value (8-bit values that classify to
+    // themselves), and gridDim.x <= kMaxArrivals.
+    std::uint32_t slot_merge;
 
     // Work.
     std::uint32_t nimg, total_tiles;
