@@ -5,11 +5,13 @@
 // - the host path cut into many staging chunks;
 // - every shared-memory counter layout, forced flushes, bytewise loads;
 // - the packed 8-bit and float fast paths and each of their knobs;
+// - every half value, classified as the reference does (the kernels widen halves in hardware);
 // - a device-resident constant image of more than 2^32 pixels (exact 64-bit counts).
 // Without a usable GPU the tests skip; IMGHIST_REQUIRE_BACKENDS containing "cuda" makes that a
 // failure.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -309,6 +311,49 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
         for (std::size_t i = 0; i < hosts.size(); i += 7)
             expect_same_histograms(engine->unpack(host_views[i], request, std::span(back.data() + i * n, n)),
                         on_host[i], "async batch image " + std::to_string(i));
+    }
+}
+
+// Each of the 65536 half values as its own 1x1 image in one device batch: the kernels widen
+// halves in hardware (cvt.f32.f16), and every value must land in the slot where the reference
+// (binning.h's ih_half_to_float_bits) puts it, for the default rule, a clamped custom range and
+// a range over the whole finite half range. Then all of them in one packed image (the fast path).
+TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    std::vector<std::uint16_t> halves(65536);
+    for (std::size_t i = 0; i < halves.size(); ++i) halves[i] = std::uint16_t(i);
+    DeviceMemory dev(halves.size() * 2);
+    ASSERT_NE(dev.ptr, nullptr);
+    CK(cudaMemcpy(dev.ptr, halves.data(), halves.size() * 2, cudaMemcpyHostToDevice));
+    std::vector<ImageView> host_views, dev_views;
+    for (std::size_t i = 0; i < halves.size(); ++i) {
+        host_views.push_back(ImageView{&halves[i], 1, 1, 2, PixelFormat::gray_f16});
+        dev_views.push_back(ImageView{static_cast<std::uint16_t*>(dev.ptr) + i, 1, 1, 2, PixelFormat::gray_f16});
+    }
+    std::vector<std::pair<std::string, Request>> cases = {{"default", Request{}}};
+    Request r;
+    r.bins.bins = 300;
+    r.bins.range = {-0.25, 1.5};
+    r.bins.clamp = true;
+    cases.push_back({"300 bins [-0.25, 1.5) clamp", r});
+    r.bins.bins = 1000;
+    r.bins.range = {-65504.0, 65504.0};
+    r.bins.clamp = false;
+    cases.push_back({"1000 bins [-65504, 65504)", r});
+    for (const auto& [name, request] : cases) {
+        const std::vector<Result> got = engine->compute_batch(dev_views, request, cuda::Memory::device);
+        ASSERT_EQ(got.size(), halves.size());
+        for (std::size_t i = 0; i < halves.size() && !HasFailure(); ++i) {
+            char bits[16];
+            std::snprintf(bits, sizeof bits, "0x%04zx", i);
+            expect_same_histograms(got[i], reference->compute(host_views[i], request), name + ", half " + bits);
+        }
+        const ImageView all_host{halves.data(), 256, 256, 512, PixelFormat::gray_f16};
+        const ImageView all_dev{dev.ptr, 256, 256, 512, PixelFormat::gray_f16};
+        expect_same_histograms(engine->compute_device(all_dev, request), reference->compute(all_host, request),
+                               name + ", every half in one image");
     }
 }
 
