@@ -8,7 +8,8 @@
 // block walks a contiguous range of tiles. A block flushes its counters into the 64-bit global
 // accumulator (reduction adds) when it leaves an image, before a counter could overflow, and
 // at the end; the last block of each image then moves the accumulator into the output and
-// zeroes it, so no zeroing or summing kernel is needed.
+// zeroes it, so no zeroing or summing kernel is needed. (packed_kernel merges per slot instead:
+// see merge_slot.)
 //
 // 8-bit images count raw sample values (0..255, and the integer luminance, also 0..255) and
 // classify each of the 256 values once per flush; every other format classifies each sample.
@@ -604,9 +605,12 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
 // 8-bit, half or float samples, per-lane 32-bit counters. Its 16-byte vectors are split evenly
 // over the blocks (to the vector, so no block has a whole extra tile); a step is kSteps vectors
 // per thread, loaded coalesced; with P.ahead (8-bit only) a thread loads its next step before
-// counting the current one. The last block counts the row's head and tail pixels. NCH and LUMA
-// as in count_values (8-bit) or count_floats (half, float: both fixed, NCH >= 1, LUMA 0 or 1).
-// The host sets P.flush_tiles to the steps between flushes and P.total_tiles = gridDim.x.
+// counting the current one, and with P.early its first loads go out before the counters are
+// zeroed. The last block counts the row's head and tail pixels. With P.slot_merge the blocks'
+// last flushes merge per slot (merge_slot), else the last block moves acc into out
+// (finish_image). NCH and LUMA as in count_values (8-bit) or count_floats (half, float: both
+// fixed, NCH >= 1, LUMA 0 or 1). The host sets P.flush_tiles to the steps between flushes and
+// P.total_tiles = gridDim.x.
 template <int Sample, int Channels, int NCH, int LUMA>
 __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant__ KernelParams P) {
     using F = Fmt<Sample, Channels>;
