@@ -52,8 +52,9 @@ cuda_test_plain() {
   grep -E '^\[  FAILED  \]|Failure|MISMATCH|got .*, want' "$log" | head -20
 }
 
-# memcheck and racecheck over the CUDA parity tests and the batch/async tests: both must
-# report 0 errors (rc 99 would mean they found something).
+# memcheck and racecheck over the CUDA parity tests and the device-image (every format, packed
+# fast paths included), batch and error tests: both must report 0 errors (rc 99 would mean
+# they found something).
 cuda_run_sanitizers() {
   local dir t0
   dir=$(cuda_dir)
@@ -64,8 +65,8 @@ cuda_run_sanitizers() {
       timeout "${IMGHIST_CUDA_SANITIZE_TIMEOUT:-150}" compute-sanitizer --tool "$tool" --error-exitcode 99 \
         "$dir/tests/imghist_tests" --gtest_filter='AllBackends/BackendParity.*/cuda_*' > "$OUT/cuda_$tool.log" 2>&1
       local rc=$?
-      timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 99 \
-        "$dir/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaDevice.Async*:CudaBatch.*:CudaErrors.*' \
+      timeout 180 compute-sanitizer --tool "$tool" --error-exitcode 99 \
+        "$dir/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaDevice.*:CudaBatch.*:CudaErrors.*' \
         >> "$OUT/cuda_$tool.log" 2>&1
       local rc2=$?
       note "cuda $tool: rc=$rc/$rc2 $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/cuda_$tool.log" | sort | uniq -c | tr '\n' ' ') ($((SECONDS - t0)) s)"
