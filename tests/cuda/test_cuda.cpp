@@ -453,10 +453,10 @@ void check_packed_cases(const std::vector<PackedCase>& cases, std::initializer_l
 // forced: vector-even split, next step loaded ahead or not, first loads before or after the
 // counters are zeroed, the per-slot merge or the last-block pass (also forced by a grid past
 // kMaxArrivals blocks), flushes after every step (also with tiny blocks: many flushes), two
-// blocks per SM, and the generic kernel (packed=0). Heads
-// (start not 16-byte aligned) and tails (length not whole vectors), pitched and rgb8 images
-// (which take the generic kernel), compute_device and compute_device_async with the engine's
-// cached shape (the same request on another image, another request on the same image).
+// blocks per SM, and the generic kernel (packed=0). Heads (start not 16-byte aligned) and tails
+// (length not whole vectors), pitched and rgb8 images (which take the generic kernel),
+// compute_device and compute_device_async with the engine's cached shape (the same request on
+// another image, another request on the same image).
 TEST(CudaPacked, EveryKnobMatchesReference) {
     REQUIRE_GPU();
     std::vector<PackedCase> cases;
@@ -516,8 +516,8 @@ TEST(CudaPacked, FloatEveryKnobMatchesReference) {
                        {333, 41, 12, 0}, {1024, 1024, 0, 0}},
                       {Pattern::specials, Pattern::specials, Pattern::random}, float_requests, 1300);
     check_packed_cases(cases, {"", "packed_float=0", "graph=0", "flush=1", "block=64,flush=1", "block=96",
-                               "block=512,flush=2", "acc_stride=16", "blocks_per_sm=1,block=256", "early=0",
-                               "slot_merge=0", "slot_merge=0,early=0,flush=1", "blocks_per_sm=8,block=64"});
+                               "block=512,flush=2", "acc_stride=16", "blocks_per_sm=1,block=256", "slot_merge=0",
+                               "slot_merge=0,flush=1", "blocks_per_sm=8,block=64"});
 }
 
 TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {

@@ -605,8 +605,8 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
 // 8-bit, half or float samples, per-lane 32-bit counters. Its 16-byte vectors are split evenly
 // over the blocks (to the vector, so no block has a whole extra tile); a step is kSteps vectors
 // per thread, loaded coalesced; with P.ahead (8-bit only) a thread loads its next step before
-// counting the current one, and with P.early its first loads go out before the counters are
-// zeroed. The last block counts the row's head and tail pixels. With P.slot_merge the blocks'
+// counting the current one, and with P.early (8-bit) its first loads go out before the counters
+// are zeroed. The last block counts the row's head and tail pixels. With P.slot_merge the blocks'
 // last flushes merge per slot (merge_slot), else the last block moves acc into out
 // (finish_image). NCH and LUMA as in count_values (8-bit) or count_floats (half, float: both
 // fixed, NCH >= 1, LUMA 0 or 1). The host sets P.flush_tiles to the steps between flushes and
@@ -698,11 +698,9 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     if constexpr (!F::kValueMode) {
         // Floats: the full steps and the last partial one share one copy of the counting code per
         // rule (half the code, and compile time, of a separate partial step; one compare per vector).
-        // With P.early the first step's loads are in flight while the counters are zeroed.
-        if (P.early) load_rest(rest, ok, full > 0 ? uint32_t(step) : left);
         zero();
         for (uint64_t s = 0; s <= full; ++s, q += step) {
-            if (s > 0 || !P.early) load_rest(rest, ok, s < full ? uint32_t(step) : left);
+            load_rest(rest, ok, s < full ? uint32_t(step) : left);
             count_some(rest, ok);
             counted();
         }

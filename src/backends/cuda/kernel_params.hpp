@@ -84,7 +84,7 @@ struct KernelParams : KernelScalars {
     // pixels (8-bit, half or float), kLanes32; flush_tiles then counts steps, total_tiles == grid.
     std::uint32_t packed;       // 1: launch packed_kernel
     std::uint32_t ahead;        // packed: load a thread's next step before counting the current
-    std::uint32_t early;        // packed: a thread's first loads are issued before the counters are zeroed
+    std::uint32_t early;        // packed, 8-bit: a thread's first loads go out before the counters are zeroed
     // packed: merge per slot (see kArrivalShift) instead of the last-block pass. Every acc slot
     // then maps to out slot s (floats) or c * spc + value (8-bit values that classify to
     // themselves), and gridDim.x <= kMaxArrivals.
