@@ -402,7 +402,7 @@ int main(int argc, char** argv) {
         // packed/ahead: the packed fast path (8-bit, and with packed_float f16/f32); packed=0 (or
         // packed_float=0 for floats): the generic tiled kernel; graph=0: launched directly instead
         // of replayed from the engine's cached graph.
-        const char* variants[] = {"", "early=0", "slot_merge=0", "early=0,slot_merge=0", "graph=0", "ahead=1",
+        const char* variants[] = {"", "early=0", "slot_merge=0", "early=0,slot_merge=0", "float_lut=0", "graph=0", "ahead=1",
                                   "packed=0", "block=512", "packed=0,layout=lanes16", "packed_float=0"};
         enum Sample { u8, f32, f16 };
         struct Case {

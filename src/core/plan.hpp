@@ -3,6 +3,7 @@
 // assignment); the CPU backends call classify() directly. The bin math itself lives in include/imghist/binning.h.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -61,5 +62,36 @@ inline void count_code(Counter* channel_slots, std::uint32_t bins, std::uint32_t
 
 // Widen a half's bits to float, exactly.
 float half_to_float(std::uint16_t h);
+
+// Classify codes by table, for backends that look samples up instead of classifying each one.
+// `classify` is ih_classify_float with a plan's arguments (HistogramPlan::classify_float, or a
+// kernel's copy of the same scalars).
+// half_codes: the code of every half (index: its 16 bits).
+// float_top16_codes: the code shared by every float whose top 16 bits are the index, or
+// kCodeUnresolved where those floats do not all share one (such samples must be classified one
+// by one). Along the total order of ih_float_key, ih_classify_float is a step function in which
+// every code occupies one contiguous interval: below-flagged codes, then bins that never
+// decrease (each fp32 operation of the bin formula is monotone), then above-flagged codes; NaN
+// has its own code. The 65536 floats sharing a top half form one contiguous key interval whose
+// ends are the low halves 0x0000 and 0xFFFF; so when both ends classify alike, every value in
+// between does too. Otherwise (a bin edge inside the block, +-Inf next to NaN, -0 next to
+// negative denormals) the entry is kCodeUnresolved.
+inline constexpr std::uint32_t kCodeUnresolved = 0xFFFFFFFFu;
+template <class Classify>
+std::vector<std::uint32_t> half_codes(Classify classify) {
+    std::vector<std::uint32_t> codes(65536);
+    for (std::uint32_t h = 0; h < 65536; ++h) codes[h] = classify(half_to_float(std::uint16_t(h)));
+    return codes;
+}
+template <class Classify>
+std::vector<std::uint32_t> float_top16_codes(Classify classify) {
+    std::vector<std::uint32_t> codes(65536);
+    for (std::uint32_t t = 0; t < 65536; ++t) {
+        const std::uint32_t first = classify(std::bit_cast<float>(t << 16));
+        const std::uint32_t last = classify(std::bit_cast<float>((t << 16) | 0xFFFFu));
+        codes[t] = first == last ? first : kCodeUnresolved;
+    }
+    return codes;
+}
 
 }  // namespace imghist

@@ -317,7 +317,8 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
 // Each of the 65536 half values as its own 1x1 image in one device batch: the kernels widen
 // halves in hardware (cvt.f32.f16), and every value must land in the slot where the reference
 // (binning.h's ih_half_to_float_bits) puts it, for the default rule, a clamped custom range and
-// a range over the whole finite half range. Then all of them in one packed image (the fast path).
+// a range over the whole finite half range. Then all of them in one packed image (the fast path),
+// and each again through the fast path's code table (float_lut=2).
 TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
     REQUIRE_GPU();
     auto engine = cuda::create_engine();
@@ -354,6 +355,25 @@ TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
         const ImageView all_dev{dev.ptr, 256, 256, 512, PixelFormat::gray_f16};
         expect_same_histograms(engine->compute_device(all_dev, request), reference->compute(all_host, request),
                                name + ", every half in one image");
+        // The packed fast path's code table (float_lut=2: at any size): each half as a 1x1 image.
+        TuneScope scope("float_lut=2");
+        auto lut_engine = cuda::create_engine();
+        const std::size_t n = lut_engine->slot_count(PixelFormat::gray_f16, request);
+        DeviceMemory out(n * halves.size() * sizeof(std::uint64_t));
+        ASSERT_NE(out.ptr, nullptr);
+        auto* slots = static_cast<std::uint64_t*>(out.ptr);
+        for (std::size_t i = 0; i < halves.size(); ++i)
+            lut_engine->compute_device_async(dev_views[i], request, slots + i * n, nullptr);
+        std::vector<std::uint64_t> back(n * halves.size());
+        CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < halves.size() && !HasFailure(); ++i) {
+            char bits[16];
+            std::snprintf(bits, sizeof bits, "0x%04zx", i);
+            expect_same_histograms(lut_engine->unpack(host_views[i], request, std::span(back.data() + i * n, n)),
+                                   reference->compute(host_views[i], request), name + ", code table, half " + bits);
+        }
+        expect_same_histograms(lut_engine->compute_device(all_dev, request), reference->compute(all_host, request),
+                               name + ", code table, every half in one image");
     }
 }
 
@@ -505,7 +525,8 @@ std::vector<std::pair<std::string, Request>> float_requests(const FormatInfo& fi
 
 // The packed float fast path (one long row of gray_f16/f32 or rgba_f16/f32) with the specials
 // (NaN, +-Inf, -0, denormals, neighbours of bin edges) and random data, and the generic kernel
-// (packed_float=0), with the knobs the float path shares with the 8-bit one (it ignores ahead);
+// (packed_float=0), with the knobs the float path shares with the 8-bit one (it ignores ahead)
+// and its code table (float_lut: never, from 2^20 pixels, always);
 // heads, tails, pitched images and rgb_f32 take the generic kernel or the edge code.
 TEST(CudaPacked, FloatEveryKnobMatchesReference) {
     REQUIRE_GPU();
@@ -517,7 +538,8 @@ TEST(CudaPacked, FloatEveryKnobMatchesReference) {
                       {Pattern::specials, Pattern::specials, Pattern::random}, float_requests, 1300);
     check_packed_cases(cases, {"", "packed_float=0", "graph=0", "flush=1", "block=64,flush=1", "block=96",
                                "block=512,flush=2", "acc_stride=16", "blocks_per_sm=1,block=256", "slot_merge=0",
-                               "slot_merge=0,flush=1", "blocks_per_sm=8,block=64"});
+                               "slot_merge=0,flush=1", "blocks_per_sm=8,block=64", "float_lut=0", "float_lut=2",
+                               "float_lut=2,flush=1,block=96"});
 }
 
 TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {

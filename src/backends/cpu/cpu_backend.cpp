@@ -124,21 +124,11 @@ struct Tables {
     Tables(SampleType s, const BinLayout& l) : sample(s), layout(l), slots(l.bins) {}
 };
 
-// Float samples by their top 16 bits (sign, exponent, 7 mantissa bits). Along the total order
-// of ih_float_key, ih_classify_float is a step function in which every code occupies one
-// contiguous interval: below-flagged codes, then bins that never decrease (each fp32 operation
-// of the bin formula is monotone), then above-flagged codes; NaN has its own code. The 65536
-// floats sharing a top half form one contiguous key interval whose ends are the low halves
-// 0x0000 and 0xFFFF; so when both ends classify alike, every value in between does too, and the
-// table stores that slot. Otherwise (a bin edge inside the block, +-Inf next to NaN, -0 next to
-// negative denormals) it stores kFallback and those samples are classified one by one.
+// Float samples by their top 16 bits: the slot of the code all of a block's floats share, or
+// kFallback where they do not (float_top16_codes, in core/plan.hpp, says why this is exact).
 void build_float_top16(const HistogramPlan& plan, SlotMap& slots, std::vector<std::uint32_t>& lut) {
-    lut.resize(65536);
-    for (std::uint32_t t = 0; t < 65536; ++t) {
-        const std::uint32_t first = plan.classify_float(std::bit_cast<float>(t << 16));
-        const std::uint32_t last = plan.classify_float(std::bit_cast<float>((t << 16) | 0xFFFFu));
-        lut[t] = first == last ? slots.slot(first) : kFallback;
-    }
+    lut = float_top16_codes([&](float v) { return plan.classify_float(v); });
+    for (std::uint32_t& e : lut) e = e == kCodeUnresolved ? kFallback : slots.slot(e);
 }
 
 // 8-bit tables are always built; the 65536-entry ones only when the image is big enough
@@ -160,9 +150,8 @@ void build_tables(Tables& tb, const HistogramPlan& plan, bool big, bool want_lum
         case SampleType::f16:
             if (!big) break;
             if (tb.sample_lut.empty()) {
-                tb.sample_lut.resize(65536);
-                for (std::uint32_t h = 0; h < 65536; ++h)
-                    tb.sample_lut[h] = tb.slots.slot(plan.classify_float(half_to_float(std::uint16_t(h))));
+                tb.sample_lut = half_codes([&](float v) { return plan.classify_float(v); });
+                for (std::uint32_t& e : tb.sample_lut) e = tb.slots.slot(e);
             }
             if (want_luma && tb.float_lut.empty()) {
                 build_float_top16(plan, tb.slots, tb.float_lut);

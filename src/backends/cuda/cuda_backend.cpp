@@ -14,6 +14,7 @@
 // Every CUDA call is checked; a failure throws DeviceError naming the call and CUDA's message,
 // and marks the engine so that the next call first re-zeroes the accumulators.
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -51,9 +52,13 @@ std::string cuda_message(const char* call, cudaError_t err) {
         if (ih_err_ != cudaSuccess) throw DeviceError(cuda_message(#call, ih_err_)); \
     } while (0)
 
+// packed_kernel looks float codes up (Tune::float_lut = 1) from images of this many pixels: each
+// block copies the 128 KiB table into shared memory first.
+constexpr std::uint64_t kCodeLutMinPixels = std::uint64_t(1) << 20;
+
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
 // layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
-// acc_stride, prefetch, packed, packed_float, ahead, early, slot_merge, graph. The defaults are what measured best on
+// acc_stride, prefetch, packed, packed_float, ahead, early, slot_merge, float_lut, graph. The defaults are what measured best on
 // an H200 (docs/performance.md).
 struct Tune {
     int block = 1024;
@@ -77,6 +82,10 @@ struct Tune {
     // packed_kernel: merge per slot with arrival counts (KernelParams::slot_merge) where the
     // slots allow it; 0: the fence, ticket and last-block pass of finish_image.
     bool slot_merge = true;
+    // packed_kernel, half and float samples without luminance: look codes up in a 65536-entry
+    // table in shared memory (KernelParams::code_lut). 1: for images of kCodeLutMinPixels or more
+    // (each block copies the 128 KiB table in); 2: always; 0: never.
+    int float_lut = 1;
     bool graph = true;     // single device images: replay the launch from a cached CUDA graph
 
     static Tune from_env() {
@@ -106,9 +115,10 @@ struct Tune {
             else if (key == "ahead") t.ahead = n != 0;
             else if (key == "early") t.early = n != 0;
             else if (key == "slot_merge") t.slot_merge = n != 0;
+            else if (key == "float_lut") t.float_lut = int(std::min<std::uint64_t>(n, 2));
             else if (key == "graph") t.graph = n != 0;
             else k.unknown("block, gpt, layout, flush, blocks_per_sm, scalar, chunk_mb, copy_threads, acc_stride, "
-                           "prefetch, packed, packed_float, ahead, early, slot_merge, graph");
+                           "prefetch, packed, packed_float, ahead, early, slot_merge, float_lut, graph");
         }
         return t;
     }
@@ -462,6 +472,8 @@ private:
         unsigned packed_grid_cap = 0;
         std::uint32_t packed_flush_steps = 0;
         bool slot_merge = false;  // its last flush may merge per slot (KernelParams::slot_merge)
+        bool code_lut = false;    // it may look float codes up (KernelParams::code_lut)
+        unsigned code_lut_grid_cap = 0;
     };
 
     // make_shape of the last (format, request) of compute_device_async, kept for repeated calls
@@ -608,6 +620,15 @@ private:
             bool values_are_bins = p.bins == 256;
             for (std::uint32_t v = 0; v < 256 && values_are_bins; ++v) values_are_bins = plan.classify_int(v) == v;
             sh.slot_merge = tune_.slot_merge && (!p.value_mode || values_are_bins);
+            // The code table sits behind the counters; a slot must fit its 14 bits.
+            if (tune_.float_lut != 0 && !p.value_mode && !luma && p.spc < 0x4000u &&
+                sh.smem + kCodeLutBytes <= std::size_t(dynamic_smem_)) {
+                Shape with = sh;
+                with.smem = sh.smem + kCodeLutBytes;
+                sh.code_lut = true;
+                sh.code_lut_grid_cap = unsigned(occupancy(with, kPacked, int(p.nch), luma)) *
+                                       unsigned(props_.multiProcessorCount);
+            }
         }
         return sh;
     }
@@ -724,7 +745,11 @@ private:
                        cudaStream_t stream, LaunchGraph* graph) {
         KernelParams& p = sh.params;
         const std::uint64_t vectors = pc.row_px * sh.pixel_bytes / 16;
-        const unsigned grid = unsigned(std::clamp<std::uint64_t>((vectors + sh.block - 1) / sh.block, 1, sh.packed_grid_cap));
+        const bool lut = use_code_lut(sh, pc, stream);
+        const unsigned grid = unsigned(std::clamp<std::uint64_t>((vectors + sh.block - 1) / sh.block, 1,
+                                                                 lut ? sh.code_lut_grid_cap : sh.packed_grid_cap));
+        p.code_lut = lut ? code_lut(sh, stream) : nullptr;
+        const std::size_t smem = sh.smem + (lut ? kCodeLutBytes : 0);
         ImageDesc& d = p.img[0];
         d = ImageDesc{};
         d.base = pc.base;
@@ -751,8 +776,58 @@ private:
         p.out = out;
         p.tickets = tickets_.ptr;
         p.img_dev = nullptr;
-        const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, sh.smem, stream, graph);
+        const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, smem, stream, graph);
         if (err != cudaSuccess) throw DeviceError(cuda_message("histogram kernel launch", err));
+    }
+
+    // Whether this launch looks float codes up: the shape allows it, the image is big enough to
+    // pay for each block's copy of the table (or float_lut=2), and the table need not be
+    // uploaded inside a caller's stream capture (a pageable copy cannot be captured).
+    bool use_code_lut(const Shape& sh, const Piece& pc, cudaStream_t stream) {
+        if (!sh.code_lut || (tune_.float_lut != 2 && pc.row_px < kCodeLutMinPixels)) return false;
+        if (code_lut_valid_ && code_lut_key_ == CodeLutKey::of(sh)) return true;
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        IH_CHECK(cudaStreamIsCapturing(stream, &capture));
+        return capture == cudaStreamCaptureStatusNone;
+    }
+
+    // What a code table depends on: the sample type and the plan's float classify arguments.
+    struct CodeLutKey {
+        bool half = false;
+        std::uint32_t bins = 0, lo_bits = 0, scale_bits = 0, lo_key = 0, hi_key = 0, closed_top = 0, clamp = 0;
+        static CodeLutKey of(const Shape& sh) {
+            const KernelParams& p = sh.params;
+            return {sh.format == kGrayF16 || sh.format == kRgbaF16, p.bins, std::bit_cast<std::uint32_t>(p.lo_float),
+                    std::bit_cast<std::uint32_t>(p.scale_float), p.lo_key, p.hi_key, p.closed_top, p.clamp};
+        }
+        bool operator==(const CodeLutKey&) const = default;
+    };
+
+    // The device table for the shape's plan (core/plan.hpp's half_codes or float_top16_codes,
+    // with the kernel's own classify arguments), rebuilt and uploaded on `stream` when they
+    // change; the engine's calls are ordered, so no queued launch still reads the previous table
+    // when the copy runs.
+    const std::uint16_t* code_lut(const Shape& sh, cudaStream_t stream) {
+        const CodeLutKey key = CodeLutKey::of(sh);
+        if (code_lut_valid_ && code_lut_key_ == key) return code_lut_dev_.ptr;
+        code_lut_valid_ = false;
+        const KernelParams& p = sh.params;
+        auto classify = [&](float v) {
+            return ih_classify_float(v, p.bins, p.lo_float, p.scale_float, p.lo_key, p.hi_key, p.closed_top, p.clamp);
+        };
+        const std::vector<std::uint32_t> codes = key.half ? half_codes(classify) : float_top16_codes(classify);
+        code_lut_host_.resize(kCodeLutEntries);
+        for (std::uint32_t i = 0; i < kCodeLutEntries; ++i) {
+            const std::uint32_t c = codes[i];
+            code_lut_host_[i] = c == kCodeUnresolved ? std::uint16_t(kCodeLutUnresolved)
+                                                     : std::uint16_t((c & IH_SLOT_MASK) | ((c >> IH_EXTRA_SHIFT) << 14));
+        }
+        code_lut_dev_.reserve(kCodeLutEntries);
+        // From pageable memory: the call returns once the table is staged.
+        IH_CHECK(cudaMemcpyAsync(code_lut_dev_.ptr, code_lut_host_.data(), kCodeLutBytes, cudaMemcpyHostToDevice, stream));
+        code_lut_key_ = key;
+        code_lut_valid_ = true;
+        return code_lut_dev_.ptr;
     }
 
     // Host images: staged through pinned buffers on kStreams streams, accumulated in acc
@@ -881,6 +956,10 @@ private:
     PinnedBuffer<std::uint64_t> result_host_;
     DeviceBuffer<unsigned char> stage_dev_[kStreams];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
+    DeviceBuffer<std::uint16_t> code_lut_dev_;         // KernelParams::code_lut (code_lut())
+    std::vector<std::uint16_t> code_lut_host_;
+    CodeLutKey code_lut_key_{};                        // what code_lut_dev_ was built from
+    bool code_lut_valid_ = false;
     LaunchGraph graph_;                                // single device images (Tune::graph)
     DeviceBuffer<ImageDesc> descs_stage_[kStreams];    // batch descriptors, per staging stream
     PinnedBuffer<unsigned char> stage_host_[kStreams];

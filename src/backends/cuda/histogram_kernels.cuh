@@ -305,6 +305,33 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
     }
 }
 
+// The float hot path with P.code_lut (no luminance): each sample's code is looked up in the
+// shared-memory copy of the table by the half's bits or the float's top 16 bits; a float whose
+// block is unresolved is classified (binning.h). Then the same shared adds as count_floats.
+template <class F, int NCH>
+__device__ __forceinline__ void count_floats_lut(const KernelParams& P, const uint32_t (&slot0)[NCH],
+                                                 const uint4 (&v)[1], const unsigned short* lut) {
+    constexpr int kSamples = F::kPixelBytes / F::kSampleBytes;
+#pragma unroll
+    for (int k = 0; k < F::kPixelsPerGroup; ++k) {
+        const Px<F::kWords> p = group_pixel<F>(v, k);
+#pragma unroll
+        for (int c = 0; c < NCH; ++c) {
+            const uint32_t raw = raw_sample<F>(p, uint32_t(packed_float_source(kSamples, NCH, 0, c)));
+            const uint32_t e = lut[F::kSampleBytes == 2 ? raw : raw >> 16];
+            uint32_t slot = e & 0x3FFFu, extra = e >> 14;
+            if (F::kSampleBytes == 4 && e == kCodeLutUnresolved) {
+                const uint32_t code = ih_classify_float(__uint_as_float(raw), P.bins, P.lo_float, P.scale_float,
+                                                        P.lo_key, P.hi_key, P.closed_top, P.clamp);
+                slot = code & IH_SLOT_MASK;
+                extra = code >> IH_EXTRA_SHIFT;
+            }
+            red_shared(slot0[c] + (slot << 7), 1u);
+            if (extra) red_shared(slot0[c] + ((P.bins + extra) << 7), 1u);
+        }
+    }
+}
+
 template <class F, class Ctr>
 __device__ __forceinline__ void count_group(const KernelParams& P, const Ctr& ctr,
                                             const uint4 (&v)[F::kVectors]) {
@@ -656,8 +683,18 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{});
     };
-    // Floats: the vectors of a step that were loaded, with the rule fixed once per step.
+    // The code table's shared-memory copy, behind the counters (P.code_lut: floats, no luminance).
+    const unsigned short* lut = reinterpret_cast<const unsigned short*>(sh + P.smem_words);
+    // Floats: the vectors of a step that were loaded, by table or with the rule fixed once per step.
     auto count_some = [&](const uint4 (&v)[kSteps], const bool (&ok)[kSteps]) {
+        if constexpr (!F::kValueMode && LUMA == 0) {
+            if (P.code_lut != nullptr) {
+#pragma unroll
+                for (int k = 0; k < kSteps; ++k)
+                    if (ok[k]) count_floats_lut<F, NCH>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut);
+                return;
+            }
+        }
         auto run = [&](auto closed) {
 #pragma unroll
             for (int k = 0; k < kSteps; ++k)
@@ -673,8 +710,14 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
             since_flush = 0;
         }
     };
-    auto zero = [&] {
+    auto zero = [&] {  // and copy the code table in, where there is one
         for (uint32_t k = t; k < P.smem_words / 4; k += nt) smem[k] = make_uint4(0, 0, 0, 0);
+        if constexpr (!F::kValueMode && LUMA == 0) {
+            if (P.code_lut != nullptr) {
+                const uint4* from = reinterpret_cast<const uint4*>(P.code_lut);
+                for (uint32_t k = t; k < kCodeLutBytes / 16; k += nt) smem[P.smem_words / 4 + k] = __ldg(from + k);
+            }
+        }
         __syncthreads();
     };
 

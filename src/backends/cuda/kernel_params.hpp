@@ -22,6 +22,12 @@ inline constexpr int kMaxBlock = 1024;
 // and at most kMaxArrivals blocks take part.
 inline constexpr int kArrivalShift = 54;
 inline constexpr std::uint32_t kMaxArrivals = (1u << (64 - kArrivalShift)) - 1;
+// KernelParams::code_lut: a binning.h code in 16 bits is its slot (bits 0..13) and its extra
+// below / above slot (bits 14..15); kCodeLutUnresolved (extra 3, which no code has) marks a
+// float block whose values must be classified one by one.
+inline constexpr std::uint32_t kCodeLutEntries = 65536;
+inline constexpr std::uint32_t kCodeLutBytes = kCodeLutEntries * 2;
+inline constexpr std::uint32_t kCodeLutUnresolved = 0xFFFFu;
 
 // One kernel per sample type and samples per pixel (bgra8 runs as rgba8 with other source
 // indices); the 8-bit ones also per counter layout (kLanes32, kLanes16, any other).
@@ -89,6 +95,10 @@ struct KernelParams : KernelScalars {
     // then maps to out slot s (floats) or c * spc + value (8-bit values that classify to
     // themselves), and gridDim.x <= kMaxArrivals.
     std::uint32_t slot_merge;
+    // packed, half and float samples without luminance: classify codes by table (kCodeLutEntries
+    // codes in 16 bits, see kCodeLutUnresolved; indexed by a half's bits or a float's top 16
+    // bits), copied into shared memory behind the counters; nullptr: every sample is classified.
+    const std::uint16_t* code_lut;
 
     // Work.
     std::uint32_t nimg, total_tiles;
