@@ -242,26 +242,37 @@ struct Top16Map {  // float bits by their top half; may answer kFallback
 // time; the build targets baseline x86-64): the exact sum S = wr*r + wg*g + wb*b (pmaddwd), then
 // luma_quotient(S) element-wise (luma_quotient.hpp proves it is floor(S / 10000)).
 // w02 pairs the weights of bytes 0 and 2 of a pixel (low half: byte 0), wg is byte 1's.
-__attribute__((target("avx2"))) std::uint32_t luma_u8x4_avx2(const std::byte* p, std::uint32_t n,
-                                                             std::uint8_t* out, std::uint32_t w02,
-                                                             std::uint32_t wg) {
-    const __m256i weights02 = _mm256_set1_epi32(int(w02)), weights1 = _mm256_set1_epi32(int(wg));
-    const __m256i low_bytes = _mm256_set1_epi32(0x00FF00FF);
-    const __m256 half = _mm256_set1_ps(0.5f), reciprocal = _mm256_set1_ps(cpu_detail::kLumaReciprocal);
-    std::uint32_t i = 0;
-    for (; i + 32 <= n; i += 32) {
+struct LumaAvx2 {
+    __m256i weights02, weights1, low_bytes;
+    __m256 half, reciprocal;
+
+    __attribute__((target("avx2"))) LumaAvx2(std::uint32_t w02, std::uint32_t wg)
+        : weights02(_mm256_set1_epi32(int(w02))), weights1(_mm256_set1_epi32(int(wg))),
+          low_bytes(_mm256_set1_epi32(0x00FF00FF)), half(_mm256_set1_ps(0.5f)),
+          reciprocal(_mm256_set1_ps(cpu_detail::kLumaReciprocal)) {}
+
+    // The luminance bytes of the 32 pixels at p, in pixel order.
+    __attribute__((target("avx2"), always_inline)) inline __m256i operator()(const std::byte* p) const {
         __m256i q[4];
         for (int k = 0; k < 4; ++k) {
-            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + std::size_t(i + 8 * k) * 4));
+            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + std::size_t(8 * k) * 4));
             const __m256i sum = _mm256_add_epi32(_mm256_madd_epi16(_mm256_and_si256(x, low_bytes), weights02),
                                                  _mm256_madd_epi16(_mm256_and_si256(_mm256_srli_epi32(x, 8), low_bytes), weights1));
             q[k] = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(sum), half), reciprocal));
         }
         // Packs work per 128-bit lane; the permute restores pixel order.
         const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(q[0], q[1]), _mm256_packus_epi32(q[2], q[3]));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
-                            _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+        return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
     }
+};
+
+__attribute__((target("avx2"))) std::uint32_t luma_u8x4_avx2(const std::byte* p, std::uint32_t n,
+                                                             std::uint8_t* out, std::uint32_t w02,
+                                                             std::uint32_t wg) {
+    const LumaAvx2 luma(w02, wg);
+    std::uint32_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), luma(p + std::size_t(i) * 4));
     return i;
 }
 
@@ -353,7 +364,7 @@ public:
             const auto n = std::uint32_t(std::min<std::uint64_t>(width - x, end - pos));
             const std::byte* row = image.row(y) + std::size_t(x) * L::kPixelBytes;
             for (std::uint32_t done = 0; done < n;) {
-                const std::uint32_t m = std::min(kBlockPixels, n - done);
+                const std::uint32_t m = std::min(block_pixels(), n - done);
                 block(row + std::size_t(done) * L::kPixelBytes, m);
                 done += m;
             }
@@ -387,6 +398,13 @@ private:
             k_.classify_direct(unsigned(L::kSampleChannels), v);
         else
             increment<S>(L::kSampleChannels, slot);
+    }
+
+    // n counts of luminance value y, into sub-histogram 0.
+    void add_luma(Y y, std::uint32_t n) {
+        const std::uint32_t slot = ymap_(std::uint32_t(y));
+        if constexpr (P != 0) base_[std::size_t(L::kSampleChannels) * P + slot] += n;
+        else tab_[0][L::kSampleChannels][slot] += n;
     }
 
     float as_float(std::uint32_t bits) const {
@@ -452,9 +470,61 @@ private:
     }
 #endif
 
+    // Pixels per block(): kBlockPixels (the luminance buffer), or more where block_luma_avx2
+    // takes all but the last few.
+    static std::uint32_t block_pixels() {
+#if defined(__x86_64__)
+        if (kFusedLuma && kHaveAvx2) return std::uint32_t(1) << 16;
+#endif
+        return kBlockPixels;
+    }
+
+#if defined(__x86_64__)
+    // Luminance alone of 8-bit RGBA/BGRA with AVX2: the luminance of the next 32 pixels is
+    // computed (vector units) while the current 32 are counted (loads and stores), in one loop,
+    // so the two overlap; counting a block's luminance after computing all of it left the
+    // vector units idle during the counting. Returns the pixels done (a multiple of 32).
+    static constexpr bool kFusedLuma = L::kLuma && L::kSampleChannels == 0 && sizeof(T) == 1 && L::kCpp == 4;
+    __attribute__((target("avx2"))) std::uint32_t block_luma_avx2(const std::byte* p, std::uint32_t n) {
+        const std::uint32_t w0 = plan_.weight_int[0], w1 = plan_.weight_int[1], w2 = plan_.weight_int[2];
+        const LumaAvx2 luma(L::kRed == 0 ? (w2 << 16) | w0 : (w0 << 16) | w2, w1);
+        if (n < 32) return 0;
+        __m256i next = luma(p);
+        std::uint32_t i = 0;
+        for (; i + 32 <= n; i += 32) {
+            const __m256i y = next;
+            if (i + 64 <= n) next = luma(p + std::size_t(i + 32) * 4);
+            // 32 equal values (flat regions, constant images): one add of 32. Counted one by one,
+            // they would be four chains of dependent increments, each waiting on the last store.
+            const auto first = std::uint32_t(_mm256_extract_epi8(y, 0));
+            if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(char(first)))) == -1) {
+                add_luma(Y(first), 32);
+                continue;
+            }
+            const std::uint64_t q[4] = {std::uint64_t(_mm256_extract_epi64(y, 0)), std::uint64_t(_mm256_extract_epi64(y, 1)),
+                                        std::uint64_t(_mm256_extract_epi64(y, 2)), std::uint64_t(_mm256_extract_epi64(y, 3))};
+            static_for<32>([&](auto px) {
+                constexpr int kPx = decltype(px)::value;
+                luma_slot<kPx % kSubs>(Y(q[kPx / 8] >> (8 * (kPx % 8))));
+            });
+        }
+        return i;
+    }
+#endif
+
     void block(const std::byte* p, std::uint32_t n) {
         if (k_.pending + n > kFlushPixels) k_.flush();
         k_.pending += n;
+#if defined(__x86_64__)
+        if constexpr (kFusedLuma) {
+            if (kHaveAvx2) {
+                const std::uint32_t done = block_luma_avx2(p, n);
+                p += std::size_t(done) * L::kPixelBytes;
+                n -= done;
+                if (n == 0) return;
+            }
+        }
+#endif
         alignas(64) Y ybuf[kBlockPixels];
         if constexpr (L::kLuma) luma(p, n, ybuf);
         std::uint32_t i = 0;
