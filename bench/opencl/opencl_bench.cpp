@@ -313,6 +313,8 @@ const std::vector<const char*> kSweepRgb = {
     "layout=copies,copies=1,pack=0",         // one copy, value mode
     "layout=copies,copies=1,pack=0,loads=4",
     "layout=copies,copies=16,pack=1,value=0", // per-lane packed, classified per sample
+    "layout=copies,copies=8,pack=0,loads=4",  // 8 plain 32-bit copies (24 KiB for R, G, B)
+    "layout=copies,copies=4,pack=0,loads=4",  // 4 plain 32-bit copies (12 KiB)
 };
 // Luminance (GPU default: per-lane 32-bit, value mode) and R G B + Y (4 x 256 values).
 const std::vector<const char*> kSweepLuma = {"layout=pairs,copies=8", "layout=copies,copies=1,pack=0",
