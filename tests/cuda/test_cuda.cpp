@@ -314,6 +314,51 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
     }
 }
 
+// A float image captured into the caller's graph must not depend on the engine's code table,
+// which a later call with another request rewrites: replays still give the first request's counts.
+TEST(CudaDevice, CapturedFloatLaunchOutlivesTheCodeTable) {
+    REQUIRE_GPU();
+    TuneScope scope("float_lut=2");
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t stream;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const TestImage host = make_image(PixelFormat::rgba_f32, 256, 64, Pattern::random, 31);
+    const DeviceImage dev = upload(host.view);
+    ASSERT_NE(dev.mem.ptr, nullptr);
+    Request first;
+    first.mode = Mode::rgb;
+    Request second = first;
+    second.bins.bins = 100;
+    second.bins.range = {0.25, 0.75};
+    const std::size_t n = engine->slot_count(PixelFormat::rgba_f32, first);
+    DeviceMemory out(n * sizeof(std::uint64_t));
+    auto* slots = static_cast<std::uint64_t*>(out.ptr);
+    engine->compute_device_async(dev.view, first, slots, stream);  // the table for `first`
+    CK(cudaStreamSynchronize(stream));
+    cudaGraph_t graph = nullptr;
+    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    engine->compute_device_async(dev.view, first, slots, stream);
+    CK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    expect_same_histograms(engine->compute_device(dev.view, second, stream), reference->compute(host.view, second),
+                           "second request");  // rewrites the table
+    const Result want = reference->compute(host.view, first);
+    for (int replay = 0; replay < 2; ++replay) {
+        CK(cudaMemsetAsync(slots, 0xFF, n * sizeof(std::uint64_t), stream));
+        CK(cudaGraphLaunch(exec, stream));
+        CK(cudaStreamSynchronize(stream));
+        std::vector<std::uint64_t> back(n);
+        CK(cudaMemcpy(back.data(), slots, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+        expect_same_histograms(engine->unpack(host.view, first, std::span(back.data(), n)), want,
+                               "replay " + std::to_string(replay));
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+}
+
 // Each of the 65536 half values as its own 1x1 image in one device batch: the kernels widen
 // halves in hardware (cvt.f32.f16), and every value must land in the slot where the reference
 // (binning.h's ih_half_to_float_bits) puts it, for the default rule, a clamped custom range and

@@ -781,11 +781,11 @@ private:
     }
 
     // Whether this launch looks float codes up: the shape allows it, the image is big enough to
-    // pay for each block's copy of the table (or float_lut=2), and the table need not be
-    // uploaded inside a caller's stream capture (a pageable copy cannot be captured).
+    // pay for each block's copy of the table (or float_lut=2), and the stream is not being
+    // captured into the caller's graph: that graph would keep reading the engine's one table,
+    // which a later call with another request rewrites (and a pageable copy cannot be captured).
     bool use_code_lut(const Shape& sh, const Piece& pc, cudaStream_t stream) {
         if (!sh.code_lut || (tune_.float_lut != 2 && pc.row_px < kCodeLutMinPixels)) return false;
-        if (code_lut_valid_ && code_lut_key_ == CodeLutKey::of(sh)) return true;
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
         IH_CHECK(cudaStreamIsCapturing(stream, &capture));
         return capture == cudaStreamCaptureStatusNone;
