@@ -58,8 +58,8 @@ constexpr std::uint64_t kCodeLutMinPixels = std::uint64_t(1) << 20;
 
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
 // layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
-// acc_stride, prefetch, packed, packed_float, ahead, early, slot_merge, float_lut, graph. The defaults are what measured best on
-// an H200 (docs/performance.md).
+// acc_stride, prefetch, packed, packed_float, ahead, early, slot_merge, float_lut, graph. The
+// defaults are what measured best on an H200 (docs/performance.md).
 struct Tune {
     int block = 1024;
     int gpt = 0;          // 0: the format's maximum
