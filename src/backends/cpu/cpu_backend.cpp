@@ -60,7 +60,7 @@ constexpr unsigned kSubs = 4;                          // interleaved sub-histog
 // pixels often share a value, and 8 tables halve the chains of dependent increments (natural
 // 8K, one thread: 18.1 -> 15.5 ms). Every worker has kMaxSubs tables per channel.
 constexpr unsigned kLumaSubs = 8;
-constexpr unsigned kMaxSubs = 8;
+constexpr unsigned kMaxSubs = std::max(kSubs, kLumaSubs);
 constexpr std::uint32_t kFallback = 0xFFFFFFFFu;       // table entry: classify this sample directly
 constexpr std::uint64_t kFlushPixels = 1ull << 30;     // < 2^32: a 32-bit counter cannot overflow
 constexpr std::uint32_t kBlockPixels = 256;            // luminance is computed per block
@@ -381,9 +381,16 @@ public:
 
 private:
     template <int S>
-    inline __attribute__((always_inline)) void increment(int c, std::uint32_t slot) {
-        if constexpr (P != 0) base_[(std::size_t(S) * L::kChannels + std::size_t(c)) * P + slot]++;
-        else tab_[S][c][slot]++;
+    inline __attribute__((always_inline)) void increment(int c, std::uint32_t slot, std::uint32_t n = 1) {
+        if constexpr (P != 0) base_[(std::size_t(S) * L::kChannels + std::size_t(c)) * P + slot] += n;
+        else tab_[S][c][slot] += n;
+    }
+
+    // 8-bit RGBA/BGRA luminance in SIMD: the weights of the samples at bytes 0 and 2 of a pixel,
+    // paired for pmaddwd (low half: byte 0); byte 1 (green) takes weight_int[1].
+    std::uint32_t weights02() const {
+        const std::uint32_t wr = plan_.weight_int[0], wb = plan_.weight_int[2];
+        return L::kRed == 0 ? (wb << 16) | wr : (wr << 16) | wb;
     }
 
     template <int S>
@@ -395,23 +402,17 @@ private:
             increment<S>(c, slot);
     }
 
+    // Counts luminance y (n times: a run of equal values).
     template <int S>
-    inline __attribute__((always_inline)) void luma_slot(Y y) {
+    inline __attribute__((always_inline)) void luma_slot(Y y, std::uint32_t n = 1) {
         std::uint32_t v;
         if constexpr (kFloatLuma) v = std::bit_cast<std::uint32_t>(y);
         else v = std::uint32_t(y);
         const std::uint32_t slot = ymap_(v);
         if (YMap::kMayFallback && slot == kFallback) [[unlikely]]
-            k_.classify_direct(unsigned(L::kSampleChannels), v);
+            for (std::uint32_t k = 0; k < n; ++k) k_.classify_direct(unsigned(L::kSampleChannels), v);
         else
-            increment<S>(L::kSampleChannels, slot);
-    }
-
-    // n counts of luminance value y, into sub-histogram 0.
-    void add_luma(Y y, std::uint32_t n) {
-        const std::uint32_t slot = ymap_(std::uint32_t(y));
-        if constexpr (P != 0) base_[std::size_t(L::kSampleChannels) * P + slot] += n;
-        else tab_[0][L::kSampleChannels][slot] += n;
+            increment<S>(L::kSampleChannels, slot, n);
     }
 
     float as_float(std::uint32_t bits) const {
@@ -427,8 +428,7 @@ private:
 #if defined(__x86_64__)
         if constexpr (sizeof(T) == 1 && L::kCpp == 4) {
             if (kHaveAvx2) {
-                const std::uint32_t w02 = L::kRed == 0 ? (w2 << 16) | w0 : (w0 << 16) | w2;
-                i = luma_u8x4_avx2(p, n, reinterpret_cast<std::uint8_t*>(out), w02, w1);
+                i = luma_u8x4_avx2(p, n, reinterpret_cast<std::uint8_t*>(out), weights02(), w1);
             }
         }
 #endif
@@ -453,11 +453,8 @@ private:
     // (luma_quotient.hpp). Returns the number of pixels done.
     std::uint32_t luma_u8x4_sse2(const std::byte* p, std::uint32_t n, Y* out) const {
         static_assert(sizeof(Y) == 1);
-        const auto wr = std::uint32_t(plan_.weight_int[0]), wg = std::uint32_t(plan_.weight_int[1]),
-                   wb = std::uint32_t(plan_.weight_int[2]);
-        // Samples at bytes 0 and 2 of each pixel pair up with these weights, byte 1 with wg.
-        const std::uint32_t w02 = L::kRed == 0 ? (wb << 16) | wr : (wr << 16) | wb;
-        const __m128i weights02 = _mm_set1_epi32(int(w02)), weights1 = _mm_set1_epi32(int(wg));
+        const __m128i weights02 = _mm_set1_epi32(int(this->weights02())),
+                      weights1 = _mm_set1_epi32(int(plan_.weight_int[1]));
         const __m128i low_bytes = _mm_set1_epi32(0x00FF00FF);
         const __m128 half = _mm_set1_ps(0.5f), reciprocal = _mm_set1_ps(cpu_detail::kLumaReciprocal);
         std::uint32_t i = 0;
@@ -493,8 +490,7 @@ private:
     // vector units idle during the counting. Returns the pixels done (a multiple of 32).
     static constexpr bool kFusedLuma = L::kLuma && L::kSampleChannels == 0 && sizeof(T) == 1 && L::kCpp == 4;
     __attribute__((target("avx2"))) std::uint32_t block_luma_avx2(const std::byte* p, std::uint32_t n) {
-        const std::uint32_t w0 = plan_.weight_int[0], w1 = plan_.weight_int[1], w2 = plan_.weight_int[2];
-        const LumaAvx2 luma(L::kRed == 0 ? (w2 << 16) | w0 : (w0 << 16) | w2, w1);
+        const LumaAvx2 luma(weights02(), plan_.weight_int[1]);
         if (n < 32) return 0;
         __m256i next = luma(p);
         std::uint32_t i = 0;
@@ -505,7 +501,7 @@ private:
             // they would be four chains of dependent increments, each waiting on the last store.
             const auto first = std::uint32_t(_mm256_extract_epi8(y, 0));
             if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(char(first)))) == -1) {
-                add_luma(Y(first), 32);
+                luma_slot<0>(Y(first), 32);
                 continue;
             }
             const std::uint64_t q[4] = {std::uint64_t(_mm256_extract_epi64(y, 0)), std::uint64_t(_mm256_extract_epi64(y, 1)),
