@@ -232,6 +232,33 @@ TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
     for (auto& s : streams) cudaStreamDestroy(s);
 }
 
+// One compute_device_async captured from `stream` into a CUDA graph of the caller's own, and
+// replayed by launch(); the graph is destroyed with the object.
+struct CapturedCall {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CapturedCall(cuda::Engine& engine, const ImageView& image, const Request& request, std::uint64_t* slots,
+                 cudaStream_t stream) {
+        EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+        engine.compute_device_async(image, request, slots, stream);
+        EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+        EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    }
+    ~CapturedCall() {
+        if (exec) cudaGraphExecDestroy(exec);
+        if (graph) cudaGraphDestroy(graph);
+    }
+    CapturedCall(const CapturedCall&) = delete;
+    CapturedCall& operator=(const CapturedCall&) = delete;
+    // Replays the graph on `stream` after filling its output (`count` counters) with 0xFF bytes.
+    void launch(std::uint64_t* slots, std::size_t count, cudaStream_t stream) const {
+        ASSERT_NE(exec, nullptr);
+        ASSERT_EQ(cudaMemsetAsync(slots, 0xFF, count * sizeof(std::uint64_t), stream), cudaSuccess);
+        ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    }
+};
+
 // The engine replays its own cached graph for single images; inside the caller's stream
 // capture it must launch directly, so the caller's graph holds the work and replays it right.
 TEST(CudaDevice, AsyncCapturedIntoCallersGraph) {
@@ -250,25 +277,16 @@ TEST(CudaDevice, AsyncCapturedIntoCallersGraph) {
     auto* slots = static_cast<std::uint64_t*>(out.ptr);
     engine->compute_device_async(dev.view, request, slots, stream);  // outside the capture
     CK(cudaStreamSynchronize(stream));
-    cudaGraph_t graph = nullptr;
-    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    engine->compute_device_async(dev.view, request, slots + n, stream);
-    CK(cudaStreamEndCapture(stream, &graph));
-    cudaGraphExec_t exec = nullptr;
-    CK(cudaGraphInstantiate(&exec, graph, 0));
+    const CapturedCall captured(*engine, dev.view, request, slots + n, stream);
     const Result want = reference->compute(host.view, request);
     for (int replay = 0; replay < 3; ++replay) {
-        CK(cudaMemsetAsync(slots + n, 0xFF, n * sizeof(std::uint64_t), stream));
-        CK(cudaGraphLaunch(exec, stream));
-        CK(cudaStreamSynchronize(stream));
+        captured.launch(slots + n, n, stream);
         std::vector<std::uint64_t> back(2 * n);
         CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
         for (int k = 0; k < 2; ++k)
             expect_same_histograms(engine->unpack(host.view, request, std::span(back.data() + k * n, n)), want,
                                    "replay " + std::to_string(replay) + " output " + std::to_string(k));
     }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
     cudaStreamDestroy(stream);
 }
 
@@ -336,26 +354,17 @@ TEST(CudaDevice, CapturedFloatLaunchOutlivesTheCodeTable) {
     auto* slots = static_cast<std::uint64_t*>(out.ptr);
     engine->compute_device_async(dev.view, first, slots, stream);  // the table for `first`
     CK(cudaStreamSynchronize(stream));
-    cudaGraph_t graph = nullptr;
-    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    engine->compute_device_async(dev.view, first, slots, stream);
-    CK(cudaStreamEndCapture(stream, &graph));
-    cudaGraphExec_t exec = nullptr;
-    CK(cudaGraphInstantiate(&exec, graph, 0));
+    const CapturedCall captured(*engine, dev.view, first, slots, stream);
     expect_same_histograms(engine->compute_device(dev.view, second, stream), reference->compute(host.view, second),
                            "second request");  // rewrites the table
     const Result want = reference->compute(host.view, first);
     for (int replay = 0; replay < 2; ++replay) {
-        CK(cudaMemsetAsync(slots, 0xFF, n * sizeof(std::uint64_t), stream));
-        CK(cudaGraphLaunch(exec, stream));
-        CK(cudaStreamSynchronize(stream));
+        captured.launch(slots, n, stream);
         std::vector<std::uint64_t> back(n);
         CK(cudaMemcpy(back.data(), slots, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
         expect_same_histograms(engine->unpack(host.view, first, std::span(back.data(), n)), want,
                                "replay " + std::to_string(replay));
     }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
     cudaStreamDestroy(stream);
 }
 
@@ -388,18 +397,25 @@ TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
     r.bins.range = {-65504.0, 65504.0};
     r.bins.clamp = false;
     cases.push_back({"1000 bins [-65504, 65504)", r});
+    const ImageView all_host{halves.data(), 256, 256, 512, PixelFormat::gray_f16};
+    const ImageView all_dev{dev.ptr, 256, 256, 512, PixelFormat::gray_f16};
     for (const auto& [name, request] : cases) {
+        std::vector<Result> want;
+        want.reserve(halves.size());
+        for (const ImageView& v : host_views) want.push_back(reference->compute(v, request));
+        const Result want_all = reference->compute(all_host, request);
+        // Checks every half's result (stopping at the first wrong one).
+        auto check_each = [&](const std::string& path, auto&& result_of) {
+            for (std::size_t i = 0; i < halves.size() && !HasFailure(); ++i) {
+                char bits[16];
+                std::snprintf(bits, sizeof bits, "0x%04zx", i);
+                expect_same_histograms(result_of(i), want[i], name + ", " + path + ", half " + bits);
+            }
+        };
         const std::vector<Result> got = engine->compute_batch(dev_views, request, cuda::Memory::device);
         ASSERT_EQ(got.size(), halves.size());
-        for (std::size_t i = 0; i < halves.size() && !HasFailure(); ++i) {
-            char bits[16];
-            std::snprintf(bits, sizeof bits, "0x%04zx", i);
-            expect_same_histograms(got[i], reference->compute(host_views[i], request), name + ", half " + bits);
-        }
-        const ImageView all_host{halves.data(), 256, 256, 512, PixelFormat::gray_f16};
-        const ImageView all_dev{dev.ptr, 256, 256, 512, PixelFormat::gray_f16};
-        expect_same_histograms(engine->compute_device(all_dev, request), reference->compute(all_host, request),
-                               name + ", every half in one image");
+        check_each("batch", [&](std::size_t i) { return got[i]; });
+        expect_same_histograms(engine->compute_device(all_dev, request), want_all, name + ", every half in one image");
         // The packed fast path's code table (float_lut=2: at any size): each half as a 1x1 image.
         TuneScope scope("float_lut=2");
         auto lut_engine = cuda::create_engine();
@@ -411,13 +427,10 @@ TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
             lut_engine->compute_device_async(dev_views[i], request, slots + i * n, nullptr);
         std::vector<std::uint64_t> back(n * halves.size());
         CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-        for (std::size_t i = 0; i < halves.size() && !HasFailure(); ++i) {
-            char bits[16];
-            std::snprintf(bits, sizeof bits, "0x%04zx", i);
-            expect_same_histograms(lut_engine->unpack(host_views[i], request, std::span(back.data() + i * n, n)),
-                                   reference->compute(host_views[i], request), name + ", code table, half " + bits);
-        }
-        expect_same_histograms(lut_engine->compute_device(all_dev, request), reference->compute(all_host, request),
+        check_each("code table", [&](std::size_t i) {
+            return lut_engine->unpack(host_views[i], request, std::span(back.data() + i * n, n));
+        });
+        expect_same_histograms(lut_engine->compute_device(all_dev, request), want_all,
                                name + ", code table, every half in one image");
     }
 }
