@@ -15,9 +15,12 @@ using imghist::PixelFormat;
 using imghist::Request;
 using imghist::testing::Pattern;
 
-void run(benchmark::State& state, const char* backend, PixelFormat format, Pattern pattern, Request request) {
+void run(benchmark::State& state, const char* backend, PixelFormat format, Pattern pattern, Request request,
+         unsigned threads) {
     const auto& img = imghist::bench::image(format, pattern);
-    auto engine = imghist::create_engine(backend);
+    imghist::EngineOptions options;
+    options.threads = threads;
+    auto engine = imghist::create_engine(backend, options);
     state.SetLabel(std::string(engine->device_name()));
     for (auto _ : state) {
         imghist::Result r = engine->compute(img.view, request);
@@ -40,8 +43,10 @@ void register_all() {
         Mode mode;
     } modes[] = {{"rgb", Mode::rgb}, {"luma", Mode::luma}, {"all", Mode::all}};
 
-    auto add = [](const std::string& name, const char* backend, PixelFormat f, Pattern p, Request r, bool slow) {
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { run(s, backend, f, p, r); });
+    auto add = [](const std::string& name, const char* backend, PixelFormat f, Pattern p, Request r, bool slow,
+                  unsigned threads = 0) {
+        auto* b = benchmark::RegisterBenchmark(name.c_str(),
+                                               [=](benchmark::State& s) { run(s, backend, f, p, r, threads); });
         b->Unit(benchmark::kMillisecond)->UseRealTime();
         if (slow) b->Iterations(3);
     };
@@ -49,6 +54,11 @@ void register_all() {
         for (const auto& m : modes)
             add(std::string("cpu/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu", PixelFormat::rgba8, p,
                 with_mode(m.mode), false);
+    // One worker: what one core does, without the second vCPU's noise (docs/performance.md).
+    for (const Pattern p : imghist::bench::kBenchPatterns)
+        for (const auto& m : modes)
+            add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu",
+                PixelFormat::rgba8, p, with_mode(m.mode), false, 1);
     for (const auto& m : modes)
         add(std::string("cpu/rgba_f32/random/") + m.name, "cpu", PixelFormat::rgba_f32, Pattern::random,
             with_mode(m.mode), false);
