@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <string>
@@ -155,15 +156,18 @@ ClDevice select_device(const std::string& selector) {
 // measurements and tests (docs/performance.md): wg, gpc (work-groups per compute unit),
 // groups (work-groups per launch, instead of gpc), layout (copies/lanes/pairs), copies,
 // pack (0/1), value (0/1), loads (2/4), merge (atomic/sum), fast (0/1), spec (0/1),
-// global (0/1), max_local (bytes), tile_pixels, launch_pixels.
+// global (0/1), max_local (bytes), tile_pixels, launch_pixels, red (0/1: local counts by PTX
+// red.shared.add, NVIDIA only), reserve (bytes of local memory kept for the kernel itself,
+// instead of CL_KERNEL_LOCAL_MEM_SIZE).
 enum class LayoutKind { any, copies, lanes, pairs };
 
 struct Tune {
     unsigned wg = 0, gpc = 0, groups = 0, copies = 0, loads = 0;
     LayoutKind layout = LayoutKind::any;
-    int pack = -1, value = -1, merge_atomic = -1, fast = -1, spec = -1;
+    int pack = -1, value = -1, merge_atomic = -1, fast = -1, spec = -1, red = -1;
     bool force_global = false;
     std::uint64_t max_local = 0, tile_pixels = 0, launch_pixels = 0;
+    std::int64_t reserve = -1;
 };
 
 Tune parse_tune() {
@@ -194,8 +198,10 @@ Tune parse_tune() {
         else if (key == "max_local") t.max_local = k.number();
         else if (key == "tile_pixels") t.tile_pixels = k.number();
         else if (key == "launch_pixels") t.launch_pixels = k.number();
+        else if (key == "red") t.red = k.number() != 0;
+        else if (key == "reserve") t.reserve = std::int64_t(k.number());
         else k.unknown("wg, gpc, groups, copies, pack, value, loads, layout, merge, fast, spec, global, max_local, "
-                       "tile_pixels, launch_pixels");
+                       "tile_pixels, launch_pixels, red, reserve");
     }
     if (t.copies != 0 && (!std::has_single_bit(t.copies) || t.copies > 32))
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: copies must be a power of two up to 32");
@@ -318,6 +324,7 @@ private:
     void check_context(cl_mem mem) const;
     cl_program program(const std::string& options);
     cl_kernel kernel(const std::string& options, const char* name);
+    void dump_program(cl_program prog, const std::string& dir, const std::string& opts) const;
     PassConfig configure(const HistogramPlan& plan, unsigned c0, unsigned nch, bool fast, bool row_mode,
                          std::uint32_t width);
     std::vector<PassConfig> plan_passes(const HistogramPlan& plan, bool fast, bool row_mode,
@@ -341,6 +348,8 @@ private:
     ocl::Queue queue_;
     Tune tune_;
     bool gpu_ = false, profiling_ = false;
+    bool nvidia_ = false;  // NVIDIA's platform: its compiler takes inline PTX
+    bool red_ = false;     // local counts by PTX red.shared.add (histogram.cl, IH_C_RED)
     cl_uint compute_units_ = 1;
     cl_ulong local_mem_ = 0, max_alloc_ = 0;
     std::size_t max_wg_ = 1;
@@ -372,6 +381,12 @@ void OpenClEngine::init() {
     profiling_ = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
     if (opencl_c_version(device_) < 11)
         throw BackendUnavailable("opencl: device '" + name_ + "' lacks OpenCL C 1.1 (local atomics)");
+    cl_platform_id platform = device_value<cl_platform_id>(device_, CL_DEVICE_PLATFORM);
+    nvidia_ = platform_string(platform, CL_PLATFORM_NAME).find("NVIDIA") != std::string::npos;
+    if (tune_.red > 0 && !nvidia_)
+        throw InvalidArgument("IMGHIST_OPENCL_TUNE: red=1 needs NVIDIA's OpenCL (inline PTX); device '" + name_ +
+                              "' is not on it");
+    red_ = tune_.red > 0;
 }
 
 void OpenClEngine::check_context(cl_mem mem) const {
@@ -404,7 +419,23 @@ cl_program OpenClEngine::program(const std::string& options) {
         check(err, "clBuildProgram", "histogram.cl with options '" + opts + "' on " + name_ +
                                          (log.empty() ? std::string() : ", build log:\n" + log));
     }
+    if (const char* dir = std::getenv("IMGHIST_OPENCL_DUMP_DIR")) dump_program(prog.get(), dir, opts);
     return programs_.emplace(options, std::move(prog)).first->second.get();
+}
+
+// IMGHIST_OPENCL_DUMP_DIR: writes every program the engine builds as the device's binary
+// (PTX on NVIDIA), with its build options on the first line of a .txt beside it, to see what
+// the compiler made of histogram.cl.
+void OpenClEngine::dump_program(cl_program prog, const std::string& dir, const std::string& opts) const {
+    std::size_t size = 0;
+    check(clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+          "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+    std::string bin(size, '\0');
+    unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
+    check(clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr), "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+    const std::string stem = dir + "/program-" + std::to_string(std::hash<std::string>{}(opts) % 1000000007u);
+    std::ofstream(stem + ".txt") << opts << "\n";
+    std::ofstream(stem + ".bin", std::ios::binary) << bin;
 }
 
 cl_kernel OpenClEngine::kernel(const std::string& options, const char* name) {
@@ -461,6 +492,7 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
     if (!c.global) {
         def("VALUE", c.value ? 1 : 0);
         def("LOADS", c.loads);
+        if (red_) def("RED", 1);
     }
     const bool spec = tune_.spec >= 0 ? tune_.spec != 0 : gpu_;
     if (!spec) return o;
@@ -536,6 +568,7 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
     wg = std::min({wg, kwg, max_wg_});
     wg = std::bit_floor(std::max<std::size_t>(wg, 1));
     c.wg = wg;
+    if (tune_.reserve >= 0) kernel_local = cl_ulong(tune_.reserve);
     std::uint64_t avail = local_mem_ > kernel_local ? local_mem_ - kernel_local : 0;
     if (tune_.max_local) avail = std::min<std::uint64_t>(avail, tune_.max_local);
     // Work-groups per compute unit (the number of partial histograms): 4 was measured with the
