@@ -315,22 +315,20 @@ const std::vector<const char*> kSweepRgb = {
     "layout=copies,copies=16,pack=1,value=0", // per-lane packed, classified per sample
     "layout=copies,copies=8,pack=0,loads=4",  // 8 plain 32-bit copies (24 KiB for R, G, B)
     "layout=copies,copies=4,pack=0,loads=4",  // 4 plain 32-bit copies (12 KiB)
-    // NVIDIA only: counts by PTX red.shared.add (histogram.cl, IH_C_RED); reserve=0 lets the
-    // 48 KiB layouts in.
-    "red=1",
-    "red=1,layout=copies,copies=1,pack=0",
-    "red=1,layout=copies,copies=8,pack=0",
-    "red=1,layout=copies,copies=32,pack=1,reserve=0",
-    "red=1,layout=pairs,copies=16,reserve=0",
+    // All 48 KiB of local memory for R, G, B: 32 per-lane 16-bit copies. NVIDIA reports 48 KiB
+    // but refuses to launch it (CL_OUT_OF_RESOURCES), which this line records.
     "layout=copies,copies=32,pack=1,reserve=0",
+    // Work-groups of 1024 (the CUDA backend's block size), 1 or 2 per compute unit.
+    "wg=1024,gpc=1",
+    "wg=1024,gpc=2",
+    "layout=copies,copies=8,pack=0,wg=1024,gpc=2",
+    "layout=pairs,copies=8,wg=1024,gpc=2",
 };
 // Luminance (GPU default: per-lane 32-bit, value mode) and R G B + Y (4 x 256 values).
 const std::vector<const char*> kSweepLuma = {"layout=pairs,copies=8", "layout=copies,copies=1,pack=0",
-                                             "layout=copies,copies=16,pack=1", "red=1",
-                                             "red=1,layout=copies,copies=32,pack=0,reserve=0"};
+                                             "layout=copies,copies=16,pack=1"};
 const std::vector<const char*> kSweepAll = {"layout=pairs,copies=8", "layout=copies,copies=1,pack=0",
-                                            "layout=copies,copies=8,pack=1", "red=1",
-                                            "red=1,layout=pairs,copies=8", "red=1,layout=copies,copies=1,pack=0"};
+                                            "layout=copies,copies=8,pack=1", "wg=1024,gpc=2"};
 
 bool same_rgb(const Result& r, const std::vector<std::uint32_t>& seed) {
     for (int c = 0; c < 3; ++c)

@@ -174,7 +174,9 @@ void build_tables(Tables& tb, const HistogramPlan& plan, bool big, bool want_lum
 
 // ---------------------------------------------------------------------------------------------
 // One worker's counters.
-struct Counters {
+// Cache-line aligned: every worker updates its own `pending` per block, and neighbouring
+// workers' Counters must not share a line.
+struct alignas(64) Counters {
     const HistogramPlan* plan = nullptr;
     const SlotMap* slots = nullptr;
     std::uint32_t channels = 0, pitch = 0;

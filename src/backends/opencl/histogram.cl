@@ -166,24 +166,11 @@ inline uint ih_lane_inc(uint lid, IH_PARAMS)
     return (IH_PACK == 2u) ? (1u << ((lid & 1u) << 4)) : 1u;
 }
 
-/* Adds v to a local counter. With IH_C_RED (NVIDIA's compiler only, which takes inline PTX)
- * the add is PTX red.shared.add, which returns nothing: the CUDA backend counts with it, and
- * atomic_add's returning form may cost the hot loop more (docs/performance.md). A local
- * pointer's value is its shared-window address. */
-inline void ih_local_atomic(local uint* a, uint v)
-{
-#if defined(IH_C_RED) && IH_C_RED
-    asm volatile("red.shared.add.u32 [%0], %1;" : : "r"((uint)(size_t)a), "r"(v) : "memory");
-#else
-    atomic_add(a, v);
-#endif
-}
-
 /* One count into local slot `slot` of copy `k`; `inc` is ih_lane_inc's. */
 inline void ih_local_add(local uint* h, uint slot, uint k, uint inc, IH_PARAMS)
 {
     const uint word = (IH_PACK == 1u) ? (slot >> 1) : slot;
-    ih_local_atomic(&h[word * IH_COPIES + k], (IH_PACK == 1u) ? (1u << ((slot & 1u) << 4)) : inc);
+    atomic_add(&h[word * IH_COPIES + k], (IH_PACK == 1u) ? (1u << ((slot & 1u) << 4)) : inc);
 }
 
 /* Counts every channel of this pass for one pixel. */

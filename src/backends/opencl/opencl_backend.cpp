@@ -156,15 +156,15 @@ ClDevice select_device(const std::string& selector) {
 // measurements and tests (docs/performance.md): wg, gpc (work-groups per compute unit),
 // groups (work-groups per launch, instead of gpc), layout (copies/lanes/pairs), copies,
 // pack (0/1), value (0/1), loads (2/4), merge (atomic/sum), fast (0/1), spec (0/1),
-// global (0/1), max_local (bytes), tile_pixels, launch_pixels, red (0/1: local counts by PTX
-// red.shared.add, NVIDIA only), reserve (bytes of local memory kept for the kernel itself,
-// instead of CL_KERNEL_LOCAL_MEM_SIZE).
+// global (0/1), max_local (bytes), tile_pixels, launch_pixels, reserve (bytes of local memory
+// kept for the kernel itself, instead of CL_KERNEL_LOCAL_MEM_SIZE: reserve=0 offers a layout all
+// of CL_DEVICE_LOCAL_MEM_SIZE, to see whether the device runs it).
 enum class LayoutKind { any, copies, lanes, pairs };
 
 struct Tune {
     unsigned wg = 0, gpc = 0, groups = 0, copies = 0, loads = 0;
     LayoutKind layout = LayoutKind::any;
-    int pack = -1, value = -1, merge_atomic = -1, fast = -1, spec = -1, red = -1;
+    int pack = -1, value = -1, merge_atomic = -1, fast = -1, spec = -1;
     bool force_global = false;
     std::uint64_t max_local = 0, tile_pixels = 0, launch_pixels = 0;
     std::int64_t reserve = -1;
@@ -198,10 +198,9 @@ Tune parse_tune() {
         else if (key == "max_local") t.max_local = k.number();
         else if (key == "tile_pixels") t.tile_pixels = k.number();
         else if (key == "launch_pixels") t.launch_pixels = k.number();
-        else if (key == "red") t.red = k.number() != 0;
         else if (key == "reserve") t.reserve = std::int64_t(k.number());
         else k.unknown("wg, gpc, groups, copies, pack, value, loads, layout, merge, fast, spec, global, max_local, "
-                       "tile_pixels, launch_pixels, red, reserve");
+                       "tile_pixels, launch_pixels, reserve");
     }
     if (t.copies != 0 && (!std::has_single_bit(t.copies) || t.copies > 32))
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: copies must be a power of two up to 32");
@@ -348,8 +347,6 @@ private:
     ocl::Queue queue_;
     Tune tune_;
     bool gpu_ = false, profiling_ = false;
-    bool nvidia_ = false;  // NVIDIA's platform: its compiler takes inline PTX
-    bool red_ = false;     // local counts by PTX red.shared.add (histogram.cl, IH_C_RED)
     cl_uint compute_units_ = 1;
     cl_ulong local_mem_ = 0, max_alloc_ = 0;
     std::size_t max_wg_ = 1;
@@ -381,12 +378,6 @@ void OpenClEngine::init() {
     profiling_ = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
     if (opencl_c_version(device_) < 11)
         throw BackendUnavailable("opencl: device '" + name_ + "' lacks OpenCL C 1.1 (local atomics)");
-    cl_platform_id platform = device_value<cl_platform_id>(device_, CL_DEVICE_PLATFORM);
-    nvidia_ = platform_string(platform, CL_PLATFORM_NAME).find("NVIDIA") != std::string::npos;
-    if (tune_.red > 0 && !nvidia_)
-        throw InvalidArgument("IMGHIST_OPENCL_TUNE: red=1 needs NVIDIA's OpenCL (inline PTX); device '" + name_ +
-                              "' is not on it");
-    red_ = tune_.red > 0;
 }
 
 void OpenClEngine::check_context(cl_mem mem) const {
@@ -492,7 +483,6 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
     if (!c.global) {
         def("VALUE", c.value ? 1 : 0);
         def("LOADS", c.loads);
-        if (red_) def("RED", 1);
     }
     const bool spec = tune_.spec >= 0 ? tune_.spec != 0 : gpu_;
     if (!spec) return o;
