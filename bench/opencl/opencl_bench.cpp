@@ -307,28 +307,27 @@ std::string fixed(double v, int digits) {
 // work-groups per CU. (On NVIDIA no 48 KiB layout fits: the kernel uses some local memory.)
 const std::vector<const char*> kSweepRgb = {
     "layout=pairs,copies=8",                 // lane pairs, 8 copies (24 KiB for R, G, B)
-    "layout=pairs,copies=8,loads=4",         // 4 16-byte loads in flight
-    "layout=copies,copies=16,pack=1,loads=4",
     "layout=copies,copies=16,pack=1,gpc=8",  // 8 work-groups per CU
     "layout=copies,copies=1,pack=0",         // one copy, value mode
-    "layout=copies,copies=1,pack=0,loads=4",
-    "layout=copies,copies=16,pack=1,value=0", // per-lane packed, classified per sample
     "layout=copies,copies=8,pack=0,loads=4",  // 8 plain 32-bit copies (24 KiB for R, G, B)
     "layout=copies,copies=4,pack=0,loads=4",  // 4 plain 32-bit copies (12 KiB)
     // All 48 KiB of local memory for R, G, B: 32 per-lane 16-bit copies. NVIDIA reports 48 KiB
     // but refuses to launch it (CL_OUT_OF_RESOURCES), which this line records.
     "layout=copies,copies=32,pack=1,reserve=0",
-    // Work-groups of 1024 (the CUDA backend's block size), 1 or 2 per compute unit.
-    "wg=1024,gpc=1",
-    "wg=1024,gpc=2",
-    "layout=copies,copies=8,pack=0,wg=1024,gpc=2",
-    "layout=pairs,copies=8,wg=1024,gpc=2",
+    // Value slots XOR-swizzled over the banks (histogram.cl, ih_value_slot).
+    "layout=copies,copies=1,pack=0,swizzle=1",
+    "layout=copies,copies=2,pack=0,swizzle=1",
+    "layout=copies,copies=4,pack=0,swizzle=1",
+    "layout=copies,copies=8,pack=0,swizzle=1",
+    "layout=copies,copies=16,pack=1,swizzle=1",
 };
 // Luminance (GPU default: per-lane 32-bit, value mode) and R G B + Y (4 x 256 values).
 const std::vector<const char*> kSweepLuma = {"layout=pairs,copies=8", "layout=copies,copies=1,pack=0",
-                                             "layout=copies,copies=16,pack=1"};
+                                             "layout=copies,copies=16,pack=1",
+                                             "layout=copies,copies=1,pack=0,swizzle=1"};
 const std::vector<const char*> kSweepAll = {"layout=pairs,copies=8", "layout=copies,copies=1,pack=0",
-                                            "layout=copies,copies=8,pack=1", "wg=1024,gpc=2"};
+                                            "layout=copies,copies=8,pack=1",
+                                            "layout=copies,copies=1,pack=0,swizzle=1"};
 
 bool same_rgb(const Result& r, const std::vector<std::uint32_t>& seed) {
     for (int c = 0; c < 3; ++c)
@@ -370,7 +369,7 @@ int main(int argc, char** argv) {
     const std::string L8 = o.quick ? "960x540" : "8K", L16 = std::to_string(S16) + "^2";
     std::vector<Case> cases;
     auto rgb_sweep = [&](Dist d) {
-        return o.sweep && d != Dist::natural ? kSweepRgb : std::vector<const char*>{};
+        return o.sweep ? kSweepRgb : std::vector<const char*>{};
     };
     for (Dist d : {Dist::random, Dist::natural, Dist::constant, Dist::bank})
         cases.push_back({L8 + " rgba8 " + dist_name(d), W8, H8, false, d, Mode::rgb, true, rgb_sweep(d)});

@@ -494,12 +494,13 @@ int main(int argc, char** argv) {
             // NVIDIA's driver runs fewer work-groups per SM when each takes more shared memory:
             // bigger work-groups keep the SM busy with the same 32-48 KiB.
             add(L::pairs, true, 1, 8, false, 1024);
-            add(L::lanes, true, 1, 8, false, 1024);  // where it does not fit: copies
-            add(L::pairs, true, 1, 8, false, 512);
-            add(L::copies, true, 1, 8, false, 256);
-            add(L::pairs, true, 1, 8, false);
-            add(L::copies, false, 1, 8, false);  // counting bins, not values
-            add(L::copies, true, 4, 8, true);
+            // One to four copies with the bank swizzle (values 32 apart land on different banks).
+            // Work-groups of 256 and 512, 32 lanes (which falls back to copies where it does not
+            // fit) and counting bins instead of values were swept on 2026-11-29
+            // (docs/performance.md).
+            add(L::copies, true, 1, 8, true, 1024);
+            add(L::copies, true, 2, 8, true, 1024);
+            add(L::copies, true, 4, 8, true, 1024);
         }
         std::vector<std::unique_ptr<vk::HistogramCore>> cores;
         for (const auto& t : tunings)

@@ -147,8 +147,8 @@ TEST(OpenClSizes, NotMultiplesOfTheWorkGroup) {
 
 // ---- local layouts and value mode ----------------------------------------------------------
 
-// Every local layout of the 8-bit kernels, value mode on and off, 2 and 4 loads in flight,
-// generic and specialised builds, GPU and CPU work-group sizes.
+// Every local layout of the 8-bit kernels, value mode on and off (with and without the value
+// swizzle), 2 and 4 loads in flight, generic and specialised builds, GPU and CPU work-group sizes.
 const char* const kLayoutTunes[] = {
     "layout=pairs,value=1,spec=1,wg=256",
     "layout=pairs,value=0,wg=64",
@@ -160,6 +160,8 @@ const char* const kLayoutTunes[] = {
     "layout=copies,copies=1,pack=0,value=0,loads=4",
     "layout=copies,copies=32,pack=1,value=1,wg=128",
     "layout=pairs,value=1,merge=sum,wg=64",
+    "layout=copies,copies=1,pack=0,value=1,swizzle=1,spec=1",
+    "layout=copies,copies=8,pack=0,value=1,swizzle=1,merge=sum,wg=128",
 };
 
 TEST(OpenClLayouts, MatchReferenceBitForBit) {

@@ -49,7 +49,8 @@
  * q (uint8): s0..s2 integer luma weights, s3..s5 float luma weights (bits),
  *   s6 local slots per channel, s7 first global slot of this pass
  * l (uint8): s0 copies, s1 pack (0, 1, 2: see above), s2 merge by atomics (1) or partials (0),
- *   s3 local words per copy, s4 value mode (0/1), s5 16-byte loads in flight (2 or 4)
+ *   s3 local words per copy, s4 value mode (0/1), s5 16-byte loads in flight (2 or 4),
+ *   s6 value swizzle (0/1)
  * range (long2): lo_int, hi_int
  */
 #define IH_PARAMS uint16 p, uint8 q, uint8 l, long2 range
@@ -108,6 +109,11 @@
 #define IH_VALUE IH_C_VALUE
 #else
 #define IH_VALUE l.s4
+#endif
+#ifdef IH_C_SWIZZLE
+#define IH_SWIZZLE IH_C_SWIZZLE
+#else
+#define IH_SWIZZLE l.s6
 #endif
 #ifdef IH_C_LOADS
 #define IH_LOADS IH_C_LOADS
@@ -173,14 +179,24 @@ inline void ih_local_add(local uint* h, uint slot, uint k, uint inc, IH_PARAMS)
     atomic_add(&h[word * IH_COPIES + k], (IH_PACK == 1u) ? (1u << ((slot & 1u) << 4)) : inc);
 }
 
+/* Value mode: the local slot of value v within its channel. With the swizzle, the low three
+ * bits are XOR-ed with the top three, so values 32 apart (b, b + 32, ..., b + 224, which would
+ * put every lane of a warp on one bank of one copy) land on 8 banks. It is its own inverse:
+ * the merge maps a slot back to its value the same way. */
+inline uint ih_value_slot(uint v, IH_PARAMS)
+{
+    return (IH_SWIZZLE != 0u) ? (v ^ (v >> 5)) : v;
+}
+
 /* Counts every channel of this pass for one pixel. */
 inline void ih_count_pixel(local uint* h, uint4 px, uint k, uint inc, IH_PARAMS, const uint st)
 {
     const uint sources = IH_SOURCES;
     if (st == IH_T_U8 && IH_VALUE != 0u) {
         for (uint c = 0u; c < IH_NCH; ++c)
-            ih_local_add(h, c * 256u + ih_int_value(px, (sources >> (4u * c)) & 15u, p, q, l, range), k, inc,
-                         p, q, l, range);
+            ih_local_add(h, c * 256u + ih_value_slot(ih_int_value(px, (sources >> (4u * c)) & 15u, p, q, l, range),
+                                                      p, q, l, range),
+                         k, inc, p, q, l, range);
         return;
     }
     for (uint c = 0u; c < IH_NCH; ++c) {
@@ -213,8 +229,8 @@ inline void ih_add_counts(global uint* out, uint s, uint n, IH_PARAMS)
 {
     const uint c = s / IH_LSPC;
     global uint* o = out + q.s7 + c * (IH_BINS + IH_EXTRA_SLOTS);
-    const uint code = (IH_VALUE != 0u) ? ih_classify_int(s - c * IH_LSPC, IH_INT_MODE, IH_SHIFT, IH_BINS,
-                                                         range.x, range.y, p.sc)
+    const uint code = (IH_VALUE != 0u) ? ih_classify_int(ih_value_slot(s - c * IH_LSPC, p, q, l, range), IH_INT_MODE,
+                                                         IH_SHIFT, IH_BINS, range.x, range.y, p.sc)
                                        : s - c * IH_LSPC;
     ih_add_code(o, code, n, p, q, l, range);
 }

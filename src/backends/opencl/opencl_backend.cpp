@@ -158,13 +158,14 @@ ClDevice select_device(const std::string& selector) {
 // pack (0/1), value (0/1), loads (2/4), merge (atomic/sum), fast (0/1), spec (0/1),
 // global (0/1), max_local (bytes), tile_pixels, launch_pixels, reserve (bytes of local memory
 // kept for the kernel itself, instead of CL_KERNEL_LOCAL_MEM_SIZE: reserve=0 offers a layout all
-// of CL_DEVICE_LOCAL_MEM_SIZE, to see whether the device runs it).
+// of CL_DEVICE_LOCAL_MEM_SIZE, to see whether the device runs it), swizzle (0/1: value-mode
+// slots spread over the banks, histogram.cl ih_value_slot).
 enum class LayoutKind { any, copies, lanes, pairs };
 
 struct Tune {
     unsigned wg = 0, gpc = 0, groups = 0, copies = 0, loads = 0;
     LayoutKind layout = LayoutKind::any;
-    int pack = -1, value = -1, merge_atomic = -1, fast = -1, spec = -1;
+    int pack = -1, value = -1, merge_atomic = -1, fast = -1, spec = -1, swizzle = -1;
     bool force_global = false;
     std::uint64_t max_local = 0, tile_pixels = 0, launch_pixels = 0;
     std::int64_t reserve = -1;
@@ -199,8 +200,9 @@ Tune parse_tune() {
         else if (key == "tile_pixels") t.tile_pixels = k.number();
         else if (key == "launch_pixels") t.launch_pixels = k.number();
         else if (key == "reserve") t.reserve = std::int64_t(k.number());
+        else if (key == "swizzle") t.swizzle = k.number() != 0;
         else k.unknown("wg, gpc, groups, copies, pack, value, loads, layout, merge, fast, spec, global, max_local, "
-                       "tile_pixels, launch_pixels, reserve");
+                       "tile_pixels, launch_pixels, reserve, swizzle");
     }
     if (t.copies != 0 && (!std::has_single_bit(t.copies) || t.copies > 32))
         throw InvalidArgument("IMGHIST_OPENCL_TUNE: copies must be a power of two up to 32");
@@ -240,6 +242,7 @@ struct PassConfig {
     unsigned copies = 1;
     unsigned pack = 0;
     bool value = false;           // 8-bit value mode: 256 local slots per channel
+    bool swizzle = false;         // value mode: slots XOR-swizzled over the banks (ih_value_slot)
     unsigned loads = 2;           // 16-byte loads in flight (ih_hist_u8x4)
     unsigned lspc = 0;            // local slots per channel
     unsigned words = 0;           // local words per copy
@@ -482,6 +485,7 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
     // on them made PoCL's generic RGBA8 kernel twice as slow.
     if (!c.global) {
         def("VALUE", c.value ? 1 : 0);
+        def("SWIZZLE", c.swizzle ? 1 : 0);
         def("LOADS", c.loads);
     }
     const bool spec = tune_.spec >= 0 ? tune_.spec != 0 : gpu_;
@@ -593,6 +597,7 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
             c.copies = layout.copies;
             c.pack = layout.pack;
             c.value = value;
+            c.swizzle = value && tune_.swizzle > 0;
             c.words = unsigned(words);
             c.launch_units = units;
             found = true;
@@ -698,6 +703,7 @@ void OpenClEngine::run_pass(const HistogramPlan& plan, const PassConfig& c, cl_m
     l.s[3] = c.words;
     l.s[4] = c.value ? 1 : 0;
     l.s[5] = c.loads;
+    l.s[6] = c.swizzle ? 1 : 0;
     cl_long2 range{};
     range.s[0] = plan.lo_int;
     range.s[1] = plan.hi_int;
