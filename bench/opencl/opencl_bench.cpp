@@ -307,27 +307,27 @@ std::string fixed(double v, int digits) {
 // work-groups per CU. (On NVIDIA no 48 KiB layout fits: the kernel uses some local memory.)
 const std::vector<const char*> kSweepRgb = {
     "layout=pairs,copies=8",                 // lane pairs, 8 copies (24 KiB for R, G, B)
+    "layout=copies,copies=16,pack=1,swizzle=0",  // the previous default: 16 packed copies
     "layout=copies,copies=16,pack=1,gpc=8",  // 8 work-groups per CU
-    "layout=copies,copies=1,pack=0",         // one copy, value mode
+    "layout=copies,copies=1,pack=0,swizzle=0",  // one copy, value mode, no swizzle
     "layout=copies,copies=8,pack=0,loads=4",  // 8 plain 32-bit copies (24 KiB for R, G, B)
     "layout=copies,copies=4,pack=0,loads=4",  // 4 plain 32-bit copies (12 KiB)
     // All 48 KiB of local memory for R, G, B: 32 per-lane 16-bit copies. NVIDIA reports 48 KiB
     // but refuses to launch it (CL_OUT_OF_RESOURCES), which this line records.
     "layout=copies,copies=32,pack=1,reserve=0",
-    // Value slots XOR-swizzled over the banks (histogram.cl, ih_value_slot).
-    "layout=copies,copies=1,pack=0,swizzle=1",
+    // Value slots XOR-swizzled over the banks (histogram.cl, ih_value_slot; one copy is the default).
     "layout=copies,copies=2,pack=0,swizzle=1",
     "layout=copies,copies=4,pack=0,swizzle=1",
     "layout=copies,copies=8,pack=0,swizzle=1",
     "layout=copies,copies=16,pack=1,swizzle=1",
 };
 // Luminance (GPU default: per-lane 32-bit, value mode) and R G B + Y (4 x 256 values).
-const std::vector<const char*> kSweepLuma = {"layout=pairs,copies=8", "layout=copies,copies=1,pack=0",
-                                             "layout=copies,copies=16,pack=1",
+const std::vector<const char*> kSweepLuma = {"layout=pairs,copies=8", "layout=copies,copies=16,pack=1",
                                              "layout=copies,copies=1,pack=0,swizzle=1"};
-const std::vector<const char*> kSweepAll = {"layout=pairs,copies=8", "layout=copies,copies=1,pack=0",
-                                            "layout=copies,copies=8,pack=1",
-                                            "layout=copies,copies=1,pack=0,swizzle=1"};
+// R G B + Y: the default is lane pairs with the value swizzle.
+const std::vector<const char*> kSweepAll = {"swizzle=0", "layout=copies,copies=1,pack=0,swizzle=0",
+                                            "layout=copies,copies=1,pack=0,swizzle=1",
+                                            "layout=copies,copies=8,pack=1"};
 
 bool same_rgb(const Result& r, const std::vector<std::uint32_t>& seed) {
     for (int c = 0; c < 3; ++c)
@@ -378,6 +378,8 @@ int main(int argc, char** argv) {
     cases.push_back({L8 + " rgba8 random, luma", W8, H8, false, Dist::random, Mode::luma, false,
                      o.sweep ? kSweepLuma : std::vector<const char*>{}});
     cases.push_back({L8 + " rgba8 random, R G B + Y", W8, H8, false, Dist::random, Mode::all, false,
+                     o.sweep ? kSweepAll : std::vector<const char*>{}});
+    cases.push_back({L8 + " rgba8 bank-adversarial, R G B + Y", W8, H8, false, Dist::bank, Mode::all, false,
                      o.sweep ? kSweepAll : std::vector<const char*>{}});
     cases.push_back({L8 + " rgba_f32 random", W8, H8, true, Dist::random, Mode::rgb, false});
     cases.push_back({L8 + " rgba_f32 natural", W8, H8, true, Dist::natural, Mode::rgb, false});

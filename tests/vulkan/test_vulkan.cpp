@@ -354,7 +354,9 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
             tuning.layout = layout;
             tuning.value_mode = value_mode;
             tuning.group_size = variant == 2 ? 1024 : 256;  // 32 invocations per lane of a pair
-            tuning.max_copies = 4;
+            // Variant 2: one copy with the bank swizzle (value slots XOR-ed, histogram.comp).
+            tuning.max_copies = variant == 2 ? 1 : 4;
+            tuning.swizzle = variant == 2;
             tuning.rounds = 2;
             tuning.max_tile_pixels = 8192;  // several dispatches per image
             vk::Context ctx("", tuning);
@@ -387,7 +389,8 @@ TEST(VulkanEngine, TuningFromTheEnvironment) {
     const auto img = make_image(PixelFormat::rgba8, 1031, 77, Pattern::bank_adversarial, 5);
     Request rgb;
     rgb.mode = Mode::luma;  // one channel: pairs and lanes fit lavapipe's 32 KiB too
-    for (const char* tune : {"layout=pairs,wg=512,rounds=2", "layout=lanes,value=0", "copies=4,swizzle=1,wg=64"}) {
+    for (const char* tune : {"layout=pairs,wg=512,rounds=2", "layout=lanes,value=0", "copies=4,swizzle=1,wg=64",
+                             "copies=1,swizzle=1"}) {
         ::setenv("IMGHIST_VULKAN_TUNE", tune, 1);
         expect_same(create_engine("vulkan")->compute(img.view, rgb), reference->compute(img.view, rgb), tune);
     }

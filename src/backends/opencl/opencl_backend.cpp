@@ -333,6 +333,7 @@ private:
                                         std::uint32_t width);
     std::string spec_options(const HistogramPlan& plan, const PassConfig& c) const;
     std::vector<Layout> layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const;
+    bool value_swizzle(const HistogramPlan& plan, unsigned c0, unsigned nch) const;
     cl_mem ensure(ocl::Mem& mem, std::size_t& have, std::size_t need);
     cl_event* ev() { return profiling_ ? &pending_event_ : nullptr; }
     // Keeps the event of the command just enqueued (is_kernel: a histogram or merge kernel).
@@ -510,17 +511,15 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
 std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const {
     std::vector<Layout> chain;
     // Default on GPUs for the RGBA8 kernel in value mode (H200 measurements, docs/performance.md):
-    // - luminance alone spreads over the bins whatever the data: one copy (92-97% of the floor;
-    //   per-lane counters 88-89%);
-    // - up to three channels: private counters per lane, so no distribution puts more than two
-    //   lanes of a warp on one bank: 32-bit where they fit, else 16-bit packed by slot. NVIDIA's
-    //   48 KiB of local memory (of which the kernel uses a little) leaves R, G, B 16 packed copies
-    //   (24 KiB): 61-67% on every distribution, where lane pairs fell to 55% on constant and
-    //   bank-adversarial data and one copy to 30%;
-    // - four channels (R, G, B, Y): lane pairs (54%, against 44% for packed copies).
+    // - up to three channels: one copy, with the value swizzle for raw samples (value_swizzle).
+    //   R, G, B: 66-69% of the floor on random data, 79-85% on natural, constant and
+    //   bank-adversarial. 16 private 16-bit copies per lane pair held 61-67% everywhere; one copy
+    //   without the swizzle 96-100% on constant data but 30% on bank-adversarial. Per-lane
+    //   counters (what makes the CUDA backend reach 95%) need 48 KiB for R, G, B, which NVIDIA
+    //   reports but refuses to launch (CL_OUT_OF_RESOURCES);
+    // - four channels (R, G, B, Y): lane pairs (53-54%, one copy the same, packed copies 44-47%).
     if (tune_.layout == LayoutKind::any && gpu_ && fast && value) {
-        if (nch == 1) chain.push_back({1, 0});
-        else if (nch <= 3) chain.insert(chain.end(), {{32, 0}, {32, 1}, {16, 1}});
+        if (nch <= 3) chain.push_back({1, 0});
         chain.insert(chain.end(), {{16, 2}, {8, 2}});
     }
     if (tune_.layout == LayoutKind::lanes) chain.push_back({32, 0});
@@ -536,6 +535,15 @@ std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_
     // Packed counters may not hold one row of a row-mode launch: one unpacked copy then.
     chain.push_back({1, 0});
     return chain;
+}
+
+// Whether a value-mode pass swizzles its slots over the banks (ih_value_slot). On GPUs by default
+// when it counts a raw sample: values 32 apart (posterised or bit-shifted data, the
+// bank-adversarial test image) would otherwise put a warp on one bank of one copy. Luminance
+// alone skips it: its values rarely line up like that, and the swizzle costs it 2% (96 -> 94%).
+bool OpenClEngine::value_swizzle(const HistogramPlan& plan, unsigned c0, unsigned nch) const {
+    if (tune_.swizzle >= 0) return tune_.swizzle != 0;
+    return gpu_ && !(nch == 1 && plan.sources[c0] == kLumaSource);
 }
 
 // Chooses the layout, value mode and sizes for channels [c0, c0 + nch) so that the local
@@ -597,7 +605,7 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
             c.copies = layout.copies;
             c.pack = layout.pack;
             c.value = value;
-            c.swizzle = value && tune_.swizzle > 0;
+            c.swizzle = value && value_swizzle(plan, c0, nch);
             c.words = unsigned(words);
             c.launch_units = units;
             found = true;

@@ -111,7 +111,12 @@ layout(push_constant) uniform Params {
 
 // Index of the first copy of a slot; the swizzle permutes slots inside each row of banks.
 uint slot_index(uint s) {
-    if (SWIZZLE != 0u && GROUP > 1u) {
+    if (SWIZZLE != 0u && VALUE_MODE != 0u) {
+        // Value slots (channel * 256 + value): the low three bits XOR the value's top three, so
+        // values 32 apart (b, b + 32, ..., b + 224: one bank for every lane with one copy) land
+        // on 8 banks. Two instructions, where the general swizzle below takes several.
+        s ^= (s >> 5u) & 7u;
+    } else if (SWIZZLE != 0u && GROUP > 1u) {
         uint h = (s / GROUP) ^ (s / (GROUP * GROUP)) ^ (s / (GROUP * GROUP * GROUP));
         s ^= h % GROUP;
     }
