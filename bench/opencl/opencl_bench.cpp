@@ -324,9 +324,8 @@ const std::vector<const char*> kSweepRgb = {
 // Luminance (GPU default: per-lane 32-bit, value mode) and R G B + Y (4 x 256 values).
 const std::vector<const char*> kSweepLuma = {"layout=pairs,copies=8", "layout=copies,copies=16,pack=1",
                                              "layout=copies,copies=1,pack=0,swizzle=1"};
-// R G B + Y: the default is lane pairs with the value swizzle.
-const std::vector<const char*> kSweepAll = {"swizzle=0", "layout=copies,copies=1,pack=0,swizzle=0",
-                                            "layout=copies,copies=1,pack=0,swizzle=1",
+// R G B + Y (the default: one copy with the value swizzle).
+const std::vector<const char*> kSweepAll = {"swizzle=0", "layout=pairs,copies=8", "layout=pairs,copies=8,swizzle=0",
                                             "layout=copies,copies=8,pack=1"};
 
 bool same_rgb(const Result& r, const std::vector<std::uint32_t>& seed) {

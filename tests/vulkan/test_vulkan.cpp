@@ -356,7 +356,7 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
             tuning.group_size = variant == 2 ? 1024 : 256;  // 32 invocations per lane of a pair
             // Variant 2: one copy with the bank swizzle (value slots XOR-ed, histogram.comp).
             tuning.max_copies = variant == 2 ? 1 : 4;
-            tuning.swizzle = variant == 2;
+            tuning.swizzle = variant == 2 ? 1 : 0;
             tuning.rounds = 2;
             tuning.max_tile_pixels = 8192;  // several dispatches per image
             vk::Context ctx("", tuning);

@@ -511,17 +511,14 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
 std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const {
     std::vector<Layout> chain;
     // Default on GPUs for the RGBA8 kernel in value mode (H200 measurements, docs/performance.md):
-    // - up to three channels: one copy, with the value swizzle for raw samples (value_swizzle).
-    //   R, G, B: 66-69% of the floor on random data, 79-85% on natural, constant and
+    // one copy, with the value swizzle where raw samples are counted (value_swizzle).
+    // - R, G, B: 67-70% of the floor on random data, 80-85% on natural, constant and
     //   bank-adversarial. 16 private 16-bit copies per lane pair held 61-67% everywhere; one copy
     //   without the swizzle 96-100% on constant data but 30% on bank-adversarial. Per-lane
     //   counters (what makes the CUDA backend reach 95%) need 48 KiB for R, G, B, which NVIDIA
-    //   reports but refuses to launch (CL_OUT_OF_RESOURCES);
-    // - four channels (R, G, B, Y): lane pairs (53-54%, one copy the same, packed copies 44-47%).
-    if (tune_.layout == LayoutKind::any && gpu_ && fast && value) {
-        if (nch <= 3) chain.push_back({1, 0});
-        chain.insert(chain.end(), {{16, 2}, {8, 2}});
-    }
+    //   reports but refuses to launch (CL_OUT_OF_RESOURCES).
+    // - R, G, B, Y: 50% random, 59% bank-adversarial (lane pairs: 51% and 50%).
+    if (tune_.layout == LayoutKind::any && gpu_ && fast && value) chain.push_back({1, 0});
     if (tune_.layout == LayoutKind::lanes) chain.push_back({32, 0});
     if (tune_.layout == LayoutKind::pairs) chain.push_back({tune_.copies ? tune_.copies : 16u, 2});
     // Then copies, halving from the wanted number, packed by slot or not. One unpacked copy

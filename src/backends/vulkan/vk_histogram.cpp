@@ -140,7 +140,7 @@ Tuning tuning_from_env() {
         } else if (k.key == "rounds") {
             if (n == 0 || n > 64) throw InvalidArgument("IMGHIST_VULKAN_TUNE: rounds is 1 to 64");
             t.rounds = std::uint32_t(n);
-        } else if (k.key == "swizzle") t.swizzle = n != 0;
+        } else if (k.key == "swizzle") t.swizzle = n != 0 ? 1 : 0;
         else if (k.key == "wg") {
             if (n < 32 || n > 1024 || n % 32 != 0)
                 throw InvalidArgument("IMGHIST_VULKAN_TUNE: wg is a multiple of 32 from 32 to 1024");
@@ -288,7 +288,8 @@ VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t firs
     spec[9] = plan.clamp;
     spec[10] = plan.closed_top;
     spec[11] = shape.copies;
-    spec[12] = tuning_.swizzle ? 1 : 0;
+    const bool luma_only = count == 1 && luma;
+    spec[12] = tuning_.swizzle > 0 || (tuning_.swizzle < 0 && shape.value_mode && !luma_only) ? 1 : 0;
     spec[13] = tuning_.rounds;
     spec[14] = shape.strided ? 1 : 0;
     spec[15] = std::uint32_t(std::max(plan.info.red, 0));

@@ -24,10 +24,10 @@ enum class SharedLayout : std::uint32_t {
 // Shader choices (docs/performance.md, "## Vulkan", has the H200 sweeps behind them).
 struct Tuning {
     // Lanes and pairs take 32-48 KiB of shared memory per work-group, and NVIDIA's driver then
-    // keeps fewer work-groups per SM. With 1024 invocations per work-group, pairs held 55-60% of
-    // the floor on every R, G, B distribution of the H200 sweep, one copy 56-96% but 27% on
-    // bank-adversarial data: copies is the default, for the images people have. A layout that
-    // does not fit the device falls back to copies.
+    // keeps fewer work-groups per SM. With 1024 invocations per work-group, pairs held 55-62% of
+    // the floor on every R, G, B distribution of the H200 sweep; one copy 57-96% but 28% on
+    // bank-adversarial data, and one copy with the value swizzle 57-92% on all four: that is the
+    // default. A layout that does not fit the device falls back to copies.
     SharedLayout layout = SharedLayout::copies;
     bool value_mode = true;        // 8-bit samples: count raw values, classify in the merge
     std::uint32_t max_copies = 1;  // copies layout: shared copies of every slot (power of two, <= 32)
@@ -35,7 +35,11 @@ struct Tuning {
     // Invocations per work-group (a multiple of 32, at most the device's). 1024 measured 2-15%
     // faster than 256 on the H200 with one copy, and lets lanes/pairs keep the SM busy.
     std::uint32_t group_size = 1024;
-    bool swizzle = false;          // copies layout: spread bins over banks (when copies < 32)
+    // Copies layout: spread slots over the banks (when copies < 32). -1 (the default): value-mode
+    // passes that count a raw sample, with the two-instruction value swizzle (histogram.comp), so
+    // values 32 apart do not share a bank; luminance alone (78 against 80%) and bins are left as
+    // they are. 0: never; 1: every pass.
+    int swizzle = -1;
     std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
 };
 
