@@ -3,6 +3,8 @@
 //   build/bench/imghist_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "bench_support.hpp"
@@ -29,6 +31,42 @@ void run(benchmark::State& state, const char* backend, PixelFormat format, Patte
     state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.pixel_count()));
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.height) *
                             std::int64_t(img.view.row_bytes()));
+}
+
+// The bare work of R, G, B counting on one core, for comparison with cpu-1thread/.../rgb: per
+// pixel three increments (add [counter], 1) into 4 interleaved sub-histograms per channel, and
+// nothing else (no flush, no merge, no library). On the 2-core Zen 3 guest of
+// docs/performance.md one core retires about one store per cycle, so three increments per pixel
+// bound R, G, B at about 3 cycles per pixel whatever the code around them.
+void bare_rgb_increments(benchmark::State& state, Pattern pattern) {
+    const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);
+    alignas(64) static std::uint32_t counts[4][3][288];
+    for (auto _ : state) {
+        std::memset(counts, 0, sizeof counts);
+        for (std::uint32_t y = 0; y < img.view.height; ++y) {
+            const std::byte* row = img.view.row(y);
+            std::uint32_t x = 0;
+            for (; x + 4 <= img.view.width; x += 4) {
+                std::uint64_t w[2];
+                std::memcpy(w, row + std::size_t(x) * 4, 16);
+                for (int k = 0; k < 4; ++k) {
+                    const std::uint64_t px = w[k / 2] >> (32 * (k % 2));
+                    ++counts[k][0][px & 0xFF];
+                    ++counts[k][1][(px >> 8) & 0xFF];
+                    ++counts[k][2][(px >> 16) & 0xFF];
+                }
+            }
+            for (; x < img.view.width; ++x) {
+                const auto* q = reinterpret_cast<const std::uint8_t*>(row + std::size_t(x) * 4);
+                ++counts[0][0][q[0]];
+                ++counts[0][1][q[1]];
+                ++counts[0][2][q[2]];
+            }
+        }
+        benchmark::DoNotOptimize(counts);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.pixel_count()));
 }
 
 Request with_mode(Mode m) {
@@ -59,6 +97,11 @@ void register_all() {
         for (const auto& m : modes)
             add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu",
                 PixelFormat::rgba8, p, with_mode(m.mode), false, 1);
+    for (const Pattern p : imghist::bench::kBenchPatterns)
+        benchmark::RegisterBenchmark((std::string("bare-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/rgb").c_str(),
+                                     [p](benchmark::State& s) { bare_rgb_increments(s, p); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
     for (const auto& m : modes)
         add(std::string("cpu/rgba_f32/random/") + m.name, "cpu", PixelFormat::rgba_f32, Pattern::random,
             with_mode(m.mode), false);
