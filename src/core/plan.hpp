@@ -38,6 +38,14 @@ public:
     std::uint32_t slots_per_channel() const { return layout.bins + IH_EXTRA_SLOTS; }
     std::size_t total_slots() const { return channels.size() * slots_per_channel(); }
     bool has_luma() const;
+    // Whether channels [first, first + count) count a sample of the pixel, not only luminance.
+    // The GPU backends' value swizzle (spreading raw 8-bit values over memory banks) applies
+    // to such passes.
+    bool counts_a_sample(std::size_t first, std::size_t count) const {
+        for (std::size_t c = first; c < first + count; ++c)
+            if (sources[c] != kLumaSource) return true;
+        return false;
+    }
     bool is_float() const { return info.is_float(); }
 
     std::uint32_t classify_int(std::uint32_t v) const {

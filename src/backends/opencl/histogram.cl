@@ -26,7 +26,7 @@
  * (ih_add_counts), so every request runs the same hot loop with no per-sample classification.
  *
  * Every parameter is a kernel argument. A program built with -D IH_C_<NAME>=value options
- * (the host does this on GPUs, and for VALUE and LOADS everywhere) turns the matching
+ * (the host does this on GPUs, and for VALUE, SWIZZLE and LOADS everywhere) turns the matching
  * parameter into a compile-time constant; the code is the same text either way.
  *
  * Pixels are read from plain buffers, never through samplers: NVIDIA's driver returns zeros

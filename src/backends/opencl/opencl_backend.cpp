@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -332,7 +333,7 @@ private:
     std::vector<PassConfig> plan_passes(const HistogramPlan& plan, bool fast, bool row_mode,
                                         std::uint32_t width);
     std::string spec_options(const HistogramPlan& plan, const PassConfig& c) const;
-    std::vector<Layout> layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const;
+    std::vector<Layout> layout_chain(bool fast, bool value, std::size_t wg) const;
     bool value_swizzle(const HistogramPlan& plan, unsigned c0, unsigned nch) const;
     cl_mem ensure(ocl::Mem& mem, std::size_t& have, std::size_t need);
     cl_event* ev() { return profiling_ ? &pending_event_ : nullptr; }
@@ -508,15 +509,15 @@ std::string OpenClEngine::spec_options(const HistogramPlan& plan, const PassConf
 }
 
 // The local layouts to try, best first; the first that fits the local memory wins.
-std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg, unsigned nch) const {
+std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_t wg) const {
     std::vector<Layout> chain;
     // Default on GPUs for the RGBA8 kernel in value mode (H200 measurements, docs/performance.md):
     // one copy, with the value swizzle where raw samples are counted (value_swizzle).
     // - R, G, B: 67-70% of the floor on random data, 80-85% on natural, constant and
-    //   bank-adversarial. 16 private 16-bit copies per lane pair held 61-67% everywhere; one copy
-    //   without the swizzle 96-100% on constant data but 30% on bank-adversarial. Per-lane
-    //   counters (what makes the CUDA backend reach 95%) need 48 KiB for R, G, B, which NVIDIA
-    //   reports but refuses to launch (CL_OUT_OF_RESOURCES).
+    //   bank-adversarial. 16 copies of 16-bit counters packed two slots to a word held 61-67%
+    //   everywhere; one copy without the swizzle 96-100% on constant data but 30% on
+    //   bank-adversarial. Per-lane counters (what makes the CUDA backend reach 95%) need 48 KiB
+    //   for R, G, B, which NVIDIA reports but refuses to launch (CL_OUT_OF_RESOURCES).
     // - R, G, B, Y: 50% random, 59% bank-adversarial (lane pairs: 51% and 50%).
     if (tune_.layout == LayoutKind::any && gpu_ && fast && value) chain.push_back({1, 0});
     if (tune_.layout == LayoutKind::lanes) chain.push_back({32, 0});
@@ -540,7 +541,7 @@ std::vector<Layout> OpenClEngine::layout_chain(bool fast, bool value, std::size_
 // alone skips it: its values rarely line up like that, and the swizzle costs it 2% (96 -> 94%).
 bool OpenClEngine::value_swizzle(const HistogramPlan& plan, unsigned c0, unsigned nch) const {
     if (tune_.swizzle >= 0) return tune_.swizzle != 0;
-    return gpu_ && !(nch == 1 && plan.sources[c0] == kLumaSource);
+    return gpu_ && plan.counts_a_sample(c0, nch);
 }
 
 // Chooses the layout, value mode and sizes for channels [c0, c0 + nch) so that the local
@@ -584,7 +585,7 @@ PassConfig OpenClEngine::configure(const HistogramPlan& plan, unsigned c0, unsig
         c.lspc = value ? 256u
                        : (!plan.is_float() && plan.int_mode == IH_INT_SHIFT) ? plan.bins() : plan.bins() + IH_EXTRA_SLOTS;
         const std::uint64_t slots = std::uint64_t(nch) * c.lspc;
-        for (const Layout layout : layout_chain(fast, value, wg, nch)) {
+        for (const Layout layout : layout_chain(fast, value, wg)) {
             // A 16-bit counter takes at most one count per pixel from each of its sharers:
             // bound the units (pixels, or 4-pixel vectors) per work-item and launch.
             const std::uint64_t per_item = layout.pack ? 65535 / (sharers(layout, wg) * ppu) : 0;

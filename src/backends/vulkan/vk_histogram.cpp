@@ -288,8 +288,9 @@ VkPipeline HistogramCore::pipeline(const HistogramPlan& plan, std::uint32_t firs
     spec[9] = plan.clamp;
     spec[10] = plan.closed_top;
     spec[11] = shape.copies;
-    const bool luma_only = count == 1 && luma;
-    spec[12] = tuning_.swizzle > 0 || (tuning_.swizzle < 0 && shape.value_mode && !luma_only) ? 1 : 0;
+    spec[12] = tuning_.swizzle > 0 || (tuning_.swizzle < 0 && shape.value_mode && plan.counts_a_sample(first, count))
+                   ? 1
+                   : 0;
     spec[13] = tuning_.rounds;
     spec[14] = shape.strided ? 1 : 0;
     spec[15] = std::uint32_t(std::max(plan.info.red, 0));
