@@ -35,10 +35,12 @@ void run(benchmark::State& state, const char* backend, PixelFormat format, Patte
 
 // The bare work of R, G, B counting on one core, for comparison with cpu-1thread/.../rgb: per
 // pixel three increments (add [counter], 1) into 4 interleaved sub-histograms per channel, and
-// nothing else (no flush, no merge, no library). On the 2-core Zen 3 guest of
-// docs/performance.md one core retires about one store per cycle, so three increments per pixel
+// nothing else (no flush, no merge, no library). With Stores, each increment becomes a plain
+// store to the same counter (the stores alone, without the loads). On the 2-core Zen 3 guest of
+// docs/performance.md one core commits about one store per cycle, so three stores per pixel
 // bound R, G, B at about 3 cycles per pixel whatever the code around them.
-void bare_rgb_increments(benchmark::State& state, Pattern pattern) {
+template <bool Stores>
+void bare_rgb(benchmark::State& state, Pattern pattern) {
     const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);
     alignas(64) static std::uint32_t counts[4][3][288];
     for (auto _ : state) {
@@ -51,9 +53,18 @@ void bare_rgb_increments(benchmark::State& state, Pattern pattern) {
                 std::memcpy(w, row + std::size_t(x) * 4, 16);
                 for (int k = 0; k < 4; ++k) {
                     const std::uint64_t px = w[k / 2] >> (32 * (k % 2));
-                    ++counts[k][0][px & 0xFF];
-                    ++counts[k][1][(px >> 8) & 0xFF];
-                    ++counts[k][2][(px >> 16) & 0xFF];
+                    std::uint32_t* r = &counts[k][0][px & 0xFF];
+                    std::uint32_t* g = &counts[k][1][(px >> 8) & 0xFF];
+                    std::uint32_t* b = &counts[k][2][(px >> 16) & 0xFF];
+                    if constexpr (Stores) {
+                        *r = x;
+                        *g = x;
+                        *b = x;
+                    } else {
+                        ++*r;
+                        ++*g;
+                        ++*b;
+                    }
                 }
             }
             for (; x < img.view.width; ++x) {
@@ -97,11 +108,15 @@ void register_all() {
         for (const auto& m : modes)
             add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu",
                 PixelFormat::rgba8, p, with_mode(m.mode), false, 1);
-    for (const Pattern p : imghist::bench::kBenchPatterns)
-        benchmark::RegisterBenchmark((std::string("bare-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/rgb").c_str(),
-                                     [p](benchmark::State& s) { bare_rgb_increments(s, p); })
+    for (const Pattern p : imghist::bench::kBenchPatterns) {
+        const std::string name = std::string("bare-1thread/rgba8/") + imghist::testing::pattern_name(p);
+        benchmark::RegisterBenchmark((name + "/rgb").c_str(), [p](benchmark::State& s) { bare_rgb<false>(s, p); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
+        benchmark::RegisterBenchmark((name + "/rgb-stores").c_str(), [p](benchmark::State& s) { bare_rgb<true>(s, p); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+    }
     for (const auto& m : modes)
         add(std::string("cpu/rgba_f32/random/") + m.name, "cpu", PixelFormat::rgba_f32, Pattern::random,
             with_mode(m.mode), false);

@@ -304,7 +304,7 @@ std::string fixed(double v, int digits) {
 }
 
 // The --sweep configurations: the 8-bit layouts (histogram.cl), value mode, loads in flight,
-// work-groups per CU. (On NVIDIA no 48 KiB layout fits: the kernel uses some local memory.)
+// work-groups per CU. (NVIDIA reports 48 KiB of local memory but refuses a 48 KiB layout.)
 const std::vector<const char*> kSweepRgb = {
     "layout=pairs,copies=8",                 // lane pairs, 8 copies (24 KiB for R, G, B)
     "layout=copies,copies=16,pack=1,swizzle=0",  // the previous default: 16 packed copies
@@ -321,7 +321,7 @@ const std::vector<const char*> kSweepRgb = {
     "layout=copies,copies=8,pack=0,swizzle=1",
     "layout=copies,copies=16,pack=1,swizzle=1",
 };
-// Luminance (GPU default: per-lane 32-bit, value mode) and R G B + Y (4 x 256 values).
+// Luminance alone (GPU default: one copy, value mode, not swizzled).
 const std::vector<const char*> kSweepLuma = {"layout=pairs,copies=8", "layout=copies,copies=16,pack=1",
                                              "layout=copies,copies=1,pack=0,swizzle=1"};
 // R G B + Y (the default: one copy with the value swizzle).
