@@ -37,6 +37,7 @@ namespace {
 constexpr int kExitOk = 0, kExitFileFailed = 1, kExitUsage = 2;
 constexpr std::uint64_t kDefaultMaxPixels = std::uint64_t(1) << 28;  // 16384 x 16384
 constexpr std::size_t kProgressThreshold = 4;  // automatic progress above this many files
+constexpr std::size_t kSumTitleNames = 90;     // bytes of file names in a sum chart's title
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -226,8 +227,9 @@ int list_backends(const std::string& format) {
             bool any = false;
             for (const DeviceInfo& d : b->devices()) {
                 any = any || d.available;
-                devs.push_back({{"id", d.id}, {"name", d.name}, {"gpu", d.is_gpu},
-                                {"available", d.available}, {"note", d.note}});
+                // Driver strings are escaped like every message, so they cannot break the JSON.
+                devs.push_back({{"id", display_text(d.id)}, {"name", display_text(d.name)}, {"gpu", d.is_gpu},
+                                {"available", d.available}, {"note", display_text(d.note)}});
             }
             jb["available"] = any;
             jb["devices"] = std::move(devs);
@@ -245,9 +247,10 @@ int list_backends(const std::string& format) {
         std::cout << "\n" << b->name() << (any ? "" : "  [unavailable]") << "  " << b->summary() << '\n';
         if (devices.empty()) std::cout << "    (no devices)\n";
         for (const DeviceInfo& d : devices) {
-            std::cout << "    --device " << d.id << "  " << d.name << "  (" << (d.is_gpu ? "GPU" : "CPU")
+            std::cout << "    --device " << display_text(d.id) << "  " << display_text(d.name) << "  ("
+                      << (d.is_gpu ? "GPU" : "CPU")
                       << ", " << (d.available ? "available" : "unavailable") << ")";
-            if (!d.note.empty()) std::cout << "  " << d.note;
+            if (!d.note.empty()) std::cout << "  " << display_text(d.note);
             std::cout << '\n';
         }
     }
@@ -333,9 +336,12 @@ std::vector<Chart> plan_charts(const std::string& plot_path, bool log, const std
     }
     const fs::path base(plot_path);
     for (const SumGroup& g : sums) {
+        // Names until the title is full (the plot cuts a long title from its start).
         std::string names;
-        for (std::size_t m : g.members)
-            names += (names.empty() ? ": " : ", ") + display_text(fs::path(outcomes[m].file).filename().string());
+        std::size_t listed = 0;
+        for (; listed < g.members.size() && names.size() < kSumTitleNames; ++listed)
+            names += (names.empty() ? ": " : ", ") + display_text(fs::path(outcomes[g.members[listed]].file).filename().string());
+        if (listed < g.members.size()) names += " and " + std::to_string(g.members.size() - listed) + " more";
         const std::string path = sums.size() == 1 ? plot_path
                                                   : (base.parent_path() / (base.stem().string() + "-" + formats_label(g) +
                                                                            base.extension().string())).string();
@@ -431,8 +437,10 @@ int run(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        return code == 0 ? kExitOk : kExitUsage;
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        // CLI11's message quotes the argument: escaped like every message on stderr.
+        std::cerr << "imghist: " << display_text(e.what()) << "\nRun with --help for more information.\n";
+        return kExitUsage;
     }
 
     if (list) return list_backends(format);
