@@ -653,17 +653,19 @@ TEST_F(CliTest, SumMergesMatchingFiles) {
     const Outcome r = run({"--format", "json", "--sum", path("sa.png"), path("sb.bmp"), path("sc.png")});
     ASSERT_EQ(r.status, 0) << r.err;
     const json doc = r.doc();
-    ASSERT_TRUE(doc.contains("sum"));
-    const json& sum = doc["sum"];
+    // Schema 2: one sum per layout; the 16-bit file gets its own instead of being left out.
+    ASSERT_TRUE(doc.contains("sums"));
+    ASSERT_EQ(doc["sums"].size(), 2u);
+    const json& sum = doc["sums"][0];
     EXPECT_FALSE(sum.contains("file"));
-    EXPECT_EQ(sum["files"], 2);
+    EXPECT_EQ(sum["files"], json({path("sa.png"), path("sb.bmp")}));
     EXPECT_EQ(sum["pixels"], 20 * 10 + 7 * 5);
-    EXPECT_EQ(sum["format"], "rgb8");
-    ASSERT_EQ(sum["excluded"].size(), 1u);
-    EXPECT_EQ(sum["excluded"][0]["file"], path("sc.png"));
+    EXPECT_EQ(sum["formats"], json({"rgb8"}));
     imghist::Result want = reference(a.view);
     want.merge(reference(b.view));
     expect_matches(sum["histograms"], want, "sum");
+    EXPECT_EQ(doc["sums"][1]["files"], json({path("sc.png")}));
+    expect_matches(doc["sums"][1]["histograms"], reference(c.view), "16-bit sum");
     EXPECT_EQ(doc["results"].size(), 3u);
 }
 
@@ -676,15 +678,14 @@ TEST_F(CliTest, CsvAndTable) {
     std::istringstream lines(r.out);
     std::string line;
     std::getline(lines, line);
-    EXPECT_EQ(line, "file,channel,bin,lo,hi,count");
+    EXPECT_EQ(line, "image,format,channel,kind,bin,lo,hi,count");
     std::size_t rows = 0;
     std::uint64_t r_total = 0;
     const imghist::Result want = reference(img.view);
-    const std::string prefix = "\"" + path("t,1.exr") + "\",R,";
+    const std::string prefix = "\"" + path("t,1.exr") + "\",rgb_f32,R,bin,";
     while (std::getline(lines, line)) {
         ++rows;
-        if (line.rfind(prefix, 0) == 0 && std::isdigit(static_cast<unsigned char>(line[prefix.size()])))
-            r_total += std::stoull(line.substr(line.rfind(',') + 1));
+        if (line.rfind(prefix, 0) == 0) r_total += std::stoull(line.substr(line.rfind(',') + 1));
     }
     EXPECT_EQ(rows, 4 * (257 + 3));  // R, G, B, Y
     const auto& rch = *want.find(imghist::Channel::R);
