@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "decoder_process.hpp"
 #include "imghist/imghist.hpp"
 #include "output.hpp"
 #include "plot.hpp"
@@ -65,6 +66,11 @@ Plot (--plot FILE.png or FILE.svg):
   R, G and B curves over the luminance as a filled area, clipped shares at both ends.
   One file: its histogram. Several files: their sum, or one chart each when FILE contains {}
   (replaced by the file's name without extension). --log uses a log10 counts axis.
+
+Decoding:
+  Each worker decodes its files in a decoder process of its own, so a file that crashes or
+  hangs a reader is one error and the other files are still reported. --decode-timeout
+  bounds the time per file; --decode-in-process decodes in imghist itself (for debugging).
 
 Exit status:
   0  every file was read and counted
@@ -316,6 +322,13 @@ int run(int argc, char** argv) {
                    "Refuse images with more pixels, checked from the header before reading "
                    "(default 268435456 = 16384 x 16384; K/M/G suffixes; 0 = no limit)")
         ->type_name("N");
+    DecoderSettings decoder_settings;
+    app.add_option("--decode-timeout", decoder_settings.timeout_seconds,
+                   "Seconds a file may take to decode before it is reported as an error (0 = no limit)")
+        ->check(CLI::NonNegativeNumber)->capture_default_str()->type_name("SECONDS");
+    app.add_flag("--decode-in-process", decoder_settings.in_process,
+                 "Decode in this process, not in decoder processes: no crash isolation, no time "
+                 "limit (for debugging and profiling)");
     bool progress_flag = false;
     auto* progress_opt = app.add_flag("--progress,!--no-progress", progress_flag, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
     app.set_version_flag("-V,--version", version_text());
@@ -364,6 +377,7 @@ int run(int argc, char** argv) {
     engine_options.device = device;
     engine_options.threads = std::max(1u, cores / workers);
     configure_reader_threads(engine_options.threads);
+    decoder_settings.reader_threads = engine_options.threads;
 
     // The first engine is made here, so a bad backend or device is a usage error up front.
     std::vector<std::unique_ptr<Engine>> engines(workers);
@@ -396,11 +410,12 @@ int run(int argc, char** argv) {
             }
         }
         Engine& engine = *engines[id];
+        FileDecoder decoder(decoder_settings);
         for (std::size_t i; (i = next.fetch_add(1)) < total;) {
             FileOutcome& o = outcomes[i];
             o.file = expanded.files[i];
             try {
-                LoadedImage image = read_image(o.file, read_options);
+                LoadedImage image = decoder.read(o.file, read_options);
                 Result r = engine.compute(image.view, request);
                 o.notes = std::move(image.notes);
                 o.notes.insert(o.notes.end(), r.notes.begin(), r.notes.end());
@@ -492,6 +507,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (is_decoder_process(argc, argv)) return run_decoder_process(argc, argv);
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {
