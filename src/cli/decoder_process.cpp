@@ -31,7 +31,7 @@ namespace imghist::cli {
 namespace {
 
 constexpr const char* kDecoderArgument = "--internal-decoder-process";
-constexpr int kDecoderSocket = 3;  // the decoder process's end of the socket
+constexpr int kLauncherSocket = 3;  // the launcher's end of its socket to imghist
 constexpr std::uint32_t kProtocol = 0x69680001;  // "ih", version 1
 // One message, either way. Strings in answers are cut so that an answer always fits.
 constexpr std::size_t kMaxMessage = 64 * 1024;
@@ -243,40 +243,109 @@ void answer(int socket, const std::string& path, const ReadOptions& options) {
     if (!sent) ::_exit(1);
 }
 
+// A decoder process: answers file after file until imghist closes the socket.
+int serve_files(int socket) {
+    std::vector<char> buffer;
+    for (;;) {
+        int fd = -1;
+        const ssize_t n = receive_message(socket, buffer, fd);
+        if (fd >= 0) ::close(fd);
+        if (n <= 0) return n == 0 ? 0 : 1;
+        MessageReader r(buffer.data(), std::size_t(n));
+        try {
+            if (r.get<std::uint32_t>() != kProtocol) return 1;
+            const auto options = r.get<ReadOptions>();
+            answer(socket, r.rest(), options);
+        } catch (const MessageTooShort&) {
+            return 1;
+        }
+    }
+}
+
 }  // namespace
 
 bool is_decoder_process(int argc, char** argv) {
     return argc >= 2 && std::strcmp(argv[1], kDecoderArgument) == 0;
 }
 
-// argv: imghist --internal-decoder-process PARENT_PID READER_THREADS; the socket is fd 3.
+// Waits for a decoder process that has closed its socket (it is exiting), forcing it after a
+// second. Returns its wait status, or -errno.
+std::int32_t reap_decoder(pid_t pid) {
+    int status = 0;
+    pid_t got = 0;
+    for (int i = 0; i < 100 && (got = ::waitpid(pid, &status, WNOHANG)) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (got == 0) {
+        ::kill(pid, SIGKILL);
+        while ((got = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+        }
+    }
+    return got == pid ? std::int32_t(status) : -errno;
+}
+
+// argv: imghist --internal-decoder-process PARENT_PID; the socket to imghist is fd 3. It
+// forks decoder processes (launch: a decoder's socket comes with the request; the answer is
+// its pid) and waits for them (reap: the answer is the wait status), one request at a time.
+// It runs no reader: its only other threads are idle ones a library starts when it is loaded.
 int run_decoder_process(int argc, char** argv) {
-    // Die with the worker that started us, and not run on if it is already gone.
+    // Die with imghist, and do not run on if it is already gone.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (argc != 4 || std::to_string(::getppid()) != argv[2]) return 1;
-    configure_reader_threads(unsigned(std::max(1l, std::strtol(argv[3], nullptr, 10))));
+    if (argc != 3 || std::to_string(::getppid()) != argv[2]) return 1;
+    const pid_t launcher = ::getpid();
     std::vector<char> buffer;
     for (;;) {
-        int fd = -1;
-        const ssize_t n = receive_message(kDecoderSocket, buffer, fd);
-        if (fd >= 0) ::close(fd);
-        if (n <= 0) return n == 0 ? 0 : 1;  // the worker closed the socket: done
-        MessageReader r(buffer.data(), std::size_t(n));
-        if (r.get<std::uint32_t>() != kProtocol) return 1;
-        const auto options = r.get<ReadOptions>();
-        answer(kDecoderSocket, r.rest(), options);
+        int decoder_socket = -1;
+        const ssize_t n = receive_message(kLauncherSocket, buffer, decoder_socket);
+        if (n <= 0) return n == 0 ? 0 : 1;  // imghist closed the socket: done
+        std::int32_t answer = -EPROTO;
+        try {
+            MessageReader r(buffer.data(), std::size_t(n));
+            if (r.get<std::uint32_t>() != kProtocol) return 1;
+            const auto what = r.get<LauncherRequest>();
+            const auto value = r.get<std::int32_t>();
+            if (what == LauncherRequest::reap) answer = reap_decoder(pid_t(value));
+            if (what == LauncherRequest::launch && decoder_socket >= 0) {
+                const pid_t pid = ::fork();
+                if (pid == 0) {
+                    // Die with the launcher, which dies with imghist.
+                    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+                    if (::getppid() != launcher) ::_exit(1);
+                    ::close(kLauncherSocket);
+                    configure_reader_threads(unsigned(std::max(1, value)));
+                    ::_exit(serve_files(decoder_socket));
+                }
+                answer = pid > 0 ? std::int32_t(pid) : -errno;
+            }
+        } catch (const MessageTooShort&) {
+        }
+        if (decoder_socket >= 0) ::close(decoder_socket);
+        MessageWriter w;
+        w.put(kProtocol);
+        w.put(answer);
+        if (!send_message(kLauncherSocket, w.bytes(), -1)) return 1;
     }
 }
 
-// --- the worker's side ---------------------------------------------------------------------
+// --- imghist's side ------------------------------------------------------------------------
 
-void FileDecoder::start() {
+DecoderLauncher::DecoderLauncher(DecoderSettings settings) : settings_(settings) {
+    if (settings_.in_process) return;
+    try {
+        start_launcher();
+    } catch (const ReadError&) {
+        // Reported for every file by launch(), which tries again.
+    }
+}
+
+DecoderLauncher::~DecoderLauncher() { stop_launcher(); }
+
+void DecoderLauncher::start_launcher() {
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
-        throw ReadError("cannot start a decoder process: " + errno_text("socketpair"));
+        throw ReadError("cannot start the decoder launcher: " + errno_text("socketpair"));
     // dup2 onto itself would keep close-on-exec: make sure the child's end is not fd 3.
-    if (fds[1] == kDecoderSocket) {
-        const int moved = ::fcntl(fds[1], F_DUPFD_CLOEXEC, kDecoderSocket + 1);
+    if (fds[1] == kLauncherSocket) {
+        const int moved = ::fcntl(fds[1], F_DUPFD_CLOEXEC, kLauncherSocket + 1);
         ::close(fds[1]);
         fds[1] = moved;
     }
@@ -285,8 +354,8 @@ void FileDecoder::start() {
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     // Anything a decoder prints goes to stderr: stdout carries the report.
     posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], kDecoderSocket);
-    posix_spawn_file_actions_addclosefrom_np(&actions, kDecoderSocket + 1);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], kLauncherSocket);
+    posix_spawn_file_actions_addclosefrom_np(&actions, kLauncherSocket + 1);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     sigset_t none, all;
@@ -296,9 +365,8 @@ void FileDecoder::start() {
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-    std::string program = "/proc/self/exe", argument = kDecoderArgument;
-    std::string parent = std::to_string(::getpid()), threads = std::to_string(settings_.reader_threads);
-    char* argv[] = {program.data(), argument.data(), parent.data(), threads.data(), nullptr};
+    std::string program = "/proc/self/exe", argument = kDecoderArgument, parent = std::to_string(::getpid());
+    char* argv[] = {program.data(), argument.data(), parent.data(), nullptr};
     pid_t pid = -1;
     const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -306,29 +374,92 @@ void FileDecoder::start() {
     ::close(fds[1]);
     if (rc != 0) {
         ::close(fds[0]);
-        throw ReadError("cannot start a decoder process: " + std::string(std::strerror(rc)) +
-                        " (--decode-in-process reads without one)");
+        throw ReadError("cannot start the decoder launcher: " + std::string(std::strerror(rc)) +
+                        " (--decode-in-process reads without it)");
     }
     pid_ = pid;
     socket_ = fds[0];
+}
+
+void DecoderLauncher::stop_launcher() {
+    if (socket_ >= 0) ::close(socket_);
+    socket_ = -1;
+    // It may still be starting; its decoders die with it.
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
+    if (pid_ > 0)
+        while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    pid_ = -1;
+}
+
+std::optional<std::int32_t> DecoderLauncher::ask(LauncherRequest what, std::int32_t value, int fd_to_pass) {
+    MessageWriter w;
+    w.put(kProtocol);
+    w.put(what);
+    w.put(value);
+    if (socket_ < 0 || !send_message(socket_, w.bytes(), fd_to_pass)) return std::nullopt;
+    std::vector<char> buffer;
+    int unused = -1;
+    const ssize_t n = receive_message(socket_, buffer, unused);
+    if (unused >= 0) ::close(unused);
+    if (n <= 0) return std::nullopt;
+    try {
+        MessageReader r(buffer.data(), std::size_t(n));
+        if (r.get<std::uint32_t>() == kProtocol) return r.get<std::int32_t>();
+    } catch (const MessageTooShort&) {
+    }
+    return std::nullopt;
+}
+
+DecoderLauncher::Decoder DecoderLauncher::launch() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+        throw ReadError("cannot start a decoder process: " + errno_text("socketpair"));
+    struct CloseFd {
+        int fd;
+        ~CloseFd() { ::close(fd); }
+    } decoder_end{fds[1]};
+    std::optional<std::int32_t> pid;
+    try {
+        std::lock_guard lock(mutex_);
+        const auto threads = std::int32_t(std::min(settings_.reader_threads, 1u << 16));
+        pid = ask(LauncherRequest::launch, threads, fds[1]);
+        if (!pid) {
+            // The launcher is gone (it could not start, or was killed): one fresh try.
+            stop_launcher();
+            start_launcher();
+            pid = ask(LauncherRequest::launch, threads, fds[1]);
+        }
+    } catch (...) {
+        ::close(fds[0]);
+        throw;
+    }
+    if (!pid || *pid <= 0) {
+        ::close(fds[0]);
+        errno = pid ? -*pid : EPIPE;
+        throw ReadError("cannot start a decoder process: " + errno_text("the decoder launcher"));
+    }
+    return {pid_t(*pid), fds[0]};
+}
+
+std::int32_t DecoderLauncher::reap(pid_t decoder) {
+    std::lock_guard lock(mutex_);
+    return ask(LauncherRequest::reap, std::int32_t(decoder), -1).value_or(-EPIPE);
+}
+
+void FileDecoder::start() {
+    const DecoderLauncher::Decoder d = launcher_.launch();
+    pid_ = d.pid;
+    socket_ = d.socket;
 }
 
 std::string FileDecoder::end_process() {
     if (socket_ >= 0) ::close(socket_);
     socket_ = -1;
     if (pid_ < 0) return {};
-    // A process that closed its socket is exiting; give it a moment before forcing it.
-    int status = 0;
-    pid_t got = 0;
-    for (int i = 0; i < 100 && (got = ::waitpid(pid_, &status, WNOHANG)) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (got == 0) {
-        ::kill(pid_, SIGKILL);
-        while ((got = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-        }
-    }
+    const std::int32_t status = launcher_.reap(pid_);
     pid_ = -1;
-    if (got < 0) return "the decoder process was lost";
+    if (status < 0) return "the decoder process was lost";
     if (WIFSIGNALED(status)) return "the decoder crashed (" + signal_text(WTERMSIG(status)) + ")";
     return "the decoder exited with status " + std::to_string(WEXITSTATUS(status));
 }
@@ -347,7 +478,7 @@ bool FileDecoder::send_request(const std::string& path, const ReadOptions& optio
 }
 
 LoadedImage FileDecoder::read(const std::string& path, const ReadOptions& options) {
-    if (settings_.in_process) return read_image(path, options);
+    if (launcher_.settings().in_process) return read_image(path, options);
     if (path.size() > kMaxPath) throw ReadError("file name too long");
 
     if (socket_ < 0) start();
@@ -359,11 +490,11 @@ LoadedImage FileDecoder::read(const std::string& path, const ReadOptions& option
             throw ReadError("cannot reach the decoder process: " + errno_text("send"));
     }
 
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(settings_.timeout_seconds);
+    const double timeout = launcher_.settings().timeout_seconds;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     for (;;) {
         int wait_ms = -1;
-        if (settings_.timeout_seconds > 0) {
+        if (timeout > 0) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 deadline - std::chrono::steady_clock::now());
             wait_ms = int(std::clamp<long long>(left.count() + 1, 0, 1 << 30));
@@ -373,7 +504,7 @@ LoadedImage FileDecoder::read(const std::string& path, const ReadOptions& option
         if (ready < 0 && errno == EINTR) continue;
         if (ready == 0 && std::chrono::steady_clock::now() >= deadline) {
             stop();
-            throw ReadError("took longer than " + seconds_text(settings_.timeout_seconds) +
+            throw ReadError("took longer than " + seconds_text(timeout) +
                             " s to read (--decode-timeout); the decoder was stopped");
         }
         if (ready > 0) break;

@@ -378,6 +378,7 @@ int run(int argc, char** argv) {
     engine_options.threads = std::max(1u, cores / workers);
     configure_reader_threads(engine_options.threads);
     decoder_settings.reader_threads = engine_options.threads;
+    DecoderLauncher decoder_launcher(decoder_settings);
 
     // The first engine is made here, so a bad backend or device is a usage error up front.
     std::vector<std::unique_ptr<Engine>> engines(workers);
@@ -410,7 +411,7 @@ int run(int argc, char** argv) {
             }
         }
         Engine& engine = *engines[id];
-        FileDecoder decoder(decoder_settings);
+        FileDecoder decoder(decoder_launcher);
         for (std::size_t i; (i = next.fetch_add(1)) < total;) {
             FileOutcome& o = outcomes[i];
             o.file = expanded.files[i];

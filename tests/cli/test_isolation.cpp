@@ -220,6 +220,8 @@ struct CrashCase {
     std::string fault, reason;
 };
 
+void PrintTo(const CrashCase& c, std::ostream* os) { *os << c.fault; }
+
 class CliDecoderCrash : public CliIsolationTest, public ::testing::WithParamInterface<CrashCase> {};
 
 TEST_P(CliDecoderCrash, CostsOnlyThatFile) {
