@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "decoder_process.hpp"
 #include "imghist/imghist.hpp"
 #include "output.hpp"
 #include "plot.hpp"
@@ -77,6 +78,11 @@ Plot (--plot FILE.png or FILE.svg):
   when they differ), or one chart each when FILE contains {} (replaced by the file's name
   without extension). A chart never replaces another chart of the same run or an input.
   --log uses a log10 counts axis.
+
+Decoding:
+  Each worker decodes its files in a decoder process of its own, so a file that crashes or
+  hangs a reader is one error and the other files are still reported. --decode-timeout
+  bounds the time per file; --decode-in-process decodes in imghist itself (for debugging).
 
 Exit status:
   0  every file was read and counted, and the report and plots were written
@@ -428,6 +434,13 @@ int run(int argc, char** argv) {
                    "Refuse images with more pixels, checked from the header before reading "
                    "(default 268435456 = 16384 x 16384; K/M/G suffixes; 0 = no limit)")
         ->type_name("N");
+    DecoderSettings decoder_settings;
+    app.add_option("--decode-timeout", decoder_settings.timeout_seconds,
+                   "Seconds a file may take to decode before it is reported as an error (0 = no limit)")
+        ->check(CLI::NonNegativeNumber)->capture_default_str()->type_name("SECONDS");
+    app.add_flag("--decode-in-process", decoder_settings.in_process,
+                 "Decode in this process, not in decoder processes: no crash isolation, no time "
+                 "limit (for debugging and profiling)");
     bool progress_on = false, progress_off = false;
     // Two flags: CLI11 shows one negatable flag as "--progress,--no-progress{false}".
     app.add_flag("--progress", progress_on, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
@@ -482,6 +495,8 @@ int run(int argc, char** argv) {
     engine_options.device = device;
     engine_options.threads = std::max(1u, cores / workers);
     configure_reader_threads(engine_options.threads);
+    decoder_settings.reader_threads = engine_options.threads;
+    DecoderLauncher decoder_launcher(decoder_settings);
 
     // The first engine is made here, so a bad backend or device is a usage error up front.
     std::vector<std::unique_ptr<Engine>> engines(workers);
@@ -513,11 +528,12 @@ int run(int argc, char** argv) {
             }
         }
         Engine& engine = *engines[id];
+        FileDecoder decoder(decoder_launcher);
         for (std::size_t i; (i = next.fetch_add(1)) < total;) {
             FileOutcome& o = outcomes[i];
             o.file = expanded.files[i];
             try {
-                LoadedImage image = read_image(o.file, read_options);
+                LoadedImage image = decoder.read(o.file, read_options);
                 Result r = engine.compute(image.view, request);
                 o.notes = std::move(image.notes);
                 o.notes.insert(o.notes.end(), r.notes.begin(), r.notes.end());
@@ -592,6 +608,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (is_decoder_process(argc, argv)) return run_decoder_process(argc, argv);
     int status = kExitFileFailed;
     try {
         status = run(argc, argv);

@@ -2,6 +2,8 @@
 // premultiplication, no colour conversion, and a size guard checked from the header.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,9 +14,18 @@
 
 namespace imghist::cli {
 
+// Frees pixels from new[], or unmaps the pixels a decoder process handed over.
+struct PixelRelease {
+    std::size_t mapped_bytes = 0;  // non-zero: the pixels are a mapping of this many bytes
+    void operator()(std::byte* p) const noexcept {
+        if (mapped_bytes) ::munmap(p, mapped_bytes);
+        else delete[] p;
+    }
+};
+
 // Pixels read from one file, owned, with the view that describes them.
 struct LoadedImage {
-    std::unique_ptr<std::byte[]> pixels;
+    std::unique_ptr<std::byte[], PixelRelease> pixels;
     ImageView view;
     std::string source_type;           // the file's sample type as OpenImageIO names it ("uint8")
     std::vector<std::string> notes;    // conversions the reader made that the user should know
