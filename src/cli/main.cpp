@@ -132,12 +132,12 @@ bool hidden(const fs::path& p) {
     return !name.empty() && name[0] == '.' && name != "." && name != "..";
 }
 
-bool has_image_extension(const fs::path& p) {
+bool has_image_extension(const fs::path& p, bool untrusted_readers) {
     std::string ext = p.extension().string();
     if (ext.size() < 2) return false;
     ext.erase(0, 1);
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    const auto& list = image_extensions();
+    const auto& list = image_extensions(untrusted_readers);
     return std::binary_search(list.begin(), list.end(), ext);
 }
 
@@ -147,7 +147,7 @@ struct Inputs {
     std::vector<FileOutcome> failed;  // directories that could not be walked or hold no image
 };
 
-Inputs expand_inputs(const std::vector<std::string>& args) {
+Inputs expand_inputs(const std::vector<std::string>& args, bool untrusted_readers) {
     Inputs in;
     for (const std::string& arg : args) {
         std::error_code ec;
@@ -166,7 +166,7 @@ Inputs expand_inputs(const std::vector<std::string>& args) {
                 continue;
             }
             std::error_code fe;
-            if (entry.is_regular_file(fe) && has_image_extension(entry.path()))
+            if (entry.is_regular_file(fe) && has_image_extension(entry.path(), untrusted_readers))
                 found.push_back(entry.path().string());
         }
         if (ec && walk_error.empty()) walk_error = ec.message();
@@ -284,6 +284,7 @@ int run(int argc, char** argv) {
     app.get_formatter()->column_width(34);
 
     std::vector<std::string> inputs;
+    ReadOptions read_options;
     std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
     std::string format = "table", plot_path, max_pixels_text;
     std::uint32_t bins = 0;
@@ -316,6 +317,10 @@ int run(int argc, char** argv) {
                    "Refuse images with more pixels, checked from the header before reading "
                    "(default 268435456 = 16384 x 16384; K/M/G suffixes; 0 = no limit)")
         ->type_name("N");
+    app.add_flag("--untrusted-readers", read_options.untrusted_readers,
+                 "Also read formats outside the trusted list (TGA, IFF, DPX, PSD, ...) with "
+                 "OpenImageIO's less safe readers, chosen by extension; directories then take "
+                 "their extensions too. Use only on files you trust");
     bool progress_flag = false;
     auto* progress_opt = app.add_flag("--progress,!--no-progress", progress_flag, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
     app.set_version_flag("-V,--version", version_text());
@@ -330,7 +335,6 @@ int run(int argc, char** argv) {
     if (list) return list_backends(format);
 
     Request request;
-    ReadOptions read_options;
     read_options.max_pixels = kDefaultMaxPixels;
     try {
         request.mode = *parse_mode(mode_text);
@@ -356,7 +360,7 @@ int run(int argc, char** argv) {
         return kExitUsage;
     }
 
-    Inputs expanded = expand_inputs(inputs);
+    Inputs expanded = expand_inputs(inputs, read_options.untrusted_readers);
     const std::size_t total = expanded.files.size();
     const unsigned cores = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     const unsigned workers = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(cores, total)));
