@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libbenchmark-dev                        # tests and benchmarks
-  libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libcairo2-dev  # the imghist command
+  libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libtiff-dev libcairo2-dev  # the imghist command
   libopencv-dev                                        # the OpenCV comparison benchmark
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL, run on the CPU by PoCL
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # Vulkan on lavapipe

@@ -44,14 +44,16 @@ What it counts:
   Pixels as the file stores them: 8-bit stays 8-bit (256 bins, bin = value), 16-bit stays
   16-bit (256 bins, bin = value >> 8), half/float use 257 bins over [0, 1] (bin 256 holds 1.0
   and above; NaN, values below 0 and above 1 are also reported as nan/below/above). Colour is
-  not premultiplied by alpha and not colour-converted. Gray images give one channel "gray";
-  indexed images are expanded to RGB. --bins/--range replace the default bins; values outside
-  the range are counted as below/above and binned only with --clamp.
+  not premultiplied by alpha and not colour-converted (CMYK is refused). Channels are taken by
+  name: R,G,B (and A), or Y for gray; others (Z, AOVs) are left out with a note. Indexed
+  images are expanded to RGB. --bins/--range replace the default bins; values outside the
+  range are counted as below/above and binned only with --clamp.
 
 Inputs:
-  Files of any format OpenImageIO reads (PNG, JPEG, TIFF, OpenEXR, PNM/PFM, HDR, BMP, WebP,
-  ...). Directories are searched recursively for files with an image extension (hidden
-  files and camera raw/video files are skipped; name those explicitly).
+  Regular files whose content is PNG, JPEG, TIFF, OpenEXR, PNM/PFM, HDR, BMP, WebP or GIF
+  (the reader is picked by the content, not the name). Other formats need --untrusted-readers
+  (less safe readers). FIFOs, devices and sockets are refused. Directories are searched
+  recursively for files with those formats' extensions (hidden files skipped).
 
 Output formats (--format):
   table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins),
