@@ -19,7 +19,7 @@ done
 core=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev                                         # tests
-  libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libcairo2-dev  # the imghist command
+  libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libtiff-dev libcairo2-dev  # the imghist command
   python3-pandas python3-numpy                         # the CLI tests load its CSV with them
 )
 extra=(

@@ -49,15 +49,18 @@ What it counts:
   Pixels as the file stores them: 8-bit stays 8-bit (256 bins, bin = value), 16-bit stays
   16-bit (256 bins, bin = value >> 8), half/float use 257 bins over [0, 1] (bin 256 holds 1.0
   and above; NaN, values below 0 and above 1 are also reported as nan/below/above). Colour is
-  not premultiplied by alpha and not colour-converted. Gray images give one channel "gray";
-  indexed images are expanded to RGB. --bins/--range replace the default bins; values outside
-  the range are counted as below/above and binned only with --clamp.
+  not premultiplied by alpha and not colour-converted (CMYK is refused). Channels are taken by
+  name: R,G,B (and A), or Y for gray; others (Z, AOVs) are left out with a note. Indexed
+  images are expanded to RGB. --bins/--range replace the default bins; values outside the
+  range are counted as below/above and binned only with --clamp.
 
 Inputs:
-  Files of any format OpenImageIO reads (PNG, JPEG, TIFF, OpenEXR, PNM/PFM, HDR, BMP, WebP,
-  ...). Directories are searched recursively for files with an image extension (hidden
-  files and camera raw/video files are skipped; name those explicitly). -- ends the options,
-  so a file name that starts with '-' goes after it: imghist -- -name.png
+  Regular files whose content is PNG, JPEG, TIFF, OpenEXR, PNM/PFM, HDR, BMP, WebP or GIF
+  (the reader is picked by the content, not the name). Other formats need --untrusted-readers
+  (less safe readers). FIFOs, devices and sockets are refused. Directories are searched
+  recursively for files with those formats' extensions (hidden files skipped).
+  -- ends the options, so a file name that starts with '-' goes after it:
+  imghist -- -name.png
 
 Output formats (--format):
   table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins),
@@ -151,12 +154,12 @@ bool hidden(const fs::path& p) {
     return !name.empty() && name[0] == '.' && name != "." && name != "..";
 }
 
-bool has_image_extension(const fs::path& p) {
+bool has_image_extension(const fs::path& p, bool untrusted_readers) {
     std::string ext = p.extension().string();
     if (ext.size() < 2) return false;
     ext.erase(0, 1);
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    const auto& list = image_extensions();
+    const auto& list = image_extensions(untrusted_readers);
     return std::binary_search(list.begin(), list.end(), ext);
 }
 
@@ -168,7 +171,8 @@ struct Inputs {
 
 // Adds the image files under dir to `found` (hidden names skipped, symlinked directories not
 // followed); a directory that cannot be listed is an error naming it and the system's reason.
-void walk_directory(const fs::path& dir, std::vector<std::string>& found, std::vector<FileOutcome>& failed) {
+void walk_directory(const fs::path& dir, bool untrusted_readers, std::vector<std::string>& found,
+                    std::vector<FileOutcome>& failed) {
     std::error_code ec;
     std::vector<fs::path> subdirectories;
     for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
@@ -176,14 +180,14 @@ void walk_directory(const fs::path& dir, std::vector<std::string>& found, std::v
         if (hidden(entry.path())) continue;
         std::error_code fe;
         if (fs::is_directory(entry.symlink_status(fe))) subdirectories.push_back(entry.path());
-        else if (entry.is_regular_file(fe) && has_image_extension(entry.path())) found.push_back(entry.path().string());
+        else if (entry.is_regular_file(fe) && has_image_extension(entry.path(), untrusted_readers)) found.push_back(entry.path().string());
     }
     if (ec) failed.push_back({dir.string(), std::nullopt, {}, "cannot read directory: " + ec.message()});
     std::sort(subdirectories.begin(), subdirectories.end());
-    for (const fs::path& sub : subdirectories) walk_directory(sub, found, failed);
+    for (const fs::path& sub : subdirectories) walk_directory(sub, untrusted_readers, found, failed);
 }
 
-Inputs expand_inputs(const std::vector<std::string>& args) {
+Inputs expand_inputs(const std::vector<std::string>& args, bool untrusted_readers) {
     Inputs in;
     for (const std::string& arg : args) {
         std::error_code ec;
@@ -193,7 +197,7 @@ Inputs expand_inputs(const std::vector<std::string>& args) {
         }
         std::vector<std::string> found;
         const std::size_t failures = in.failed.size();
-        walk_directory(arg, found, in.failed);
+        walk_directory(arg, untrusted_readers, found, in.failed);
         std::sort(found.begin(), found.end());
         if (found.empty() && in.failed.size() == failures)
             in.failed.push_back({arg, std::nullopt, {}, "directory holds no image files"});
@@ -402,6 +406,7 @@ int run(int argc, char** argv) {
     app.get_formatter()->column_width(34);
 
     std::vector<std::string> inputs;
+    ReadOptions read_options;
     std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
     std::string format = "table", plot_path, max_pixels_text;
     std::uint32_t bins = 0;
@@ -441,6 +446,10 @@ int run(int argc, char** argv) {
     app.add_flag("--decode-in-process", decoder_settings.in_process,
                  "Decode in this process, not in decoder processes: no crash isolation, no time "
                  "limit (for debugging and profiling)");
+    app.add_flag("--untrusted-readers", read_options.untrusted_readers,
+                 "Also read formats outside the trusted list (TGA, IFF, DPX, PSD, ...) with "
+                 "OpenImageIO's less safe readers, chosen by extension; directories then take "
+                 "their extensions too. Use only on files you trust");
     bool progress_on = false, progress_off = false;
     // Two flags: CLI11 shows one negatable flag as "--progress,--no-progress{false}".
     app.add_flag("--progress", progress_on, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
@@ -459,7 +468,6 @@ int run(int argc, char** argv) {
     if (list) return list_backends(format);
 
     Request request;
-    ReadOptions read_options;
     read_options.max_pixels = kDefaultMaxPixels;
     try {
         request.mode = *parse_mode(mode_text);
@@ -487,7 +495,7 @@ int run(int argc, char** argv) {
         return kExitUsage;
     }
 
-    Inputs expanded = expand_inputs(inputs);
+    Inputs expanded = expand_inputs(inputs, read_options.untrusted_readers);
     const std::size_t total = expanded.files.size();
     const unsigned cores = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     const unsigned workers = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(cores, total)));

@@ -1,5 +1,7 @@
-// Reading image files into imghist views with OpenImageIO: the file's own sample type, no
-// premultiplication, no colour conversion, and a size guard checked from the header.
+// Reading image files into imghist views: the file's own sample type, no premultiplication, no
+// colour conversion, and a size guard checked from the header. The reader is chosen by the
+// file's content among the trusted formats (docs/cli.md, "Reading policy"); OpenImageIO's other
+// readers are used only when asked for (ReadOptions::untrusted_readers).
 #pragma once
 
 #include <sys/mman.h>
@@ -42,17 +44,18 @@ private:
 };
 
 struct ReadOptions {
-    std::uint64_t max_pixels = 0;  // 0 = no limit
+    std::uint64_t max_pixels = 0;     // 0 = no limit
+    bool untrusted_readers = false;   // also OpenImageIO's less safe readers, chosen by extension
 };
 
 // Reads the first subimage at full resolution. Throws ReadError (missing file, not an image,
 // truncated or corrupt data, zero or oversized dimensions, unsupported channel layout).
 LoadedImage read_image(const std::string& path, const ReadOptions& options);
 
-// Lower-case extensions (without the dot) of the formats this OpenImageIO reads that a
-// directory walk picks up (video, volume and camera-raw readers are left out: name such files
-// explicitly to read them).
-const std::vector<std::string>& image_extensions();
+// Lower-case extensions (without the dot), sorted, that a directory walk picks up: those of the
+// trusted formats, or with `untrusted_readers` every format this OpenImageIO reads (video,
+// volume and camera-raw readers are left out even then: name such files explicitly).
+const std::vector<std::string>& image_extensions(bool untrusted_readers);
 
 // "OpenImageIO 2.4.7".
 std::string reader_version();
