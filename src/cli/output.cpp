@@ -119,18 +119,36 @@ void put_name(json& j, const std::string& key, const std::string& name) {
 // A message (error, note, device name) in JSON: escaped like the terminal's, so one line.
 json message_json(const std::string& text) { return display_text(text); }
 
-json stats_json(const ChannelStats& s) {
+template <class T>
+json optional_json(const std::optional<T>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+// docs/cli.md, "JSON": bin-unit statistics under their old names, value-unit ones with a
+// `_value` suffix, the exact clipping counts and their shares of the non-NaN samples.
+json stats_json(const ChannelHistogram& c) {
+    const ChannelStats s = c.stats();
     json j;
     j["count"] = s.count;
-    j["min"] = s.min_bin ? json(*s.min_bin) : json(nullptr);
-    j["max"] = s.max_bin ? json(*s.max_bin) : json(nullptr);
-    j["mean"] = s.mean;
-    j["stddev"] = s.stddev;
-    j["median"] = s.median;
-    j["p1"] = s.p1;
-    j["p99"] = s.p99;
-    j["clipped_low"] = s.clipped_low;
-    j["clipped_high"] = s.clipped_high;
+    j["min"] = optional_json(s.min_bin);
+    j["max"] = optional_json(s.max_bin);
+    j["mean"] = optional_json(s.mean);
+    j["stddev"] = optional_json(s.stddev);
+    j["median"] = optional_json(s.median);
+    j["p1"] = optional_json(s.p1);
+    j["p99"] = optional_json(s.p99);
+    j["min_value"] = optional_json(s.min_value);
+    j["max_value"] = optional_json(s.max_value);
+    j["mean_value"] = optional_json(s.mean_value);
+    j["stddev_value"] = optional_json(s.stddev_value);
+    j["median_value"] = optional_json(s.median_value);
+    j["p1_value"] = optional_json(s.p1_value);
+    j["p99_value"] = optional_json(s.p99_value);
+    j["samples"] = s.samples;
+    j["clipped_low_count"] = optional_json(c.clipped_low_count);
+    j["clipped_high_count"] = optional_json(c.clipped_high_count);
+    j["clipped_low"] = optional_json(s.clipped_low);
+    j["clipped_high"] = optional_json(s.clipped_high);
     return j;
 }
 
@@ -146,7 +164,7 @@ json histograms_json(const Result& r) {
         j["nan"] = c.nan;
         j["below"] = c.below;
         j["above"] = c.above;
-        j["stats"] = stats_json(c.stats());
+        j["stats"] = stats_json(c);
         h[std::string(channel_name(c.channel))] = std::move(j);
     }
     return h;
@@ -193,6 +211,28 @@ const char* unit_hint(const Result& r, const BinLayout& layout) {
     return nullptr;
 }
 
+// The extreme values that "clip" means for a format (docs/semantics.md, "Statistics").
+const char* clipped_values(const Result& r) {
+    switch (format_info(r.format).sample) {
+        case SampleType::u8: return "value 0 / 255";
+        case SampleType::u16: return "value 0 / 65535";
+        case SampleType::f16:
+        case SampleType::f32: break;
+    }
+    return "<= 0 / >= 1";
+}
+
+std::string or_dash(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
+std::string or_dash(const std::optional<std::uint32_t>& v) { return v ? std::to_string(*v) : "-"; }
+// Value-unit numbers: six significant digits fit 16-bit values and float fractions alike.
+std::string or_dash(const std::optional<double>& v) {
+    if (!v) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", *v);
+    return buf;
+}
+std::string share_or_dash(const std::optional<double>& v) { return v ? percent(*v) : "-"; }
+
 void table_block(std::ostream& out, const std::string& heading, const Result& r,
                  const std::vector<std::string>& notes) {
     out << heading << '\n';
@@ -200,20 +240,25 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     const BinLayout& layout = r.channels.front().layout;
     out << "  " << describe_layout(layout);
     if (const char* hint = unit_hint(r, layout)) out << "; " << hint;
-    out << "; statistics in bins\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-5s %12s %8s %8s %7s %6s %6s %6s %6s %9s %9s\n", "", "pixels",
+    out << "\n  statistics per channel in bins, then in values (bin centres); clip = share of samples at "
+        << clipped_values(r) << "\n";
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
                   "mean", "stddev", "median", "p1", "p99", "min", "max", "clip low", "clip high");
     out << line;
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
-        const std::string mn = s.min_bin ? std::to_string(*s.min_bin) : "-";
-        const std::string mx = s.max_bin ? std::to_string(*s.max_bin) : "-";
-        std::snprintf(line, sizeof line, "  %-5s %12s %8s %8s %7u %6u %6u %6s %6s %9s %9s\n",
-                      std::string(channel_name(c.channel)).c_str(), thousands(s.count).c_str(),
-                      fixed(s.mean, 2).c_str(), fixed(s.stddev, 2).c_str(), s.median, s.p1, s.p99,
-                      mn.c_str(), mx.c_str(), percent(s.clipped_low).c_str(),
-                      percent(s.clipped_high).c_str());
+        std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+                      std::string(channel_name(c.channel)).c_str(), "bins", thousands(s.count).c_str(),
+                      or_dash(s.mean, 2).c_str(), or_dash(s.stddev, 2).c_str(), or_dash(s.median).c_str(),
+                      or_dash(s.p1).c_str(), or_dash(s.p99).c_str(), or_dash(s.min_bin).c_str(),
+                      or_dash(s.max_bin).c_str(), share_or_dash(s.clipped_low).c_str(),
+                      share_or_dash(s.clipped_high).c_str());
+        out << line;
+        std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s\n", "", "values", "",
+                      or_dash(s.mean_value).c_str(), or_dash(s.stddev_value).c_str(),
+                      or_dash(s.median_value).c_str(), or_dash(s.p1_value).c_str(), or_dash(s.p99_value).c_str(),
+                      or_dash(s.min_value).c_str(), or_dash(s.max_value).c_str());
         out << line;
     }
     for (const ChannelHistogram& c : r.channels) {
