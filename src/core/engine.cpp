@@ -1,6 +1,7 @@
 #include "imghist/engine.hpp"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,29 +21,45 @@ Result Engine::compute(const ImageView& image, const Request& request) {
     HistogramPlan plan(image.format, request);
     std::vector<std::uint64_t> slots(plan.total_slots(), 0);
     notes_.clear();
-    accumulate(image, plan, slots);
+    std::optional<HistogramPlan> clipping;  // the extremes are the below / above of its one bin
+    if (!plan.clipping_always_proven())
+        clipping.emplace(image.format, HistogramPlan::clipping_request(format_info(image.format).sample, request));
+    std::vector<std::uint64_t> extremes(clipping ? 2 * plan.channels.size() : 0, 0);
+    const bool counted = clipping && accumulate_with_extremes(image, plan, *clipping, slots, extremes);
+    if (!counted) accumulate(image, plan, slots);
     Result result = plan.make_result(image, slots, std::string(backend_name()), device_name());
-    count_clipping(image, request, result);
+    if (counted) {
+        for (std::size_t c = 0; c < result.channels.size(); ++c) {
+            result.channels[c].clipped_low_count = extremes[2 * c];
+            result.channels[c].clipped_high_count = extremes[2 * c + 1];
+        }
+    } else if (clipping) {
+        count_clipping(image, *clipping, result);
+    }
     result.notes = std::move(notes_);
     notes_.clear();
     return result;
 }
 
-void Engine::count_clipping(const ImageView& image, const Request& request, Result& result) {
+bool Engine::accumulate_with_extremes(const ImageView&, const HistogramPlan&, const HistogramPlan&,
+                                      std::span<std::uint64_t>, std::span<std::uint64_t>) {
+    return false;
+}
+
+void Engine::count_clipping(const ImageView& image, const HistogramPlan& clipping, Result& result) {
     bool proven = true;
     for (const ChannelHistogram& c : result.channels)
         proven = proven && c.clipped_low_count && c.clipped_high_count;
-    if (proven) return;  // e.g. 8-bit default bins: bins 0 and 255 are the extremes
+    if (proven) return;  // e.g. 16-bit default bins whose end bins are empty
     // A second pass of the same backend: its below / above counters are the extremes.
-    const HistogramPlan plan(image.format, HistogramPlan::clipping_request(format_info(image.format).sample, request));
-    std::vector<std::uint64_t> slots(plan.total_slots(), 0);
+    std::vector<std::uint64_t> slots(clipping.total_slots(), 0);
     const std::size_t notes_before = notes_.size();
-    accumulate(image, plan, slots);
+    accumulate(image, clipping, slots);
     notes_.resize(notes_before);  // notes about the internal pass would only confuse
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
-        const std::uint64_t* s = slots.data() + c * plan.slots_per_channel();
-        result.channels[c].clipped_low_count = s[plan.bins() + IH_SLOT_BELOW];
-        result.channels[c].clipped_high_count = s[plan.bins() + IH_SLOT_ABOVE];
+        const std::uint64_t* s = slots.data() + c * clipping.slots_per_channel();
+        result.channels[c].clipped_low_count = s[clipping.bins() + IH_SLOT_BELOW];
+        result.channels[c].clipped_high_count = s[clipping.bins() + IH_SLOT_ABOVE];
     }
 }
 

@@ -106,27 +106,44 @@ Request HistogramPlan::clipping_request(SampleType sample, const Request& reques
     return r;
 }
 
-std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> HistogramPlan::clipping_proven_by(
-    const std::uint64_t* channel_slots) const {
+HistogramPlan::ExtremePositions HistogramPlan::extreme_positions() const {
     // Slots in value order: below (when not folded into bin 0), the bins, above. Every slot
     // holds one interval of values (the bin sequence is monotone), so the low extremes fill the
     // slots before that of their top edge value, and that slot too unless the next value up
     // shares it.
     const std::uint32_t n = bins();
-    const bool unbinned_ends = !layout.clamp && !layout.closed_top;
-    std::vector<std::uint64_t> ordered;
-    if (unbinned_ends) ordered.push_back(channel_slots[n + IH_SLOT_BELOW]);
-    ordered.insert(ordered.end(), channel_slots, channel_slots + n);
-    if (unbinned_ends) ordered.push_back(channel_slots[n + IH_SLOT_ABOVE]);
+    ExtremePositions e{};
+    e.unbinned_ends = !layout.clamp && !layout.closed_top;
+    e.count = n + (e.unbinned_ends ? 2 : 0);
     const auto position = [&](double value) -> std::size_t {
         const std::uint32_t slot =
             (is_float() ? classify_float(float(value)) : classify_int(std::uint32_t(value))) & IH_SLOT_MASK;
-        if (slot < n) return slot + (unbinned_ends ? 1 : 0);
-        return slot == n + IH_SLOT_BELOW ? 0 : ordered.size() - 1;
+        if (slot < n) return slot + (e.unbinned_ends ? 1 : 0);
+        return slot == n + IH_SLOT_BELOW ? 0 : e.count - 1;
     };
     const auto [inner_lo, inner_hi] = between_extremes(info.sample);
     const double low_edge = is_float() ? 0.0 : inner_lo - 1;  // +0 (and -0) / value 0
     const double high_below = is_float() ? double(std::nextafter(1.0f, 0.0f)) : inner_hi - 1;
+    e.low = position(low_edge);
+    e.low_next = position(inner_lo);
+    e.high = position(inner_hi);
+    e.high_next = position(high_below);
+    return e;
+}
+
+bool HistogramPlan::clipping_always_proven() const {
+    const ExtremePositions e = extreme_positions();
+    return e.low != e.low_next && e.high != e.high_next;
+}
+
+std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> HistogramPlan::clipping_proven_by(
+    const std::uint64_t* channel_slots) const {
+    const std::uint32_t n = bins();
+    const ExtremePositions e = extreme_positions();
+    std::vector<std::uint64_t> ordered;
+    if (e.unbinned_ends) ordered.push_back(channel_slots[n + IH_SLOT_BELOW]);
+    ordered.insert(ordered.end(), channel_slots, channel_slots + n);
+    if (e.unbinned_ends) ordered.push_back(channel_slots[n + IH_SLOT_ABOVE]);
     const auto proven = [&](std::size_t edge, std::size_t next, std::size_t from, std::size_t to)
         -> std::optional<std::uint64_t> {
         if (edge == next && ordered[edge] != 0) return std::nullopt;  // shared with inner values
@@ -134,9 +151,7 @@ std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> HistogramP
         for (std::size_t p = from; p < to; ++p) sum += ordered[p];
         return edge == next ? sum : sum + ordered[edge];
     };
-    const std::size_t low = position(low_edge), low_next = position(inner_lo);
-    const std::size_t high = position(inner_hi), high_next = position(high_below);
-    return {proven(low, low_next, 0, low), proven(high, high_next, high + 1, ordered.size())};
+    return {proven(e.low, e.low_next, 0, e.low), proven(e.high, e.high_next, e.high + 1, ordered.size())};
 }
 
 float half_to_float(std::uint16_t h) {

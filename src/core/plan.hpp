@@ -72,6 +72,23 @@ public:
     // the extreme's edge value holds no value on the other side of it, or is empty.
     std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> clipping_proven_by(
         const std::uint64_t* channel_slots) const;
+    // Whether clipping_proven_by proves both counts whatever the slots hold (the extremes have
+    // slots of their own, as with the 8-bit default bins), so nothing need count them apart.
+    bool clipping_always_proven() const;
+    // For a plan made from clipping_request: the extreme that one of its codes stands for,
+    // IH_SLOT_BELOW (low) or IH_SLOT_ABOVE (high), else 0 (a value between them, or NaN).
+    std::uint32_t extreme_of(std::uint32_t code) const {
+        return code == bins() + IH_SLOT_BELOW || code == bins() + IH_SLOT_ABOVE ? code - bins() : 0;
+    }
+
+private:
+    // Positions in clipping_proven_by's value-ordered slots: of the low extreme's top edge value
+    // and of the next value up; of the high extreme's bottom edge value and the next value down.
+    struct ExtremePositions {
+        bool unbinned_ends;
+        std::size_t low, low_next, high, high_next, count;
+    };
+    ExtremePositions extreme_positions() const;
 };
 
 // Adds one classify() code into a channel's slots (binning.h's two-counter rule).

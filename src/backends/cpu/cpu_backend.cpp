@@ -88,35 +88,73 @@ T load(const std::byte* p) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Which clipping extreme a value is (HistogramPlan::extreme_of): 0, IH_SLOT_BELOW or IH_SLOT_ABOVE.
+// Counted per channel into two counters, low then high.
+inline void count_extreme(std::uint64_t* channel_extremes, std::uint32_t extreme, std::uint64_t n = 1) {
+    if (extreme != 0) channel_extremes[extreme - IH_SLOT_BELOW] += n;
+}
+
+// A value's classify code and, when the extremes are counted, its extreme.
+struct Classified {
+    std::uint32_t code, extreme;
+};
+struct Classifier {
+    const HistogramPlan& plan;
+    const HistogramPlan* clipping;  // null: extremes are not counted
+    Classified of_int(std::uint32_t v) const {
+        return {plan.classify_int(v), clipping ? clipping->extreme_of(clipping->classify_int(v)) : 0};
+    }
+    Classified of_float(float v) const {
+        return {plan.classify_float(v), clipping ? clipping->extreme_of(clipping->classify_float(v)) : 0};
+    }
+};
+
 // Slots of one channel table: the plan's slots [0, bins + 3), then one extra slot for each
-// distinct classify code that carries a below/above flag.
+// distinct (classify code, extreme) pair whose code carries a below/above flag or whose value
+// is an extreme.
 class SlotMap {
 public:
     explicit SlotMap(std::uint32_t bins) : bins_(bins) {}
 
-    std::uint32_t slot(std::uint32_t code) {
-        if ((code >> IH_EXTRA_SHIFT) == 0) return code;
-        for (std::size_t j = 0; j < flagged_.size(); ++j)
-            if (flagged_[j] == code) return bins_ + IH_EXTRA_SLOTS + std::uint32_t(j);
-        flagged_.push_back(code);
-        return bins_ + IH_EXTRA_SLOTS + std::uint32_t(flagged_.size() - 1);
+    std::uint32_t slot(Classified c) {
+        if ((c.code >> IH_EXTRA_SHIFT) == 0 && c.extreme == 0) return c.code;
+        for (std::size_t j = 0; j < extra_.size(); ++j)
+            if (extra_[j].code == c.code && extra_[j].extreme == c.extreme) return bins_ + IH_EXTRA_SLOTS + std::uint32_t(j);
+        extra_.push_back(c);
+        return bins_ + IH_EXTRA_SLOTS + std::uint32_t(extra_.size() - 1);
     }
-    std::uint32_t width() const { return bins_ + IH_EXTRA_SLOTS + std::uint32_t(flagged_.size()); }
+    std::uint32_t width() const { return bins_ + IH_EXTRA_SLOTS + std::uint32_t(extra_.size()); }
 
-    // Adds n counts of table slot s to one channel's slots, by count_code's rule.
-    void add(std::uint64_t* channel_slots, std::uint32_t s, std::uint64_t n) const {
+    // Adds n counts of table slot s to one channel's slots, by count_code's rule, and to its
+    // extremes (null when they are not counted: then no slot has one).
+    void add(std::uint64_t* channel_slots, std::uint64_t* channel_extremes, std::uint32_t s, std::uint64_t n) const {
         if (s < bins_ + IH_EXTRA_SLOTS) {
             channel_slots[s] += n;
             return;
         }
-        const std::uint32_t code = flagged_[s - bins_ - IH_EXTRA_SLOTS];
-        channel_slots[code & IH_SLOT_MASK] += n;
-        channel_slots[bins_ + (code >> IH_EXTRA_SHIFT)] += n;
+        const Classified& c = extra_[s - bins_ - IH_EXTRA_SLOTS];
+        channel_slots[c.code & IH_SLOT_MASK] += n;
+        if (c.code >> IH_EXTRA_SHIFT) channel_slots[bins_ + (c.code >> IH_EXTRA_SHIFT)] += n;
+        count_extreme(channel_extremes, c.extreme, n);
     }
 
 private:
     std::uint32_t bins_;
-    std::vector<std::uint32_t> flagged_;
+    std::vector<Classified> extra_;
+};
+
+// The shift mode (bin = v >> shift) with the extremes on slots of their own: integer samples
+// and luminance lie in [0, max], so below the clipping plan's lo_int is only 0 and from its
+// hi_int up only max.
+struct ShiftExtremeMap {
+    std::uint32_t shift = 0, low_below = 0, high_from = 0, low_slot = 0, high_slot = 0;
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const {
+        // One compare (unsigned wrap) for the values between the extremes.
+        if (v - low_below < high_from - low_below) [[likely]]
+            return ih_classify_int(v, IH_INT_SHIFT, shift, 0, 0, 0, 0);
+        return v < low_below ? low_slot : high_slot;
+    }
 };
 
 // Lookup tables for one (sample type, bin layout), built from the plan's classify functions and
@@ -124,51 +162,65 @@ private:
 struct Tables {
     SampleType sample;
     BinLayout layout;
+    bool extremes;  // the slots tell the clipping extremes apart
     SlotMap slots;
     std::vector<std::uint32_t> sample_lut;  // u8: 256; u16 general / f16: 65536; f32: top 16 bits
     std::vector<std::uint32_t> float_lut;   // top-16-bit table for float luminance (f16 input)
     std::vector<float> half_values;         // f16 bits -> float, for luminance
+    ShiftExtremeMap shift_extremes;         // integer shift mode, when extremes are counted
 
-    Tables(SampleType s, const BinLayout& l) : sample(s), layout(l), slots(l.bins) {}
+    Tables(SampleType s, const BinLayout& l, bool e) : sample(s), layout(l), extremes(e), slots(l.bins) {}
 };
 
 // Float samples by their top 16 bits: the slot of the code all of a block's floats share, or
 // kFallback where they do not (float_top16_codes, in core/plan.hpp, says why this is exact).
-void build_float_top16(const HistogramPlan& plan, SlotMap& slots, std::vector<std::uint32_t>& lut) {
-    lut = float_top16_codes([&](float v) { return plan.classify_float(v); });
-    for (std::uint32_t& e : lut) e = e == kCodeUnresolved ? kFallback : slots.slot(e);
+// With extremes, a block must also share one extreme (by the clipping plan's own top-16 codes).
+void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::uint32_t>& lut) {
+    lut = float_top16_codes([&](float v) { return cl.plan.classify_float(v); });
+    std::vector<std::uint32_t> clip;
+    if (cl.clipping) clip = float_top16_codes([&](float v) { return cl.clipping->classify_float(v); });
+    for (std::size_t t = 0; t < lut.size(); ++t) {
+        const bool resolved = lut[t] != kCodeUnresolved && (clip.empty() || clip[t] != kCodeUnresolved);
+        lut[t] = resolved ? slots.slot({lut[t], clip.empty() ? 0 : cl.clipping->extreme_of(clip[t])}) : kFallback;
+    }
 }
 
 // 8-bit tables are always built; the 65536-entry ones only when the image is big enough
 // (`big`) to pay for them, otherwise the kernel is not used.
-void build_tables(Tables& tb, const HistogramPlan& plan, bool big, bool want_luma) {
+// `cl` counts extremes exactly when tb.extremes.
+void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
+    const HistogramPlan& plan = cl.plan;
+    const auto int_lut = [&](std::uint32_t values) {
+        tb.sample_lut.resize(values);
+        for (std::uint32_t v = 0; v < values; ++v) tb.sample_lut[v] = tb.slots.slot(cl.of_int(v));
+    };
     switch (tb.sample) {
         case SampleType::u8:
-            if (tb.sample_lut.empty()) {
-                tb.sample_lut.resize(256);
-                for (std::uint32_t v = 0; v < 256; ++v) tb.sample_lut[v] = tb.slots.slot(plan.classify_int(v));
-            }
+            if (tb.sample_lut.empty()) int_lut(256);
             break;
         case SampleType::u16:
-            if (big && plan.int_mode != IH_INT_SHIFT && tb.sample_lut.empty()) {
-                tb.sample_lut.resize(65536);
-                for (std::uint32_t v = 0; v < 65536; ++v) tb.sample_lut[v] = tb.slots.slot(plan.classify_int(v));
+            if (big && plan.int_mode != IH_INT_SHIFT && tb.sample_lut.empty()) int_lut(65536);
+            if (tb.extremes && plan.int_mode == IH_INT_SHIFT) {
+                const auto max = std::uint32_t(cl.clipping->hi_int);  // the only value from hi_int up
+                tb.shift_extremes = {plan.shift, std::uint32_t(cl.clipping->lo_int), max,
+                                     tb.slots.slot(cl.of_int(0)), tb.slots.slot(cl.of_int(max))};
             }
             break;
         case SampleType::f16:
             if (!big) break;
             if (tb.sample_lut.empty()) {
-                tb.sample_lut = half_codes([&](float v) { return plan.classify_float(v); });
-                for (std::uint32_t& e : tb.sample_lut) e = tb.slots.slot(e);
+                tb.sample_lut.resize(65536);
+                for (std::uint32_t h = 0; h < 65536; ++h)
+                    tb.sample_lut[h] = tb.slots.slot(cl.of_float(half_to_float(std::uint16_t(h))));
             }
             if (want_luma && tb.float_lut.empty()) {
-                build_float_top16(plan, tb.slots, tb.float_lut);
+                build_float_top16(cl, tb.slots, tb.float_lut);
                 tb.half_values.resize(65536);
                 for (std::uint32_t h = 0; h < 65536; ++h) tb.half_values[h] = half_to_float(std::uint16_t(h));
             }
             break;
         case SampleType::f32:
-            if (big && tb.sample_lut.empty()) build_float_top16(plan, tb.slots, tb.sample_lut);
+            if (big && tb.sample_lut.empty()) build_float_top16(cl, tb.slots, tb.sample_lut);
             break;
     }
 }
@@ -179,17 +231,21 @@ void build_tables(Tables& tb, const HistogramPlan& plan, bool big, bool want_lum
 // workers' Counters must not share a line.
 struct alignas(64) Counters {
     const HistogramPlan* plan = nullptr;
+    const HistogramPlan* clipping = nullptr;  // null: extremes are not counted
     const SlotMap* slots = nullptr;
     std::uint32_t channels = 0, pitch = 0;
     std::vector<std::uint32_t> sub;      // [kMaxSubs][channels][pitch], 32-bit
     std::vector<std::uint64_t> totals;   // the plan's slot layout, 64-bit
+    std::vector<std::uint64_t> extremes;  // per channel: low, high
     std::uint64_t pending = 0;           // pixels counted since the last flush
 
-    void init(const HistogramPlan& p, const SlotMap* s) {
+    void init(const HistogramPlan& p, const HistogramPlan* clip, const SlotMap* s) {
         plan = &p;
+        clipping = clip;
         slots = s;
         channels = std::uint32_t(p.channels.size());
         totals.assign(p.total_slots(), 0);
+        extremes.assign(clip ? 2 * std::size_t(channels) : 0, 0);
         if (s != nullptr) {
             // Pad each table by a cache line (and away from a multiple of 4 KiB) so the same bin of
             // different tables does not alias in the store-to-load forwarding logic.
@@ -206,10 +262,11 @@ struct alignas(64) Counters {
         const std::uint32_t width = slots->width();
         for (unsigned c = 0; c < channels; ++c) {
             std::uint64_t* out = totals.data() + std::size_t(c) * plan->slots_per_channel();
+            std::uint64_t* out_extremes = clipping ? extremes.data() + 2 * std::size_t(c) : nullptr;
             for (unsigned s = 0; s < kMaxSubs; ++s) {
                 std::uint32_t* t = table(s, c);
                 for (std::uint32_t j = 0; j < width; ++j)
-                    if (t[j] != 0) slots->add(out, j, t[j]);
+                    if (t[j] != 0) slots->add(out, out_extremes, j, t[j]);
                 std::fill(t, t + width, 0u);
             }
         }
@@ -218,8 +275,11 @@ struct alignas(64) Counters {
 
     // A float sample (or float luminance) whose top-16-bit block straddles a code boundary.
     [[gnu::noinline]] void classify_direct(unsigned c, std::uint32_t float_bits) {
-        count_code(totals.data() + std::size_t(c) * plan->slots_per_channel(), plan->bins(),
-                   plan->classify_float(std::bit_cast<float>(float_bits)));
+        count(c, Classifier{*plan, clipping}.of_float(std::bit_cast<float>(float_bits)));
+    }
+    void count(std::size_t c, Classified v) {
+        count_code(totals.data() + c * plan->slots_per_channel(), plan->bins(), v.code);
+        if (clipping) count_extreme(extremes.data() + 2 * c, v.extreme);
     }
 };
 
@@ -578,6 +638,7 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
     YMap ymap{};
     if constexpr (std::is_same_v<Map, LutMap> || std::is_same_v<Map, Top16Map>) map.lut = tb.sample_lut.data();
     if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
+    if constexpr (std::is_same_v<Map, ShiftExtremeMap>) map = tb.shift_extremes;
     if (P != 0 && k.pitch != P) throw Error("internal error: cpu kernel table pitch mismatch");
     if constexpr (std::is_same_v<YMap, Top16Map>)
         ymap.lut = tb.sample == SampleType::f16 ? tb.float_lut.data() : tb.sample_lut.data();
@@ -629,8 +690,8 @@ void count_direct(Counters& k, const ImageView& image, std::uint64_t begin, std:
     const HistogramPlan& plan = *k.plan;
     const FormatInfo& fi = plan.info;
     const std::size_t pixel_bytes = fi.pixel_bytes();
-    const std::uint32_t spc = plan.slots_per_channel();
     const std::uint64_t width = image.width;
+    const Classifier cl{plan, k.clipping};
     auto sample_int = [&](const std::byte* px, int i) -> std::uint32_t {
         const std::byte* p = px + std::size_t(i) * fi.bytes_per_sample;
         return fi.sample == SampleType::u8 ? std::uint32_t(load<std::uint8_t>(p)) : std::uint32_t(load<std::uint16_t>(p));
@@ -648,21 +709,19 @@ void count_direct(Counters& k, const ImageView& image, std::uint64_t begin, std:
             const std::byte* px = row + std::size_t(x) * pixel_bytes;
             for (std::size_t c = 0; c < plan.channels.size(); ++c) {
                 const int src = plan.sources[c];
-                std::uint32_t code;
                 if (fi.is_float()) {
-                    code = src != kLumaSource
-                               ? plan.classify_float(sample_float(px, src))
-                               : plan.classify_float(ih_luma_float(sample_float(px, fi.red), sample_float(px, fi.green),
-                                                                   sample_float(px, fi.blue), plan.weight_float[0],
-                                                                   plan.weight_float[1], plan.weight_float[2]));
+                    k.count(c, cl.of_float(src != kLumaSource
+                                               ? sample_float(px, src)
+                                               : ih_luma_float(sample_float(px, fi.red), sample_float(px, fi.green),
+                                                               sample_float(px, fi.blue), plan.weight_float[0],
+                                                               plan.weight_float[1], plan.weight_float[2])));
                 } else {
-                    code = src != kLumaSource
-                               ? plan.classify_int(sample_int(px, src))
-                               : plan.classify_int(ih_luma_int(sample_int(px, fi.red), sample_int(px, fi.green),
-                                                               sample_int(px, fi.blue), plan.weight_int[0],
-                                                               plan.weight_int[1], plan.weight_int[2]));
+                    k.count(c, cl.of_int(src != kLumaSource
+                                             ? sample_int(px, src)
+                                             : ih_luma_int(sample_int(px, fi.red), sample_int(px, fi.green),
+                                                           sample_int(px, fi.blue), plan.weight_int[0],
+                                                           plan.weight_int[1], plan.weight_int[2])));
                 }
-                count_code(k.totals.data() + c * spc, plan.bins(), code);
             }
         }
         pos += n;
@@ -709,6 +768,20 @@ public:
 
     void accumulate(const ImageView& image, const HistogramPlan& plan,
                     std::span<std::uint64_t> slots) override {
+        count(image, plan, nullptr, slots, {});
+    }
+
+    // Every path counts the extremes: the tables give them slots of their own, so on the
+    // table paths they cost no extra increment.
+    bool accumulate_with_extremes(const ImageView& image, const HistogramPlan& plan, const HistogramPlan& clipping,
+                                  std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes) override {
+        count(image, plan, &clipping, slots, extremes);
+        return true;
+    }
+
+private:
+    void count(const ImageView& image, const HistogramPlan& plan, const HistogramPlan* clipping,
+               std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes) {
         const std::uint64_t pixels = image.pixel_count();
         const std::uint64_t samples = pixels * plan.channels.size();
         const ChannelSet cs = channel_set(plan);
@@ -716,13 +789,13 @@ public:
         KernelFn kernel = nullptr;
         const Tables* tables = nullptr;
         if (cs.ok && pixels >= kMinPixelsForTables && plan.bins() <= kMaxTableBins) {
-            tables = &tables_for(plan, samples, cs.luma);
+            tables = &tables_for(Classifier{plan, clipping}, samples, cs.luma);
             kernel = pick_kernel(plan, *tables, cs);
         }
 
         std::uint64_t workers = std::min<std::uint64_t>(threads_, std::max<std::uint64_t>(1, pixels / kMinPixelsPerThread));
         std::vector<Counters> counters(workers);
-        for (auto& k : counters) k.init(plan, kernel ? &tables->slots : nullptr);
+        for (auto& k : counters) k.init(plan, clipping, kernel ? &tables->slots : nullptr);
         const Context ctx{&plan, tables};
         auto work = [&](std::uint64_t t) {
             const std::uint64_t begin = pixels * t / workers, end = pixels * (t + 1) / workers;
@@ -758,16 +831,22 @@ public:
         for (auto& th : pool) th.join();
         for (auto& e : errors)
             if (e) std::rethrow_exception(e);
-        for (const auto& k : counters)
+        for (const auto& k : counters) {
             for (std::size_t i = 0; i < slots.size(); ++i) slots[i] += k.totals[i];
+            for (std::size_t i = 0; i < k.extremes.size(); ++i) extremes[i] += k.extremes[i];
+        }
     }
 
-private:
-    const Tables& tables_for(const HistogramPlan& plan, std::uint64_t samples, bool luma) {
-        if (!tables_ || tables_->sample != plan.info.sample || !(tables_->layout == plan.layout))
-            tables_ = std::make_unique<Tables>(plan.info.sample, plan.layout);
+    // The tables depend on the plan only through its sample type and layout, and on whether
+    // extremes are counted (the clipping plan is the same for every request of a sample type).
+    const Tables& tables_for(const Classifier& cl, std::uint64_t samples, bool luma) {
+        const HistogramPlan& plan = cl.plan;
+        const bool extremes = cl.clipping != nullptr;
+        if (!tables_ || tables_->sample != plan.info.sample || !(tables_->layout == plan.layout) ||
+            tables_->extremes != extremes)
+            tables_ = std::make_unique<Tables>(plan.info.sample, plan.layout, extremes);
         const bool big = samples >= kMinSamplesForBigTables;
-        build_tables(*tables_, plan, big, luma);
+        build_tables(*tables_, cl, big, luma);
         return *tables_;
     }
 
@@ -777,11 +856,16 @@ private:
         const bool shift = plan.int_mode == IH_INT_SHIFT;
         switch (fi.sample) {
             case SampleType::u8:
+                // With extremes the 256-entry table gives them slots of their own.
+                if (tb.extremes) return pick_format<std::uint8_t, LutMap, LutMap>(fi, cs.rgb, cs.alpha, cs.luma);
                 if (shift && plan.shift == 0)
                     return pick_format<std::uint8_t, IdentityMap, IdentityMap, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
                 if (shift) return pick_format<std::uint8_t, ShiftMap, ShiftMap, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
                 return pick_format<std::uint8_t, LutMap, LutMap>(fi, cs.rgb, cs.alpha, cs.luma);
             case SampleType::u16:
+                if (shift && tb.extremes && small)
+                    return pick_format<std::uint16_t, ShiftExtremeMap, ShiftExtremeMap, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
+                if (shift && tb.extremes) return pick_format<std::uint16_t, ShiftExtremeMap, ShiftExtremeMap>(fi, cs.rgb, cs.alpha, cs.luma);
                 if (shift && small)
                     return pick_format<std::uint16_t, ShiftMap, ShiftMap, kSmallPitch>(fi, cs.rgb, cs.alpha, cs.luma);
                 if (shift) return pick_format<std::uint16_t, ShiftMap, ShiftMap>(fi, cs.rgb, cs.alpha, cs.luma);
