@@ -12,6 +12,7 @@
 
 #include "core/plan.hpp"
 #include "imghist/imghist.hpp"
+#include "histogram_asserts.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -212,6 +213,77 @@ TEST(Clipping, MergeAddsKnownCountsAndKeepsUnknownUnknown) {
     partial.merge(from_plan_alone(vb));
     EXPECT_FALSE(partial.channels[0].clipped_low_count.has_value());
     EXPECT_FALSE(partial.channels[0].clipped_high_count.has_value());
+}
+
+// The cpu backend counts the extremes in its main pass (accumulate_with_extremes): on images big
+// enough for its 65536-entry tables and for several threads, with odd widths and padded rows.
+TEST(Clipping, CpuCountsTheExtremesInItsMainPassOnEveryPath) {
+    EngineOptions three_threads;
+    three_threads.threads = 3;
+    auto cpu = create_engine("cpu", three_threads);
+    auto reference = create_engine("reference");
+    std::uint64_t seed = 900;
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& fi = format_info(format);
+        for (Pattern pattern : {Pattern::random, Pattern::constant, Pattern::specials}) {
+            auto img = make_image(format, 331, 401, pattern, ++seed, 8);
+            for (const auto& [name, request] : testing::parity_requests(fi)) {
+                const std::string what =
+                    std::string(fi.name) + ", " + testing::pattern_name(pattern) + ", " + name;
+                const Result got = cpu->compute(img.view, request);
+                expect_exact_clipping(got, img.view, request, what);
+                testing::expect_same_histograms(got, reference->compute(img.view, request), what);
+                // Not the second pass: the cpu backend answers accumulate_with_extremes itself.
+                const HistogramPlan plan(format, request);
+                const HistogramPlan clipping(format, HistogramPlan::clipping_request(fi.sample, request));
+                std::vector<std::uint64_t> slots(plan.total_slots(), 0), extremes(2 * plan.channels.size(), 0);
+                ASSERT_TRUE(cpu->accumulate_with_extremes(img.view, plan, clipping, slots, extremes)) << what;
+                for (std::size_t c = 0; c < got.channels.size(); ++c) {
+                    EXPECT_EQ(extremes[2 * c], got.channels[c].clipped_low_count) << what;
+                    EXPECT_EQ(extremes[2 * c + 1], got.channels[c].clipped_high_count) << what;
+                }
+            }
+        }
+    }
+}
+
+// Constant images AT the extreme values (and, for floats, -0 and the smallest denormal beside
+// them): every sample on the extremes' own table slots, runs of equal luminance included.
+TEST(Clipping, ConstantImagesAtTheExtremes) {
+    auto cpu = create_engine("cpu");
+    const std::uint32_t width = 257, height = 130;
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& fi = format_info(format);
+        const std::size_t bytes = fi.bytes_per_sample;
+        std::vector<std::vector<std::byte>> values;  // one sample's bytes
+        const auto add = [&](auto v) {
+            std::vector<std::byte> b(bytes);
+            std::memcpy(b.data(), &v, bytes);
+            values.push_back(b);
+        };
+        switch (fi.sample) {
+            case SampleType::u8: add(std::uint8_t(0)); add(std::uint8_t(255)); add(std::uint8_t(1)); break;
+            case SampleType::u16: add(std::uint16_t(0)); add(std::uint16_t(65535)); add(std::uint16_t(65534)); break;
+            case SampleType::f16:
+                for (std::uint16_t h : {0x0000, 0x8000, 0x0001, 0x3C00, 0x3BFF, 0x7C00}) add(h);
+                break;
+            case SampleType::f32:
+                for (float f : {0.0f, -0.0f, std::numeric_limits<float>::denorm_min(), 1.0f,
+                                std::nextafter(1.0f, 0.0f), -1e-40f})
+                    add(f);
+                break;
+        }
+        for (const auto& value : values) {
+            const std::size_t stride = width * fi.pixel_bytes() + 12;
+            std::vector<std::byte> storage(stride * height);
+            for (std::size_t at = 0; at + bytes <= storage.size(); at += bytes)
+                std::memcpy(storage.data() + at, value.data(), bytes);
+            ImageView view{storage.data(), width, height, stride, format};
+            for (const auto& [name, request] : testing::parity_requests(fi))
+                expect_exact_clipping(cpu->compute(view, request), view, request,
+                                      std::string(fi.name) + ", " + name);
+        }
+    }
 }
 
 }  // namespace
