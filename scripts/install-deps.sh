@@ -9,6 +9,7 @@ packages=(
   libopencv-dev                                        # the OpenCV comparison benchmark
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL, run on the CPU by PoCL
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # Vulkan on lavapipe
+  clang-14 libclang-rt-14-dev                          # the fuzz targets (libFuzzer, ASan, UBSan)
 )
 missing=()
 for p in "${packages[@]}"; do
