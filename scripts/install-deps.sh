@@ -1,22 +1,46 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages imghist builds and tests with, skipping those already there.
-# Usage: scripts/install-deps.sh [core|all]   (all: the GPU runtimes for CPU devices too)
+# Usage: scripts/install-deps.sh [--print] [core|all]
+#   core: what the library, the imghist command and their tests need
+#   all:  (the default) core, plus the benchmarks and the GPU APIs with their CPU devices
+#         (PoCL for OpenCL, lavapipe for Vulkan): every backend but CUDA builds and runs
+#   --print: list the packages of the set, one per line, and install nothing
 set -euo pipefail
-packages=(
+usage() { echo "usage: $0 [--print] [core|all]" >&2; exit 2; }
+print=0
+set_name=all
+for arg in "$@"; do
+  case "$arg" in
+    --print) print=1 ;;
+    core|all) set_name=$arg ;;
+    *) echo "install-deps: unknown argument '$arg' (expected core|all, or --print)" >&2; usage ;;
+  esac
+done
+core=(
   build-essential cmake ninja-build pkg-config
-  libgtest-dev libbenchmark-dev                        # tests and benchmarks
-  libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libcairo2-dev  # the imghist command
+  libgtest-dev                                         # tests
+  libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libtiff-dev libcairo2-dev  # the imghist command
+  python3-pandas python3-numpy                         # the CLI tests load its CSV with them
+)
+extra=(
+  libbenchmark-dev                                     # benchmarks
   libopencv-dev                                        # the OpenCV comparison benchmark
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL, run on the CPU by PoCL
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # Vulkan on lavapipe
   clang-14 libclang-rt-14-dev                          # the fuzz targets (libFuzzer, ASan, UBSan)
 )
+packages=("${core[@]}")
+[ "$set_name" = all ] && packages+=("${extra[@]}")
+if [ "$print" -eq 1 ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
+  echo "install-deps: all ${#packages[@]} packages of '$set_name' present"
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"

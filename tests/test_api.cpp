@@ -89,20 +89,25 @@ TEST(Result, StatisticsFromAKnownHistogram) {
     EXPECT_EQ(s.count, 100u);
     EXPECT_EQ(*s.min_bin, 0u);
     EXPECT_EQ(*s.max_bin, 255u);
-    EXPECT_DOUBLE_EQ(s.mean, 127.5);
-    EXPECT_DOUBLE_EQ(s.stddev, 127.5);
+    EXPECT_DOUBLE_EQ(*s.mean, 127.5);
+    EXPECT_DOUBLE_EQ(*s.stddev, 127.5);
     EXPECT_EQ(s.median, 0u);
     EXPECT_EQ(s.p1, 0u);
     EXPECT_EQ(s.p99, 255u);
-    EXPECT_DOUBLE_EQ(s.clipped_low, 0.5);
-    EXPECT_DOUBLE_EQ(s.clipped_high, 0.5);
+    EXPECT_FALSE(s.clipped_low || s.clipped_high) << "clipping counts unknown: no share";
+    h.clipped_low_count = 50;
+    h.clipped_high_count = 10;
+    s = h.stats();
+    EXPECT_DOUBLE_EQ(*s.clipped_low, 0.5);
+    EXPECT_DOUBLE_EQ(*s.clipped_high, 0.1);
     h.counts.assign(256, 0);
     h.counts[10] = 1;
     h.counts[20] = 3;
+    h.clipped_low_count = 0;
     s = h.stats();
-    EXPECT_DOUBLE_EQ(s.mean, 17.5);
+    EXPECT_DOUBLE_EQ(*s.mean, 17.5);
     EXPECT_EQ(s.median, 20u);
-    EXPECT_DOUBLE_EQ(s.clipped_low, 0.0);
+    EXPECT_DOUBLE_EQ(*s.clipped_low, 0.0);
 }
 
 TEST(Registry, UnknownOrUnavailableBackendsAreErrors) {

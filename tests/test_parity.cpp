@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -74,6 +76,9 @@ protected:
             return;
         }
         testing::expect_same_histograms(got, want, what);
+        for (const ChannelHistogram& c : got.channels)
+            EXPECT_TRUE(c.clipped_low_count && c.clipped_high_count)
+                << what << ": Engine::compute leaves clipping of " << channel_name(c.channel) << " unknown";
     }
 
     std::unique_ptr<Engine> engine_, reference_;
@@ -113,6 +118,72 @@ TEST_P(BackendParity, LargerImage) {
     expect_same(img.view, Request{}, "1927x301 random");
 }
 
+// Float values around a custom range's edges: the floats just above lo, around the first,
+// middle and last inner bin edges and below hi, every kind of special, and denormals.
+std::vector<float> values_around(double lo, double hi, std::uint32_t bins) {
+    std::vector<float> out;
+    const auto walk = [&](float from, int steps) {
+        float v = from, w = from;
+        for (int i = 0; i < steps; ++i) {
+            out.push_back(v);
+            out.push_back(w);
+            v = std::nextafter(v, INFINITY);
+            w = std::nextafter(w, -INFINITY);
+        }
+    };
+    const double width = (hi - lo) / bins;
+    walk(float(lo), 300);
+    for (double k : {1.0, double(bins / 2), double(bins - 1)}) walk(float(lo + k * width), 100);
+    walk(float(hi), 100);
+    walk(0.0f, 100);  // denormals of both signs, and both zeros
+    for (float s : {std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, -0.0f, 0.0f, 1.0f,
+                    std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                    std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min()})
+        out.push_back(s);
+    return out;
+}
+
+// The same fixture, instantiated for the float formats only (below).
+class FloatRangeParity : public BackendParity {};
+
+TEST_P(FloatRangeParity, FloatRangesAtTheAcceptedBounds) {
+    // Just inside every bound resolve_layout sets on float ranges (test_float_ranges.cpp):
+    // the widest finite offset, the smallest normal scale, and the narrowest bins (scale just
+    // under 2^100) at, straddling and just above zero, where denormals are in play.
+    const PixelFormat format = std::get<1>(GetParam());
+    const FormatInfo& fi = format_info(format);
+    const double max = std::numeric_limits<float>::max();
+    const double inside = 1 + std::ldexp(1.0, -20);
+    struct Edge { std::uint32_t bins; double lo, hi; };
+    std::vector<Edge> edges = {{256, -max / 2, max / 2}, {4096, -max, 0}, {2, 0, std::ldexp(1.0, 127)}};
+    for (std::uint32_t n : {2u, 4096u}) {
+        const double width = n * std::ldexp(1.0, -100) * inside;
+        for (double lo : {0.0, -width / 2, std::ldexp(1.0, -126), -std::ldexp(1.0, -110), -std::ldexp(1.0, -140)})
+            edges.push_back({n, lo, lo + width});
+    }
+    for (const Edge& e : edges) {
+        std::vector<float> values = values_around(e.lo, e.hi, e.bins);
+        std::vector<std::uint16_t> halves;
+        if (fi.sample == SampleType::f16) {
+            // Half images: the halves nearest the float values, plus every half pattern.
+            for (float v : values) halves.push_back(testing::float_to_half(v));
+            for (std::uint32_t h = 0; h < 65536; h += 7) halves.push_back(std::uint16_t(h));
+        }
+        const std::size_t samples = fi.sample == SampleType::f16 ? halves.size() : values.size();
+        const auto width = std::uint32_t(samples / fi.channels);
+        const void* data = fi.sample == SampleType::f16 ? static_cast<const void*>(halves.data()) : values.data();
+        Request r;
+        r.bins.bins = e.bins;
+        r.bins.range = {{e.lo, e.hi}};
+        char what[160];
+        std::snprintf(what, sizeof what, "%u bins over [%a, %a)", e.bins, e.lo, e.hi);
+        ASSERT_NO_THROW(resolve_layout(fi.sample, r.bins)) << what;
+        expect_same(ImageView::packed(data, width, 1, format), r, what);
+        r.bins.clamp = true;
+        expect_same(ImageView::packed(data, width, 1, format), r, std::string(what) + " clamp");
+    }
+}
+
 // The same fixture, instantiated for the 8-bit RGBA layouts only (below).
 class LumaColourCube : public BackendParity {};
 
@@ -146,6 +217,20 @@ std::vector<std::string> backends_under_test() {
 INSTANTIATE_TEST_SUITE_P(
     AllBackends, BackendParity,
     ::testing::Combine(::testing::ValuesIn(backends_under_test()), ::testing::ValuesIn(all_pixel_formats)),
+    [](const auto& info) {
+        return std::get<0>(info.param) + "_" + std::string(format_info(std::get<1>(info.param)).name);
+    });
+
+std::vector<PixelFormat> float_formats() {
+    std::vector<PixelFormat> out;
+    for (PixelFormat f : all_pixel_formats)
+        if (format_info(f).is_float()) out.push_back(f);
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllBackends, FloatRangeParity,
+    ::testing::Combine(::testing::ValuesIn(backends_under_test()), ::testing::ValuesIn(float_formats())),
     [](const auto& info) {
         return std::get<0>(info.param) + "_" + std::string(format_info(std::get<1>(info.param)).name);
     });

@@ -130,7 +130,8 @@ IH_FN IH_U32 ih_classify_int(IH_U32 v, IH_U32 mode, IH_U32 shift, IH_U32 bins, I
  * v >= hi are binned in the end bins, and only v < lo and v > hi count as below / above.
  * closed_top = 0 is a custom range [lo, hi): v < lo is below, v >= hi is above, and they are
  * binned only when clamp is set.
- * Otherwise k = floor((v - lo) * scale) in fp32, capped at the last bin.
+ * Otherwise k = floor((v - lo) * scale) in fp32, capped at the last bin. resolve_layout refuses
+ * ranges where this is not the same on every device (src/core/request.cpp, check_float_range).
  */
 IH_FN IH_U32 ih_classify_float(float v, IH_U32 bins, float lo, float scale, IH_U32 lo_key, IH_U32 hi_key,
                                IH_U32 closed_top, IH_U32 clamp_flag)
@@ -148,8 +149,9 @@ IH_FN IH_U32 ih_classify_float(float v, IH_U32 bins, float lo, float scale, IH_U
     }
     IH_PRECISE float offset = IH_FSUB(v, lo);
     IH_PRECISE float scaled = IH_FMUL(offset, scale);
-    IH_U32 k = IH_CAST(IH_U32, scaled); /* scaled >= 0, so truncation is floor */
-    return (k > last) ? last : k;
+    /* Compared before the conversion, which is defined only below 2^32. scaled >= 0, so
+     * truncation is floor; bins <= 2^20 is exact in fp32. */
+    return (scaled < IH_CAST(float, bins)) ? IH_CAST(IH_U32, scaled) : last;
 }
 
 /* Integer luminance: floor((wr*r + wg*g + wb*b) / 10000), exact (weights sum to 10000). */

@@ -10,6 +10,9 @@
 // buffers, overlapping the copies with counting.
 //
 // Results are bit-identical to the reference backend. Counts are 64-bit everywhere.
+// Clipping: results of these calls (all but Engine::compute) carry the exact clipping counts
+// only where the histogram proves them; elsewhere ChannelHistogram::clipped_low_count /
+// clipped_high_count are empty, meaning unknown (docs/semantics.md, "Statistics").
 #pragma once
 
 #include <cstddef>

@@ -49,7 +49,9 @@ public:
     virtual std::string device_name() const = 0;
 
     // Validates the view and request, then counts every pixel. Throws InvalidArgument for bad
-    // input and DeviceError when the device fails; never returns a partial histogram.
+    // input and DeviceError when the device fails; never returns a partial histogram. The
+    // clipping counts are always known: read off the histogram where its end bins prove them
+    // (8-bit and float default bins), else counted by a second pass over the pixels.
     Result compute(const ImageView& image, const Request& request = {});
 
     // Counts into slots laid out as binning.h describes: for each plan channel,
@@ -62,6 +64,7 @@ protected:
     void add_note(std::string note) { notes_.push_back(std::move(note)); }
 
 private:
+    void count_clipping(const ImageView& image, const Request& request, Result& result);
     std::vector<std::string> notes_;
 };
 

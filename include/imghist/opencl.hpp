@@ -14,6 +14,9 @@
 // engine enqueues on your queue (on an in-order queue it waits for work you enqueued before;
 // an out-of-order queue is drained with clFinish first) and returns when the counts are read.
 // Results are bit-identical to every other backend.
+// Clipping: results of these calls (all but Engine::compute) carry the exact clipping counts
+// only where the histogram proves them; elsewhere ChannelHistogram::clipped_low_count /
+// clipped_high_count are empty, meaning unknown (docs/semantics.md, "Statistics").
 #pragma once
 
 #ifndef CL_TARGET_OPENCL_VERSION

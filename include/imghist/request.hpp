@@ -53,11 +53,25 @@ struct BinLayout {
     double lo = 0, hi = 256;  // [lo, hi), or [lo, hi] when closed_top
     bool clamp = false;
     bool closed_top = false;  // the default float rule: 257 bins over [0, 1], 1.0 inclusive
+    bool integer = true;      // the binned values are integers (8- and 16-bit samples and their luminance)
     bool operator==(const BinLayout&) const = default;
 };
 
-// The layout a request gives a sample type; throws InvalidArgument on a bad BinSpec.
+// The layout a request gives a sample type; throws InvalidArgument on a bad BinSpec, including
+// float ranges the fp32 bin sequence cannot count alike on every device (docs/semantics.md).
 BinLayout resolve_layout(SampleType sample, const BinSpec& spec);
+
+// Float bins narrower than 2^-100 are refused (resolve_layout): see docs/semantics.md.
+inline constexpr float kMaxFloatBinScale = 0x1p100f;
+
+// The fp32 scale of a float layout's bin sequence: float(bins below hi / (hi - lo)), divided in
+// double and rounded once.
+float float_bin_scale(const BinLayout& layout);
+
+// The value a bin stands for in value-unit statistics: its centre. For integer layouts the
+// centre of the integers it holds (8-bit bin k: k; 16-bit default bin k: 256k + 127.5); for
+// float layouts the centre of [lower edge, upper edge), and hi itself for the closed top bin.
+double bin_centre(const BinLayout& layout, std::uint32_t k);
 
 // The channels, in output order, that a request produces for a format.
 std::vector<Channel> channels_for(PixelFormat format, const Request& request);

@@ -11,13 +11,22 @@
 
 namespace imghist {
 
-// Statistics derived from the histogram alone, in bin units (bin k stands for [k, k+1)).
+// Statistics of one channel (docs/semantics.md, "Statistics"). Every optional is empty when
+// its channel has nothing to describe: no binned sample for the bin and value statistics, no
+// non-NaN sample or unknown clipping counts for the clipped shares.
 struct ChannelStats {
-    std::uint64_t count = 0;  // samples in bins (nan and unbinned below/above excluded)
-    std::optional<std::uint32_t> min_bin, max_bin;
-    double mean = 0, stddev = 0;  // over bin indices
-    std::uint32_t median = 0, p1 = 0, p99 = 0;  // smallest bin whose cumulative share reaches q
-    double clipped_low = 0, clipped_high = 0;  // share of count in the first / last bin
+    std::uint64_t count = 0;    // samples in bins (nan and unbinned below/above excluded)
+    std::uint64_t samples = 0;  // non-NaN samples, binned or not: the clipped shares' denominator
+    // Derived from the bins, in bin units: bin k is the number k.
+    std::optional<std::uint32_t> min_bin, max_bin;   // first and last non-empty bin
+    std::optional<double> mean, stddev;              // of the bin index, weighted by count
+    std::optional<std::uint32_t> median, p1, p99;    // smallest bin whose cumulative share reaches q
+    // The same, in value units: bin k stands for bin_centre(layout, k).
+    std::optional<double> min_value, max_value, mean_value, stddev_value, median_value, p1_value,
+        p99_value;
+    // Shares of `samples` at the extreme values (ChannelHistogram::clipped_low_count), exact and
+    // independent of the bins.
+    std::optional<double> clipped_low, clipped_high;
 };
 
 struct ChannelHistogram {
@@ -25,7 +34,15 @@ struct ChannelHistogram {
     BinLayout layout;
     std::vector<std::uint64_t> counts;
     std::uint64_t nan = 0, below = 0, above = 0;
+    // Samples at the extreme values, whatever the bins: 0 and the largest value (255, 65535) of
+    // an integer format; <= 0 and >= 1 for half and float (-0 and +-Inf included, NaN never).
+    // Empty when the path that made the result could not count them (the interop calls of
+    // cuda.hpp, opencl.hpp and vulkan.hpp when the end bins hold other values too): clipping
+    // is then unknown, never estimated from the bins. Engine::compute always fills them.
+    std::optional<std::uint64_t> clipped_low_count, clipped_high_count;
 
+    // Non-NaN samples: the binned ones plus the unbinned below / above ones.
+    std::uint64_t samples() const;
     ChannelStats stats() const;
     bool operator==(const ChannelHistogram&) const = default;
 };
@@ -40,7 +57,8 @@ struct Result {
     std::vector<std::string> notes;
 
     const ChannelHistogram* find(Channel channel) const;
-    // Adds other's counts into this one; throws MergeError if channels or layouts differ.
+    // Adds other's counts into this one; throws MergeError if channels or layouts differ. A
+    // clipping count unknown on either side is unknown in the sum.
     void merge(const Result& other);
     // Same channels, layouts and counts (backend, device and size are not compared).
     bool same_histograms(const Result& other) const { return channels == other.channels; }

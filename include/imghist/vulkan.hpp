@@ -12,6 +12,9 @@
 // Result layout (what record() writes at result_offset): for each channel of
 // result_layout(format, request).channels, in order, `bins + 3` uint64 counters: the bins,
 // then nan, below and above (include/imghist/binning.h). to_result() turns them into a Result.
+// Clipping: results of these calls (all but Engine::compute) carry the exact clipping counts
+// only where the histogram proves them; elsewhere ChannelHistogram::clipped_low_count /
+// clipped_high_count are empty, meaning unknown (docs/semantics.md, "Statistics").
 #pragma once
 
 #include <vulkan/vulkan.h>

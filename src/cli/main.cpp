@@ -7,15 +7,19 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "decoder_process.hpp"
 #include "imghist/imghist.hpp"
 #include "output.hpp"
 #include "plot.hpp"
@@ -34,6 +38,7 @@ namespace {
 constexpr int kExitOk = 0, kExitFileFailed = 1, kExitUsage = 2;
 constexpr std::uint64_t kDefaultMaxPixels = std::uint64_t(1) << 28;  // 16384 x 16384
 constexpr std::size_t kProgressThreshold = 4;  // automatic progress above this many files
+constexpr std::size_t kSumTitleNames = 90;     // bytes of file names in a sum chart's title
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -44,32 +49,49 @@ What it counts:
   Pixels as the file stores them: 8-bit stays 8-bit (256 bins, bin = value), 16-bit stays
   16-bit (256 bins, bin = value >> 8), half/float use 257 bins over [0, 1] (bin 256 holds 1.0
   and above; NaN, values below 0 and above 1 are also reported as nan/below/above). Colour is
-  not premultiplied by alpha and not colour-converted. Gray images give one channel "gray";
-  indexed images are expanded to RGB. --bins/--range replace the default bins; values outside
-  the range are counted as below/above and binned only with --clamp.
+  not premultiplied by alpha and not colour-converted (CMYK is refused). Channels are taken by
+  name: R,G,B (and A), or Y for gray; others (Z, AOVs) are left out with a note. Indexed
+  images are expanded to RGB. --bins/--range replace the default bins; values outside the
+  range are counted as below/above and binned only with --clamp.
 
 Inputs:
-  Files of any format OpenImageIO reads (PNG, JPEG, TIFF, OpenEXR, PNM/PFM, HDR, BMP, WebP,
-  ...). Directories are searched recursively for files with an image extension (hidden
-  files and camera raw/video files are skipped; name those explicitly).
+  Regular files whose content is PNG, JPEG, TIFF, OpenEXR, PNM/PFM, HDR, BMP, WebP or GIF
+  (the reader is picked by the content, not the name). Other formats need --untrusted-readers
+  (less safe readers). FIFOs, devices and sockets are refused. Directories are searched
+  recursively for files with those formats' extensions (hidden files skipped).
+  -- ends the options, so a file name that starts with '-' goes after it:
+  imghist -- -name.png
 
 Output formats (--format):
   table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins),
          shares clipped in the first/last bin, NaN/below/above counts, notes. Errors on stderr.
-  json   one document: {"imghist": VERSION, "results": [...], "errors": [...], "sum": {...}}
-         (schema in docs/cli.md; "sum" only with --sum).
-  csv    file,channel,bin,lo,hi,count: one row per file, channel and bin, plus rows with
-         bin = nan, below, above. --sum adds rows with file "(sum)".
+  json   one document: {"schema": 2, "imghist": VERSION, "results": [...], "errors": [...],
+         "sums": [...]} (schema in docs/cli.md; "sums" only with --sum).
+  csv    image,format,channel,kind,bin,lo,hi,count: one row per file, channel and bin (kind
+         bin), then rows of kind below, above and nans (bin -1). --sum adds rows with image
+         "(sum)", one set per layout, told apart by format.
+  --sum merges files of the same channels and bins; files of another layout (16-bit among
+  8-bit, gray among RGB) get a sum of their own, each listing its files.
+  Names and messages in the table, CSV, on stderr and in plot titles are escaped: \\ \n \t
+  \xHH for control and non-UTF-8 bytes, \uHHHH for invisible controls (docs/cli.md).
 
 Plot (--plot FILE.png or FILE.svg):
   R, G and B curves over the luminance as a filled area, clipped shares at both ends.
-  One file: its histogram. Several files: their sum, or one chart each when FILE contains {}
-  (replaced by the file's name without extension). --log uses a log10 counts axis.
+  One file: its histogram. Several files: their sum (one chart per layout, FILE-FORMATS.png,
+  when they differ), or one chart each when FILE contains {} (replaced by the file's name
+  without extension). A chart never replaces another chart of the same run or an input.
+  --log uses a log10 counts axis.
+
+Decoding:
+  Each worker decodes its files in a decoder process of its own, so a file that crashes or
+  hangs a reader is one error and the other files are still reported. --decode-timeout
+  bounds the time per file; --decode-in-process decodes in imghist itself (for debugging).
 
 Exit status:
-  0  every file was read and counted
-  1  at least one file failed (each failure is one line naming the file and the reason; the
-     other files are still reported), or the plot could not be written
+  0  every file was read and counted, and the report and plots were written
+  1  at least one file or directory failed (each failure is one line naming it and the
+     reason; the other files are still reported), a plot could not be written, or stdout
+     could not be written (a full disk)
   2  usage error: bad option or value, unknown or unavailable backend/device, no input
 
 Examples:
@@ -132,12 +154,12 @@ bool hidden(const fs::path& p) {
     return !name.empty() && name[0] == '.' && name != "." && name != "..";
 }
 
-bool has_image_extension(const fs::path& p) {
+bool has_image_extension(const fs::path& p, bool untrusted_readers) {
     std::string ext = p.extension().string();
     if (ext.size() < 2) return false;
     ext.erase(0, 1);
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    const auto& list = image_extensions();
+    const auto& list = image_extensions(untrusted_readers);
     return std::binary_search(list.begin(), list.end(), ext);
 }
 
@@ -147,7 +169,25 @@ struct Inputs {
     std::vector<FileOutcome> failed;  // directories that could not be walked or hold no image
 };
 
-Inputs expand_inputs(const std::vector<std::string>& args) {
+// Adds the image files under dir to `found` (hidden names skipped, symlinked directories not
+// followed); a directory that cannot be listed is an error naming it and the system's reason.
+void walk_directory(const fs::path& dir, bool untrusted_readers, std::vector<std::string>& found,
+                    std::vector<FileOutcome>& failed) {
+    std::error_code ec;
+    std::vector<fs::path> subdirectories;
+    for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const fs::directory_entry& entry = *it;
+        if (hidden(entry.path())) continue;
+        std::error_code fe;
+        if (fs::is_directory(entry.symlink_status(fe))) subdirectories.push_back(entry.path());
+        else if (entry.is_regular_file(fe) && has_image_extension(entry.path(), untrusted_readers)) found.push_back(entry.path().string());
+    }
+    if (ec) failed.push_back({dir.string(), std::nullopt, {}, "cannot read directory: " + ec.message()});
+    std::sort(subdirectories.begin(), subdirectories.end());
+    for (const fs::path& sub : subdirectories) walk_directory(sub, untrusted_readers, found, failed);
+}
+
+Inputs expand_inputs(const std::vector<std::string>& args, bool untrusted_readers) {
     Inputs in;
     for (const std::string& arg : args) {
         std::error_code ec;
@@ -156,24 +196,10 @@ Inputs expand_inputs(const std::vector<std::string>& args) {
             continue;
         }
         std::vector<std::string> found;
-        std::string walk_error;
-        fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec);
-        if (ec) walk_error = ec.message();
-        for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            const fs::directory_entry& entry = *it;
-            if (hidden(entry.path())) {
-                if (entry.is_directory(ec)) it.disable_recursion_pending();
-                continue;
-            }
-            std::error_code fe;
-            if (entry.is_regular_file(fe) && has_image_extension(entry.path()))
-                found.push_back(entry.path().string());
-        }
-        if (ec && walk_error.empty()) walk_error = ec.message();
+        const std::size_t failures = in.failed.size();
+        walk_directory(arg, untrusted_readers, found, in.failed);
         std::sort(found.begin(), found.end());
-        if (!walk_error.empty())
-            in.failed.push_back({arg, std::nullopt, {}, "cannot read directory: " + walk_error});
-        else if (found.empty())
+        if (found.empty() && in.failed.size() == failures)
             in.failed.push_back({arg, std::nullopt, {}, "directory holds no image files"});
         in.files.insert(in.files.end(), found.begin(), found.end());
     }
@@ -211,8 +237,9 @@ int list_backends(const std::string& format) {
             bool any = false;
             for (const DeviceInfo& d : b->devices()) {
                 any = any || d.available;
-                devs.push_back({{"id", d.id}, {"name", d.name}, {"gpu", d.is_gpu},
-                                {"available", d.available}, {"note", d.note}});
+                // Driver strings are escaped like every message, so they cannot break the JSON.
+                devs.push_back({{"id", display_text(d.id)}, {"name", display_text(d.name)}, {"gpu", d.is_gpu},
+                                {"available", d.available}, {"note", display_text(d.note)}});
             }
             jb["available"] = any;
             jb["devices"] = std::move(devs);
@@ -230,9 +257,10 @@ int list_backends(const std::string& format) {
         std::cout << "\n" << b->name() << (any ? "" : "  [unavailable]") << "  " << b->summary() << '\n';
         if (devices.empty()) std::cout << "    (no devices)\n";
         for (const DeviceInfo& d : devices) {
-            std::cout << "    --device " << d.id << "  " << d.name << "  (" << (d.is_gpu ? "GPU" : "CPU")
+            std::cout << "    --device " << display_text(d.id) << "  " << display_text(d.name) << "  ("
+                      << (d.is_gpu ? "GPU" : "CPU")
                       << ", " << (d.available ? "available" : "unavailable") << ")";
-            if (!d.note.empty()) std::cout << "  " << d.note;
+            if (!d.note.empty()) std::cout << "  " << display_text(d.note);
             std::cout << '\n';
         }
     }
@@ -252,7 +280,101 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 std::string subtitle_for(const Result& r, const std::string& format_text) {
     return std::to_string(r.width) + " \u00D7 " + std::to_string(r.height) + "  \u00B7  " + format_text +
-           "  \u00B7  " + describe_layout(r.channels.front().layout) + "  \u00B7  " + r.backend;
+           "  \u00B7  " + describe_layout(r.channels.front().layout) + "  \u00B7  " + display_text(r.backend);
+}
+
+// One chart to draw: where, what, and the input it stands for (named in its error).
+struct Chart {
+    std::string path;
+    const Result* result;
+    PlotOptions options;
+    std::string source;
+};
+
+// Draws every chart, each failure one line on stderr; a chart never replaces a chart drawn
+// earlier in this run or an input file. Returns false if any chart was not written.
+bool draw_charts(const std::vector<Chart>& charts, const std::vector<std::string>& inputs) {
+    const auto same_file = [](const std::string& p) {
+        std::error_code ec;
+        const fs::path c = fs::weakly_canonical(p, ec);
+        return ec ? fs::path(p).lexically_normal() : c;
+    };
+    std::map<fs::path, std::string> drawn;  // chart path -> the input it was drawn for
+    for (const std::string& in : inputs) drawn.emplace(same_file(in), "");
+    bool ok = true;
+    for (const Chart& c : charts) {
+        const std::string what = "imghist: plot of " + display_text(c.source) + ": ";
+        const auto [it, fresh] = drawn.emplace(same_file(c.path), c.source);
+        if (!fresh) {
+            std::cerr << what << display_text(c.path) << " is "
+                      << (it->second.empty() ? std::string("an input file")
+                                             : "already the chart of " + display_text(it->second))
+                      << "; not overwritten\n";
+            ok = false;
+            continue;
+        }
+        try {
+            write_plot(c.path, *c.result, c.options);
+        } catch (const std::exception& e) {
+            std::cerr << what << display_text(e.what()) << '\n';
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+// The charts --plot asks for: one per file with {}, one per sum group for several files (a
+// sum of several layouts is several charts, FILE-FORMATS.ext, and says so), else the file's.
+std::vector<Chart> plan_charts(const std::string& plot_path, bool log, const std::vector<FileOutcome>& outcomes,
+                               const std::vector<SumGroup>& sums) {
+    std::vector<Chart> charts;
+    const auto file_chart = [&](const std::string& path, const FileOutcome& o) {
+        charts.push_back({path, &*o.result,
+                          {display_text(fs::path(o.file).filename().string()),
+                           subtitle_for(*o.result, std::string(format_info(o.result->format).name)), log},
+                          o.file});
+    };
+    if (plot_path.find("{}") != std::string::npos) {
+        for (const FileOutcome& o : outcomes)
+            if (o.result) file_chart(replace_all(plot_path, "{}", stem_of(o.file)), o);
+        return charts;
+    }
+    if (sums.empty()) {
+        const auto it = std::find_if(outcomes.begin(), outcomes.end(), [](const FileOutcome& o) { return o.result.has_value(); });
+        if (it != outcomes.end()) file_chart(plot_path, *it);
+        return charts;
+    }
+    const fs::path base(plot_path);
+    for (const SumGroup& g : sums) {
+        // Names until the title is full (the plot cuts a long title from its start).
+        std::string names;
+        std::size_t listed = 0;
+        for (; listed < g.members.size() && names.size() < kSumTitleNames; ++listed)
+            names += (names.empty() ? ": " : ", ") + display_text(fs::path(outcomes[g.members[listed]].file).filename().string());
+        if (listed < g.members.size()) names += " and " + std::to_string(g.members.size() - listed) + " more";
+        const std::string path = sums.size() == 1 ? plot_path
+                                                  : (base.parent_path() / (base.stem().string() + "-" + formats_label(g) +
+                                                                           base.extension().string())).string();
+        charts.push_back({path, &g.result,
+                          {"sum of " + std::to_string(g.members.size()) + (g.members.size() == 1 ? " file" : " files") + names,
+                           std::to_string(g.pixels) + " pixels  \u00B7  " + formats_label(g) + "  \u00B7  " +
+                               describe_layout(g.result.channels.front().layout) + "  \u00B7  " +
+                               display_text(g.result.backend),
+                           log},
+                          "the sum of " + formats_label(g)});
+    }
+    return charts;
+}
+
+// errno of the first failed write to stdout (a full disk, a closed pipe...), 0 while none.
+// Checked right after the report, while errno still tells why, and again at exit.
+int stdout_failure() {
+    static int failure = 0;
+    if (failure == 0) {
+        std::cout.flush();
+        if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) failure = errno != 0 ? errno : EIO;
+    }
+    return failure;
 }
 
 class Progress {
@@ -264,7 +386,7 @@ public:
         ++count_;
         std::string name = fs::path(file).filename().string();
         if (name.size() > 48) name = "..." + name.substr(name.size() - 45);
-        std::cerr << "\r\033[K[" << count_ << "/" << total_ << "] " << name << std::flush;
+        std::cerr << "\r\033[K[" << count_ << "/" << total_ << "] " << display_text(name) << std::flush;
     }
     void finish() {
         if (enabled_ && count_ > 0) std::cerr << "\r\033[K" << std::flush;
@@ -284,6 +406,7 @@ int run(int argc, char** argv) {
     app.get_formatter()->column_width(34);
 
     std::vector<std::string> inputs;
+    ReadOptions read_options;
     std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
     std::string format = "table", plot_path, max_pixels_text;
     std::uint32_t bins = 0;
@@ -307,7 +430,7 @@ int run(int argc, char** argv) {
     app.add_flag("--alpha", alpha, "Also count the alpha channel (A)");
     app.add_option("-f,--format", format, "Report format: table, json or csv")
         ->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
-    app.add_flag("--sum", sum, "Also report one histogram merged over all inputs");
+    app.add_flag("--sum", sum, "Also report the inputs merged: one histogram per layout (channels and bins)");
     app.add_option("--plot", plot_path, "Draw the histogram chart to FILE.png or FILE.svg ({} = file name)")
         ->type_name("FILE");
     app.add_flag("--log", log, "Log-scale counts axis in the plot");
@@ -316,21 +439,35 @@ int run(int argc, char** argv) {
                    "Refuse images with more pixels, checked from the header before reading "
                    "(default 268435456 = 16384 x 16384; K/M/G suffixes; 0 = no limit)")
         ->type_name("N");
-    bool progress_flag = false;
-    auto* progress_opt = app.add_flag("--progress,!--no-progress", progress_flag, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
+    DecoderSettings decoder_settings;
+    app.add_option("--decode-timeout", decoder_settings.timeout_seconds,
+                   "Seconds a file may take to decode before it is reported as an error (0 = no limit)")
+        ->check(CLI::NonNegativeNumber)->capture_default_str()->type_name("SECONDS");
+    app.add_flag("--decode-in-process", decoder_settings.in_process,
+                 "Decode in this process, not in decoder processes: no crash isolation, no time "
+                 "limit (for debugging and profiling)");
+    app.add_flag("--untrusted-readers", read_options.untrusted_readers,
+                 "Also read formats outside the trusted list (TGA, IFF, DPX, PSD, ...) with "
+                 "OpenImageIO's less safe readers, chosen by extension; directories then take "
+                 "their extensions too. Use only on files you trust");
+    bool progress_on = false, progress_off = false;
+    // Two flags: CLI11 shows one negatable flag as "--progress,--no-progress{false}".
+    app.add_flag("--progress", progress_on, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
+    app.add_flag("--no-progress", progress_off, "Never show progress");
     app.set_version_flag("-V,--version", version_text());
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        return code == 0 ? kExitOk : kExitUsage;
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        // CLI11's message quotes the argument: escaped like every message on stderr.
+        std::cerr << "imghist: " << display_text(e.what()) << "\nRun with --help for more information.\n";
+        return kExitUsage;
     }
 
     if (list) return list_backends(format);
 
     Request request;
-    ReadOptions read_options;
     read_options.max_pixels = kDefaultMaxPixels;
     try {
         request.mode = *parse_mode(mode_text);
@@ -350,13 +487,15 @@ int run(int argc, char** argv) {
                                  "(install libcairo2-dev and rebuild)");
         }
         if (log && plot_path.empty()) throw UsageError("--log only changes the plot: add --plot FILE");
-        if (inputs.empty()) throw UsageError("no input files (try --help)");
+        if (progress_on && progress_off) throw UsageError("--progress and --no-progress contradict each other");
+        if (inputs.empty())
+            throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");
     } catch (const std::exception& e) {
-        std::cerr << "imghist: " << e.what() << "\nRun with --help for more information.\n";
+        std::cerr << "imghist: " << display_text(e.what()) << "\nRun with --help for more information.\n";
         return kExitUsage;
     }
 
-    Inputs expanded = expand_inputs(inputs);
+    Inputs expanded = expand_inputs(inputs, read_options.untrusted_readers);
     const std::size_t total = expanded.files.size();
     const unsigned cores = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     const unsigned workers = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(cores, total)));
@@ -364,21 +503,22 @@ int run(int argc, char** argv) {
     engine_options.device = device;
     engine_options.threads = std::max(1u, cores / workers);
     configure_reader_threads(engine_options.threads);
+    decoder_settings.reader_threads = engine_options.threads;
+    DecoderLauncher decoder_launcher(decoder_settings);
 
     // The first engine is made here, so a bad backend or device is a usage error up front.
     std::vector<std::unique_ptr<Engine>> engines(workers);
     try {
         engines[0] = imghist::create_engine(backend_name, engine_options);
     } catch (const std::exception& e) {
-        std::cerr << "imghist: " << e.what() << "\nRun with --list-backends to see what is available.\n";
+        std::cerr << "imghist: " << display_text(e.what()) << "\nRun with --list-backends to see what is available.\n";
         return kExitUsage;
     }
     const std::string resolved_backend(engines[0]->backend_name());
 
     std::vector<FileOutcome> outcomes(total);
-    const bool show_progress = progress_opt->count()
-                                   ? progress_flag
-                                   : (::isatty(STDERR_FILENO) && total > kProgressThreshold);
+    const bool show_progress =
+        progress_on || (!progress_off && ::isatty(STDERR_FILENO) && total > kProgressThreshold);
     Progress progress(show_progress, total);
     std::atomic<std::size_t> next{0};
     std::mutex warn_mutex;
@@ -396,11 +536,12 @@ int run(int argc, char** argv) {
             }
         }
         Engine& engine = *engines[id];
+        FileDecoder decoder(decoder_launcher);
         for (std::size_t i; (i = next.fetch_add(1)) < total;) {
             FileOutcome& o = outcomes[i];
             o.file = expanded.files[i];
             try {
-                LoadedImage image = read_image(o.file, read_options);
+                LoadedImage image = decoder.read(o.file, read_options);
                 Result r = engine.compute(image.view, request);
                 o.notes = std::move(image.notes);
                 o.notes.insert(o.notes.end(), r.notes.begin(), r.notes.end());
@@ -439,50 +580,33 @@ int run(int argc, char** argv) {
     const bool several = std::count_if(outcomes.begin(), outcomes.end(),
                                        [](const FileOutcome& o) { return o.result.has_value(); }) > 1;
     const bool plot_sum = !plot_path.empty() && plot_path.find("{}") == std::string::npos && several;
-    SumOutcome summed;
-    if (sum || plot_sum) summed = sum_outcomes(outcomes);
+    std::vector<SumGroup> sums;
+    if (sum || plot_sum) sums = sum_outcomes(outcomes);
 
     if (format == "json") {
-        write_json(std::cout, outcomes, sum ? &summed : nullptr);
+        if (!write_json(std::cout, outcomes, sum ? &sums : nullptr)) status = kExitFileFailed;
     } else {
         for (const FileOutcome& o : outcomes)
-            if (!o.result) std::cerr << "imghist: " << o.file << ": " << o.error << '\n';
-        if (format == "csv") write_csv(std::cout, outcomes, sum ? &summed : nullptr);
-        else write_table(std::cout, outcomes, sum ? &summed : nullptr);
+            if (!o.result) std::cerr << "imghist: " << display_text(o.file) << ": " << display_text(o.error) << '\n';
+        if (format == "csv") write_csv(std::cout, outcomes, sum ? &sums : nullptr);
+        else write_table(std::cout, outcomes, sum ? &sums : nullptr);
     }
-    for (const std::string& w : warnings) std::cerr << "imghist: warning: " << w << '\n';
-    if ((sum && format == "csv") || (plot_sum && !sum))
-        for (const auto& [file, why] : summed.excluded)
-            std::cerr << "imghist: " << file << ": left out of the sum: " << why << '\n';
-    std::cout.flush();
+    for (const std::string& w : warnings) std::cerr << "imghist: warning: " << display_text(w) << '\n';
+    (void)stdout_failure();  // now, while errno still says why
 
     if (!plot_path.empty()) {
-        try {
-            if (plot_path.find("{}") != std::string::npos) {
-                for (const FileOutcome& o : outcomes) {
-                    if (!o.result) continue;
-                    PlotOptions po{fs::path(o.file).filename().string(),
-                                   subtitle_for(*o.result, std::string(format_info(o.result->format).name)), log};
-                    write_plot(replace_all(plot_path, "{}", stem_of(o.file)), *o.result, po);
-                }
-            } else if (plot_sum) {
-                if (!summed.result) throw std::runtime_error("no file was read, so there is nothing to plot");
-                Result r = *summed.result;
-                PlotOptions po{"sum of " + std::to_string(summed.files) + " files",
-                               std::to_string(summed.pixels) + " pixels  \u00B7  " + summed.format + "  \u00B7  " +
-                                   describe_layout(r.channels.front().layout) + "  \u00B7  " + r.backend,
-                               log};
-                write_plot(plot_path, r, po);
-            } else {
-                const auto it = std::find_if(outcomes.begin(), outcomes.end(),
-                                             [](const FileOutcome& o) { return o.result.has_value(); });
-                if (it == outcomes.end()) throw std::runtime_error("no file was read, so there is nothing to plot");
-                PlotOptions po{fs::path(it->file).filename().string(),
-                               subtitle_for(*it->result, std::string(format_info(it->result->format).name)), log};
-                write_plot(plot_path, *it->result, po);
-            }
-        } catch (const std::exception& e) {
-            std::cerr << "imghist: plot: " << e.what() << '\n';
+        const std::vector<SumGroup> no_sums;
+        const std::vector<Chart> charts = plan_charts(plot_path, log, outcomes, plot_sum ? sums : no_sums);
+        if (plot_sum && sums.size() > 1) {
+            std::string list;
+            for (const Chart& c : charts) list += (list.empty() ? "" : ", ") + display_text(c.path);
+            std::cerr << "imghist: note: the files have " << sums.size() << " different layouts, so their sum is "
+                      << sums.size() << " charts: " << list << '\n';
+        }
+        if (charts.empty()) {
+            std::cerr << "imghist: plot: no file was read, so there is nothing to plot\n";
+            status = kExitFileFailed;
+        } else if (!draw_charts(charts, expanded.files)) {
             status = kExitFileFailed;
         }
     }
@@ -492,12 +616,21 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (is_decoder_process(argc, argv)) return run_decoder_process(argc, argv);
+    int status = kExitFileFailed;
     try {
-        return run(argc, argv);
+        status = run(argc, argv);
     } catch (const std::exception& e) {
-        std::cerr << "imghist: " << e.what() << '\n';
+        std::cerr << "imghist: " << display_text(e.what()) << '\n';
     } catch (...) {
         std::cerr << "imghist: unexpected error\n";
     }
-    return kExitFileFailed;
+    // A report that did not reach stdout is a failure, whatever else went well.
+    int failure = stdout_failure();
+    if (failure == 0 && std::fclose(stdout) != 0) failure = errno != 0 ? errno : EIO;
+    if (failure != 0) {
+        std::cerr << "imghist: cannot write to stdout: " << std::strerror(failure) << '\n';
+        if (status == kExitOk) status = kExitFileFailed;
+    }
+    return status;
 }

@@ -2,9 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <ostream>
 
 #include "imghist/engine.hpp"
@@ -49,18 +52,103 @@ std::string thousands(std::uint64_t v) {
     return out;
 }
 
-json stats_json(const ChannelStats& s) {
+// Length of the valid UTF-8 sequence at s[i] (0 if the byte starts none), its code point in cp.
+// Strict: no overlong forms, no surrogates, nothing above U+10FFFF.
+std::size_t utf8_sequence(std::string_view s, std::size_t i, char32_t& cp) {
+    const unsigned char lead = static_cast<unsigned char>(s[i]);
+    const std::size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    cp = n == 1 ? lead : lead & (0x7F >> n);
+    for (std::size_t k = 1; k < n; ++k) {
+        const unsigned char c = static_cast<unsigned char>(s[i + k]);
+        if ((c >> 6) != 0x2) return 0;
+        cp = (cp << 6) | (c & 0x3F);
+    }
+    static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kSmallest[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+// Valid characters a terminal or a text layout would still act on: C1 controls (U+009B is
+// CSI), line and paragraph separators, and the bidirectional controls that reorder text.
+bool is_invisible_control(char32_t cp) {
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x61C || cp == 0x200E || cp == 0x200F ||
+           (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+std::string hex_escape(char prefix, unsigned value, int digits) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "\\%c%0*x", prefix, digits, value);
+    return buf;
+}
+
+// A file name for a JSON string: the name itself when it is UTF-8, else with U+FFFD for
+// each byte that is not (the exact bytes then go in a "_hex" member beside it).
+std::string utf8_or_replaced(std::string_view bytes) {
+    std::string out;
+    for (std::size_t i = 0; i < bytes.size();) {
+        char32_t cp = 0;
+        const std::size_t n = utf8_sequence(bytes, i, cp);
+        if (n == 0) {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        } else {
+            out.append(bytes.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
+
+std::string hex_bytes(std::string_view bytes) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : bytes) {
+        out += kDigits[c >> 4];
+        out += kDigits[c & 0xF];
+    }
+    return out;
+}
+
+// Sets j[key] to a file name, and j[key + "_hex"] to its bytes when they are not UTF-8.
+void put_name(json& j, const std::string& key, const std::string& name) {
+    j[key] = utf8_or_replaced(name);
+    if (!is_utf8(name)) j[key + "_hex"] = hex_bytes(name);
+}
+
+// A message (error, note, device name) in JSON: escaped like the terminal's, so one line.
+json message_json(const std::string& text) { return display_text(text); }
+
+template <class T>
+json optional_json(const std::optional<T>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+// docs/cli.md, "JSON": bin-unit statistics under their old names, value-unit ones with a
+// `_value` suffix, the exact clipping counts and their shares of the non-NaN samples.
+json stats_json(const ChannelHistogram& c) {
+    const ChannelStats s = c.stats();
     json j;
     j["count"] = s.count;
-    j["min"] = s.min_bin ? json(*s.min_bin) : json(nullptr);
-    j["max"] = s.max_bin ? json(*s.max_bin) : json(nullptr);
-    j["mean"] = s.mean;
-    j["stddev"] = s.stddev;
-    j["median"] = s.median;
-    j["p1"] = s.p1;
-    j["p99"] = s.p99;
-    j["clipped_low"] = s.clipped_low;
-    j["clipped_high"] = s.clipped_high;
+    j["min"] = optional_json(s.min_bin);
+    j["max"] = optional_json(s.max_bin);
+    j["mean"] = optional_json(s.mean);
+    j["stddev"] = optional_json(s.stddev);
+    j["median"] = optional_json(s.median);
+    j["p1"] = optional_json(s.p1);
+    j["p99"] = optional_json(s.p99);
+    j["min_value"] = optional_json(s.min_value);
+    j["max_value"] = optional_json(s.max_value);
+    j["mean_value"] = optional_json(s.mean_value);
+    j["stddev_value"] = optional_json(s.stddev_value);
+    j["median_value"] = optional_json(s.median_value);
+    j["p1_value"] = optional_json(s.p1_value);
+    j["p99_value"] = optional_json(s.p99_value);
+    j["samples"] = s.samples;
+    j["clipped_low_count"] = optional_json(c.clipped_low_count);
+    j["clipped_high_count"] = optional_json(c.clipped_high_count);
+    j["clipped_low"] = optional_json(s.clipped_low);
+    j["clipped_high"] = optional_json(s.clipped_high);
     return j;
 }
 
@@ -76,7 +164,7 @@ json histograms_json(const Result& r) {
         j["nan"] = c.nan;
         j["below"] = c.below;
         j["above"] = c.above;
-        j["stats"] = stats_json(c.stats());
+        j["stats"] = stats_json(c);
         h[std::string(channel_name(c.channel))] = std::move(j);
     }
     return h;
@@ -92,21 +180,24 @@ std::string csv_field(const std::string& text) {
     return out + "\"";
 }
 
-void csv_rows(std::ostream& out, const std::string& file, const Result& r) {
-    const std::string f = csv_field(file);
+// One row per bin, then one each for the samples below and above the range and the NaNs;
+// every row has numbers in bin, lo, hi and count (docs/cli.md, "CSV").
+void csv_rows(std::ostream& out, const std::string& image, const std::string& format, const Result& r) {
+    const std::string lead = csv_field(display_text(image)) + ',' + format + ',';
+    const std::string inf = number(std::numeric_limits<double>::infinity());
+    const std::string nan = number(std::numeric_limits<double>::quiet_NaN());
     for (const ChannelHistogram& c : r.channels) {
-        const std::string ch(channel_name(c.channel));
+        const std::string row = lead + std::string(channel_name(c.channel)) + ',';
         for (std::uint32_t k = 0; k < c.layout.bins; ++k) {
             const double lo = bin_lower_edge(c.layout, k);
             const double hi = (c.layout.closed_top && k + 1 == c.layout.bins)
                                   ? c.layout.hi
                                   : bin_lower_edge(c.layout, k + 1);
-            out << f << ',' << ch << ',' << k << ',' << number(lo) << ',' << number(hi) << ','
-                << c.counts[k] << '\n';
+            out << row << "bin," << k << ',' << number(lo) << ',' << number(hi) << ',' << c.counts[k] << '\n';
         }
-        out << f << ',' << ch << ",nan,,," << c.nan << '\n';
-        out << f << ',' << ch << ",below,,," << c.below << '\n';
-        out << f << ',' << ch << ",above,,," << c.above << '\n';
+        out << row << "below,-1,-" << inf << ',' << number(c.layout.lo) << ',' << c.below << '\n';
+        out << row << "above,-1," << number(c.layout.hi) << ',' << inf << ',' << c.above << '\n';
+        out << row << "nans,-1," << nan << ',' << nan << ',' << c.nan << '\n';
     }
 }
 
@@ -120,6 +211,28 @@ const char* unit_hint(const Result& r, const BinLayout& layout) {
     return nullptr;
 }
 
+// The extreme values that "clip" means for a format (docs/semantics.md, "Statistics").
+const char* clipped_values(const Result& r) {
+    switch (format_info(r.format).sample) {
+        case SampleType::u8: return "value 0 / 255";
+        case SampleType::u16: return "value 0 / 65535";
+        case SampleType::f16:
+        case SampleType::f32: break;
+    }
+    return "<= 0 / >= 1";
+}
+
+std::string or_dash(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
+std::string or_dash(const std::optional<std::uint32_t>& v) { return v ? std::to_string(*v) : "-"; }
+// Value-unit numbers: six significant digits fit 16-bit values and float fractions alike.
+std::string or_dash(const std::optional<double>& v) {
+    if (!v) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", *v);
+    return buf;
+}
+std::string share_or_dash(const std::optional<double>& v) { return v ? percent(*v) : "-"; }
+
 void table_block(std::ostream& out, const std::string& heading, const Result& r,
                  const std::vector<std::string>& notes) {
     out << heading << '\n';
@@ -127,20 +240,25 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     const BinLayout& layout = r.channels.front().layout;
     out << "  " << describe_layout(layout);
     if (const char* hint = unit_hint(r, layout)) out << "; " << hint;
-    out << "; statistics in bins\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-5s %12s %8s %8s %7s %6s %6s %6s %6s %9s %9s\n", "", "pixels",
+    out << "\n  statistics per channel in bins, then in values (bin centres); clip = share of samples at "
+        << clipped_values(r) << "\n";
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
                   "mean", "stddev", "median", "p1", "p99", "min", "max", "clip low", "clip high");
     out << line;
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
-        const std::string mn = s.min_bin ? std::to_string(*s.min_bin) : "-";
-        const std::string mx = s.max_bin ? std::to_string(*s.max_bin) : "-";
-        std::snprintf(line, sizeof line, "  %-5s %12s %8s %8s %7u %6u %6u %6s %6s %9s %9s\n",
-                      std::string(channel_name(c.channel)).c_str(), thousands(s.count).c_str(),
-                      fixed(s.mean, 2).c_str(), fixed(s.stddev, 2).c_str(), s.median, s.p1, s.p99,
-                      mn.c_str(), mx.c_str(), percent(s.clipped_low).c_str(),
-                      percent(s.clipped_high).c_str());
+        std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+                      std::string(channel_name(c.channel)).c_str(), "bins", thousands(s.count).c_str(),
+                      or_dash(s.mean, 2).c_str(), or_dash(s.stddev, 2).c_str(), or_dash(s.median).c_str(),
+                      or_dash(s.p1).c_str(), or_dash(s.p99).c_str(), or_dash(s.min_bin).c_str(),
+                      or_dash(s.max_bin).c_str(), share_or_dash(s.clipped_low).c_str(),
+                      share_or_dash(s.clipped_high).c_str());
+        out << line;
+        std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s\n", "", "values", "",
+                      or_dash(s.mean_value).c_str(), or_dash(s.stddev_value).c_str(),
+                      or_dash(s.median_value).c_str(), or_dash(s.p1_value).c_str(), or_dash(s.p99_value).c_str(),
+                      or_dash(s.min_value).c_str(), or_dash(s.max_value).c_str());
         out << line;
     }
     for (const ChannelHistogram& c : r.channels) {
@@ -160,7 +278,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
         }
         out << '\n';
     }
-    for (const std::string& n : notes) out << "  note: " << n << '\n';
+    for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
 }
 
 }  // namespace
@@ -177,109 +295,199 @@ std::string describe_layout(const BinLayout& layout) {
     return s;
 }
 
-SumOutcome sum_outcomes(const std::vector<FileOutcome>& outcomes) {
-    SumOutcome sum;
-    for (const FileOutcome& o : outcomes) {
-        if (!o.result) continue;
-        const Result& r = *o.result;
-        if (!sum.result) {
-            sum.result = r;
-            sum.format = std::string(format_info(r.format).name);
-        } else {
-            try {
-                sum.result->merge(r);
-            } catch (const MergeError&) {
-                const BinLayout& mine = r.channels.front().layout;
-                const BinLayout& theirs = sum.result->channels.front().layout;
-                std::string names, sum_names;
-                for (const auto& c : r.channels) names += std::string(names.empty() ? "" : ",") + std::string(channel_name(c.channel));
-                for (const auto& c : sum.result->channels) sum_names += std::string(sum_names.empty() ? "" : ",") + std::string(channel_name(c.channel));
-                std::string why = std::string(format_info(r.format).name) + " ";
-                if (names != sum_names) why += "channels " + names + " differ from the sum's " + sum_names;
-                else why += "bins (" + describe_layout(mine) + ") differ from the sum's (" + describe_layout(theirs) + ")";
-                sum.excluded.emplace_back(o.file, why);
-                continue;
-            }
-            if (format_info(r.format).name != sum.format) sum.format = "mixed";
-        }
-        sum.files += 1;
-        sum.pixels += std::uint64_t(r.width) * r.height;
+std::string display_text(std::string_view bytes) {
+    std::string out;
+    for (std::size_t i = 0; i < bytes.size();) {
+        const unsigned char c = static_cast<unsigned char>(bytes[i]);
+        char32_t cp = 0;
+        const std::size_t n = utf8_sequence(bytes, i, cp);
+        if (c == '\\') out += "\\\\";
+        else if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (n == 0 || c < 0x20 || c == 0x7F) out += hex_escape('x', c, 2);
+        else if (is_invisible_control(cp)) out += hex_escape('u', unsigned(cp), 4);
+        else out.append(bytes.substr(i, n));
+        i += n == 0 ? 1 : n;
     }
-    return sum;
+    return out;
 }
 
-void write_json(std::ostream& out, const std::vector<FileOutcome>& outcomes, const SumOutcome* sum) {
-    json doc;
-    doc["imghist"] = std::string(imghist::version());
-    json results = json::array(), errors = json::array();
-    for (const FileOutcome& o : outcomes) {
+bool is_utf8(std::string_view bytes) {
+    char32_t cp = 0;
+    for (std::size_t i = 0, n = 0; i < bytes.size(); i += n)
+        if ((n = utf8_sequence(bytes, i, cp)) == 0) return false;
+    return true;
+}
+
+std::vector<SumGroup> sum_outcomes(const std::vector<FileOutcome>& outcomes) {
+    std::vector<SumGroup> groups;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        if (!outcomes[i].result) continue;
+        const Result& r = *outcomes[i].result;
+        // Result::merge is the one rule of what may be summed: the first group it accepts.
+        auto group = std::find_if(groups.begin(), groups.end(), [&](SumGroup& g) {
+            try {
+                g.result.merge(r);
+                return true;
+            } catch (const MergeError&) {
+                return false;
+            }
+        });
+        if (group == groups.end()) group = groups.insert(groups.end(), SumGroup{r, {}, 0, {}});
+        group->members.push_back(i);
+        group->pixels += std::uint64_t(r.width) * r.height;
+        if (std::find(group->formats.begin(), group->formats.end(), r.format) == group->formats.end())
+            group->formats.push_back(r.format);
+    }
+    return groups;
+}
+
+std::string formats_label(const SumGroup& group) {
+    std::string label;
+    for (PixelFormat f : group.formats) label += (label.empty() ? "" : "+") + std::string(format_info(f).name);
+    return label;
+}
+
+namespace {
+
+constexpr int kJsonSchema = 2;
+
+// Dumps strictly (invalid UTF-8 throws), so a string that escaped put_name / display_text is
+// found; the caller then reports that one entry instead of losing the document.
+std::optional<std::string> try_dump(const json& j, std::string& why) {
+    try {
+        return j.dump();
+    } catch (const json::exception& e) {
+        why = e.what();
+        return std::nullopt;
+    }
+}
+
+// Cannot throw: every string in an error entry has been escaped, and any byte that was not
+// would be replaced rather than lose the document.
+std::string dump_always(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json error_json(const std::string& file, const std::string& error) {
+    json e;
+    put_name(e, "file", file);
+    e["error"] = message_json(error);
+    return e;
+}
+
+json result_json(const FileOutcome& o) {
+    const Result& r = *o.result;
+    json j;
+    put_name(j, "file", o.file);
+    j["width"] = r.width;
+    j["height"] = r.height;
+    j["format"] = std::string(format_info(r.format).name);
+    j["backend"] = message_json(r.backend);
+    j["device"] = message_json(r.device);
+    j["histograms"] = histograms_json(r);
+    json notes = json::array();
+    for (const std::string& n : o.notes) notes.push_back(message_json(n));
+    j["notes"] = std::move(notes);
+    return j;
+}
+
+json sum_json(const SumGroup& g, const std::vector<FileOutcome>& outcomes,
+              const std::vector<std::size_t>& result_index) {
+    json s, files = json::array(), index = json::array(), formats = json::array();
+    for (std::size_t m : g.members) {
+        files.push_back(utf8_or_replaced(outcomes[m].file));
+        index.push_back(result_index[m]);
+    }
+    for (PixelFormat f : g.formats) formats.push_back(std::string(format_info(f).name));
+    s["files"] = std::move(files);
+    s["result_index"] = std::move(index);
+    s["pixels"] = g.pixels;
+    s["formats"] = std::move(formats);
+    s["backend"] = message_json(g.result.backend);
+    s["device"] = message_json(g.result.device);
+    s["histograms"] = histograms_json(g.result);
+    return s;
+}
+
+void json_array(std::ostream& out, const char* key, const std::vector<std::string>& items) {
+    out << ",\"" << key << "\":[";
+    for (std::size_t i = 0; i < items.size(); ++i) out << (i ? "," : "") << items[i];
+    out << ']';
+}
+
+}  // namespace
+
+bool write_json(std::ostream& out, const std::vector<FileOutcome>& outcomes, const std::vector<SumGroup>* sums) {
+    // Each entry is encoded on its own, so one that cannot be costs only itself.
+    bool all_encoded = true;
+    std::vector<std::string> results, errors, groups;
+    std::vector<std::size_t> result_index(outcomes.size(), 0);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        const FileOutcome& o = outcomes[i];
         if (!o.result) {
-            errors.push_back(json{{"file", o.file}, {"error", o.error}});
+            errors.push_back(dump_always(error_json(o.file, o.error)));
             continue;
         }
-        const Result& r = *o.result;
-        json j;
-        j["file"] = o.file;
-        j["width"] = r.width;
-        j["height"] = r.height;
-        j["format"] = std::string(format_info(r.format).name);
-        j["backend"] = r.backend;
-        j["device"] = r.device;
-        j["histograms"] = histograms_json(r);
-        j["notes"] = o.notes;
-        results.push_back(std::move(j));
-    }
-    doc["results"] = std::move(results);
-    doc["errors"] = std::move(errors);
-    if (sum) {
-        json s;
-        s["files"] = sum->files;
-        s["pixels"] = sum->pixels;
-        if (sum->result) {
-            s["format"] = sum->format;
-            s["backend"] = sum->result->backend;
-            s["device"] = sum->result->device;
-            s["histograms"] = histograms_json(*sum->result);
+        std::string why;
+        if (auto text = try_dump(result_json(o), why)) {
+            result_index[i] = results.size();
+            results.push_back(std::move(*text));
         } else {
-            s["format"] = nullptr;
-            s["histograms"] = json::object();
+            all_encoded = false;
+            errors.push_back(dump_always(error_json(o.file, "the result could not be encoded: " + why)));
         }
-        json ex = json::array();
-        for (const auto& [file, why] : sum->excluded) ex.push_back(json{{"file", file}, {"reason", why}});
-        s["excluded"] = std::move(ex);
-        doc["sum"] = std::move(s);
     }
-    out << doc.dump() << '\n';
+    if (sums) {
+        for (const SumGroup& g : *sums) {
+            std::string why;
+            if (auto text = try_dump(sum_json(g, outcomes, result_index), why)) {
+                groups.push_back(std::move(*text));
+            } else {
+                all_encoded = false;
+                errors.push_back(dump_always(error_json("(sum)", "a sum could not be encoded: " + why)));
+            }
+        }
+    }
+    out << "{\"schema\":" << kJsonSchema << ",\"imghist\":" << dump_always(std::string(imghist::version()));
+    json_array(out, "results", results);
+    json_array(out, "errors", errors);
+    if (sums) json_array(out, "sums", groups);
+    out << "}\n";
+    return all_encoded;
 }
 
-void write_csv(std::ostream& out, const std::vector<FileOutcome>& outcomes, const SumOutcome* sum) {
-    out << "file,channel,bin,lo,hi,count\n";
+void write_csv(std::ostream& out, const std::vector<FileOutcome>& outcomes, const std::vector<SumGroup>* sums) {
+    out << "image,format,channel,kind,bin,lo,hi,count\n";
     for (const FileOutcome& o : outcomes)
-        if (o.result) csv_rows(out, o.file, *o.result);
-    if (sum && sum->result) csv_rows(out, "(sum)", *sum->result);
+        if (o.result) csv_rows(out, o.file, std::string(format_info(o.result->format).name), *o.result);
+    if (sums)
+        for (const SumGroup& g : *sums) csv_rows(out, "(sum)", formats_label(g), g.result);
 }
 
-void write_table(std::ostream& out, const std::vector<FileOutcome>& outcomes, const SumOutcome* sum) {
+void write_table(std::ostream& out, const std::vector<FileOutcome>& outcomes, const std::vector<SumGroup>* sums) {
     bool first = true;
     for (const FileOutcome& o : outcomes) {
         if (!o.result) continue;
         const Result& r = *o.result;
         if (!first) out << '\n';
         first = false;
-        const std::string heading = o.file + "  " + std::to_string(r.width) + " x " +
+        const std::string heading = display_text(o.file) + "  " + std::to_string(r.width) + " x " +
                                     std::to_string(r.height) + "  " +
-                                    std::string(format_info(r.format).name) + "  " + r.backend +
-                                    " on " + r.device;
+                                    std::string(format_info(r.format).name) + "  " +
+                                    display_text(r.backend) + " on " + display_text(r.device);
         table_block(out, heading, r, o.notes);
     }
-    if (sum && sum->result) {
+    if (!sums) return;
+    for (const SumGroup& g : *sums) {
         if (!first) out << '\n';
-        const std::string heading = "sum of " + std::to_string(sum->files) + " file" +
-                                    (sum->files == 1 ? "" : "s") + "  " + thousands(sum->pixels) +
-                                    " pixels  " + sum->format;
-        std::vector<std::string> notes;
-        for (const auto& [file, why] : sum->excluded) notes.push_back("not in the sum: " + file + ": " + why);
-        table_block(out, heading, *sum->result, notes);
+        first = false;
+        std::string files;
+        for (std::size_t m : g.members) files += (files.empty() ? "" : ", ") + display_text(outcomes[m].file);
+        // The heading's second line names the files, so each sum says what it holds.
+        const std::string heading = "sum of " + std::to_string(g.members.size()) + " file" +
+                                    (g.members.size() == 1 ? "" : "s") + "  " + thousands(g.pixels) +
+                                    " pixels  " + formats_label(g) + "\n  files: " + files;
+        table_block(out, heading, g.result, {});
     }
 }
 

@@ -5,6 +5,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,22 +21,37 @@ struct FileOutcome {
     std::string error;               // one line, without the file name
 };
 
-// The merged histogram over every successful file whose bins match the first one's.
-struct SumOutcome {
-    std::optional<Result> result;
-    std::size_t files = 0;
+// One merged histogram: the successful files whose channels and bins all match. Files of
+// another layout (16-bit among 8-bit, gray among RGB, RGBA with --alpha) get their own group,
+// so no counted file is ever left out of a sum.
+struct SumGroup {
+    Result result;
+    std::vector<std::size_t> members;  // indices into the outcomes, in input order
     std::uint64_t pixels = 0;
-    std::string format;  // the shared pixel format, or "mixed"
-    std::vector<std::pair<std::string, std::string>> excluded;  // file, reason
+    std::vector<PixelFormat> formats;  // the members' pixel formats, in order of appearance
 };
 
-SumOutcome sum_outcomes(const std::vector<FileOutcome>& outcomes);
+// The groups in order of their first file.
+std::vector<SumGroup> sum_outcomes(const std::vector<FileOutcome>& outcomes);
+// "rgb8", or "rgb8+rgba8" when the members differ in pixel format (but not in bins).
+std::string formats_label(const SumGroup& group);
 
-void write_json(std::ostream& out, const std::vector<FileOutcome>& outcomes,
-                const SumOutcome* sum);
-void write_csv(std::ostream& out, const std::vector<FileOutcome>& outcomes, const SumOutcome* sum);
+// The JSON document (schema 2, docs/cli.md). Returns false when a result could not be encoded;
+// it is then listed in "errors" instead, and every other result is still written.
+bool write_json(std::ostream& out, const std::vector<FileOutcome>& outcomes,
+                const std::vector<SumGroup>* sums);
+void write_csv(std::ostream& out, const std::vector<FileOutcome>& outcomes,
+               const std::vector<SumGroup>* sums);
 void write_table(std::ostream& out, const std::vector<FileOutcome>& outcomes,
-                 const SumOutcome* sum);
+                 const std::vector<SumGroup>* sums);
+
+// Names and messages for a terminal, the table, CSV and plot titles: one line of valid UTF-8
+// that nothing can act on, and that gives back the original bytes (docs/cli.md, "Names"):
+// printable characters as they are; \\ for a backslash; \n, \r, \t; \xHH for other control
+// bytes, DEL and bytes that are not UTF-8; \uHHHH for C1 controls, line separators and
+// bidirectional controls.
+std::string display_text(std::string_view bytes);
+bool is_utf8(std::string_view bytes);
 
 // "256 bins over [0, 256)", "257 bins over [0, 1] (bin 256 = 1.0 and above)", ...
 std::string describe_layout(const BinLayout& layout);

@@ -395,20 +395,16 @@ void draw(cairo_t* cr, const Result& result, const PlotOptions& opt) {
         // Build the pieces, then lay them out from the matching edge.
         struct Piece { std::string text; Rgb colour; bool bold; };
         std::vector<Piece> pieces;
-        // Default layouts: the end bins are the clipped values (0 and 255, <= 0 and >= 1, ...).
-        // Custom bins: the share in the first or last bin, which may hold more than one value.
-        const bool standard = layout.closed_top ||
-                              (integer && layout.lo == 0 && (layout.hi == 256 || layout.hi == 65536) &&
-                               layout.bins == 256);
-        pieces.push_back({end == 0 ? (standard ? "clipped low" : "first bin")
-                                   : (standard ? "clipped high" : "last bin"),
-                          kAxisText, false});
+        // The shares of the samples at the extreme values, exact whatever the bins.
+        const char* extreme = !integer ? (end == 0 ? "<= 0" : ">= 1")
+                                       : (end == 0 ? "0" : fi.sample == SampleType::u8 ? "255" : "65535");
+        pieces.push_back({std::string(end == 0 ? "clipped low (" : "clipped high (") + extreme + ")", kAxisText, false});
         for (const auto& c : result.channels) {
             const ChannelStats s = c.stats();
-            const double share = end == 0 ? s.clipped_low : s.clipped_high;
+            const std::optional<double> share = end == 0 ? s.clipped_low : s.clipped_high;
             const std::string name(channel_name(c.channel));
-            pieces.push_back({name + " " + percent(share),
-                              share > 0 ? style_for(c.channel).colour : kDim, share >= 0.01});
+            pieces.push_back({name + " " + (share ? percent(*share) : "-"),
+                              share.value_or(0) > 0 ? style_for(c.channel).colour : kDim, share.value_or(0) >= 0.01});
         }
         // Values outside a custom range that were not binned (no --clamp).
         if (!layout.clamp && !layout.closed_top) {
@@ -432,7 +428,7 @@ void draw(cairo_t* cr, const Result& result, const PlotOptions& opt) {
         bool any = false;
         for (const auto& c : result.channels) {
             const ChannelStats s = c.stats();
-            if ((end == 0 ? s.clipped_low : s.clipped_high) <= 0) continue;
+            if ((end == 0 ? s.clipped_low : s.clipped_high).value_or(0) <= 0) continue;
             any = true;
             if (c.channel == Channel::R) lit.r = 1;
             if (c.channel == Channel::G) lit.g = 1;

@@ -1,6 +1,10 @@
-// Reading image files into imghist views with OpenImageIO: the file's own sample type, no
-// premultiplication, no colour conversion, and a size guard checked from the header.
+// Reading image files into imghist views: the file's own sample type, no premultiplication, no
+// colour conversion, and a size guard checked from the header. The reader is chosen by the
+// file's content among the trusted formats (docs/cli.md, "Reading policy"); OpenImageIO's other
+// readers are used only when asked for (ReadOptions::untrusted_readers).
 #pragma once
+
+#include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -12,9 +16,18 @@
 
 namespace imghist::cli {
 
+// Frees pixels from new[], or unmaps the pixels a decoder process handed over.
+struct PixelRelease {
+    std::size_t mapped_bytes = 0;  // non-zero: the pixels are a mapping of this many bytes
+    void operator()(std::byte* p) const noexcept {
+        if (mapped_bytes) ::munmap(p, mapped_bytes);
+        else delete[] p;
+    }
+};
+
 // Pixels read from one file, owned, with the view that describes them.
 struct LoadedImage {
-    std::unique_ptr<std::byte[]> pixels;
+    std::unique_ptr<std::byte[], PixelRelease> pixels;
     ImageView view;
     std::string source_type;           // the file's sample type as OpenImageIO names it ("uint8")
     std::vector<std::string> notes;    // conversions the reader made that the user should know
@@ -31,17 +44,18 @@ private:
 };
 
 struct ReadOptions {
-    std::uint64_t max_pixels = 0;  // 0 = no limit
+    std::uint64_t max_pixels = 0;     // 0 = no limit
+    bool untrusted_readers = false;   // also OpenImageIO's less safe readers, chosen by extension
 };
 
 // Reads the first subimage at full resolution. Throws ReadError (missing file, not an image,
 // truncated or corrupt data, zero or oversized dimensions, unsupported channel layout).
 LoadedImage read_image(const std::string& path, const ReadOptions& options);
 
-// Lower-case extensions (without the dot) of the formats this OpenImageIO reads that a
-// directory walk picks up (video, volume and camera-raw readers are left out: name such files
-// explicitly to read them).
-const std::vector<std::string>& image_extensions();
+// Lower-case extensions (without the dot), sorted, that a directory walk picks up: those of the
+// trusted formats, or with `untrusted_readers` every format this OpenImageIO reads (video,
+// volume and camera-raw readers are left out even then: name such files explicitly).
+const std::vector<std::string>& image_extensions(bool untrusted_readers);
 
 // "OpenImageIO 2.4.7".
 std::string reader_version();

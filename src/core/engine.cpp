@@ -22,9 +22,28 @@ Result Engine::compute(const ImageView& image, const Request& request) {
     notes_.clear();
     accumulate(image, plan, slots);
     Result result = plan.make_result(image, slots, std::string(backend_name()), device_name());
+    count_clipping(image, request, result);
     result.notes = std::move(notes_);
     notes_.clear();
     return result;
+}
+
+void Engine::count_clipping(const ImageView& image, const Request& request, Result& result) {
+    bool proven = true;
+    for (const ChannelHistogram& c : result.channels)
+        proven = proven && c.clipped_low_count && c.clipped_high_count;
+    if (proven) return;  // e.g. 8-bit default bins: bins 0 and 255 are the extremes
+    // A second pass of the same backend: its below / above counters are the extremes.
+    const HistogramPlan plan(image.format, HistogramPlan::clipping_request(format_info(image.format).sample, request));
+    std::vector<std::uint64_t> slots(plan.total_slots(), 0);
+    const std::size_t notes_before = notes_.size();
+    accumulate(image, plan, slots);
+    notes_.resize(notes_before);  // notes about the internal pass would only confuse
+    for (std::size_t c = 0; c < result.channels.size(); ++c) {
+        const std::uint64_t* s = slots.data() + c * plan.slots_per_channel();
+        result.channels[c].clipped_low_count = s[plan.bins() + IH_SLOT_BELOW];
+        result.channels[c].clipped_high_count = s[plan.bins() + IH_SLOT_ABOVE];
+    }
 }
 
 bool Backend::available() const {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
+#include <tuple>
 
 #include "imghist/error.hpp"
 
@@ -43,9 +45,8 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
     } else {
         // The one specified float sequence: lo and hi rounded to fp32, the scale computed in
         // double and rounded once to fp32. The closed [0, 1] rule has 256 bins below 1.0.
-        const double bins_below_hi = layout.closed_top ? layout.bins - 1.0 : double(layout.bins);
         lo_float = float(layout.lo);
-        scale_float = float(bins_below_hi / (layout.hi - layout.lo));
+        scale_float = float_bin_scale(layout);
         lo_key = ih_float_key(std::bit_cast<std::uint32_t>(float(layout.lo)));
         hi_key = ih_float_key(std::bit_cast<std::uint32_t>(float(layout.hi)));
     }
@@ -80,9 +81,62 @@ Result HistogramPlan::make_result(const ImageView& image, std::span<const std::u
         h.nan = s[n + IH_SLOT_NAN];
         h.below = s[n + IH_SLOT_BELOW];
         h.above = s[n + IH_SLOT_ABOVE];
+        std::tie(h.clipped_low_count, h.clipped_high_count) = clipping_proven_by(s);
         r.channels.push_back(std::move(h));
     }
     return r;
+}
+
+namespace {
+// The values strictly between a sample type's extremes: [lo, hi).
+std::pair<double, double> between_extremes(SampleType sample) {
+    switch (sample) {
+        case SampleType::u8: return {1, 255};
+        case SampleType::u16: return {1, 65535};
+        case SampleType::f16:
+        case SampleType::f32: break;
+    }
+    return {double(std::numeric_limits<float>::denorm_min()), 1};
+}
+}  // namespace
+
+Request HistogramPlan::clipping_request(SampleType sample, const Request& request) {
+    Request r = request;
+    r.bins = BinSpec{1, between_extremes(sample), false};
+    return r;
+}
+
+std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> HistogramPlan::clipping_proven_by(
+    const std::uint64_t* channel_slots) const {
+    // Slots in value order: below (when not folded into bin 0), the bins, above. Every slot
+    // holds one interval of values (the bin sequence is monotone), so the low extremes fill the
+    // slots before that of their top edge value, and that slot too unless the next value up
+    // shares it.
+    const std::uint32_t n = bins();
+    const bool unbinned_ends = !layout.clamp && !layout.closed_top;
+    std::vector<std::uint64_t> ordered;
+    if (unbinned_ends) ordered.push_back(channel_slots[n + IH_SLOT_BELOW]);
+    ordered.insert(ordered.end(), channel_slots, channel_slots + n);
+    if (unbinned_ends) ordered.push_back(channel_slots[n + IH_SLOT_ABOVE]);
+    const auto position = [&](double value) -> std::size_t {
+        const std::uint32_t slot =
+            (is_float() ? classify_float(float(value)) : classify_int(std::uint32_t(value))) & IH_SLOT_MASK;
+        if (slot < n) return slot + (unbinned_ends ? 1 : 0);
+        return slot == n + IH_SLOT_BELOW ? 0 : ordered.size() - 1;
+    };
+    const auto [inner_lo, inner_hi] = between_extremes(info.sample);
+    const double low_edge = is_float() ? 0.0 : inner_lo - 1;  // +0 (and -0) / value 0
+    const double high_below = is_float() ? double(std::nextafter(1.0f, 0.0f)) : inner_hi - 1;
+    const auto proven = [&](std::size_t edge, std::size_t next, std::size_t from, std::size_t to)
+        -> std::optional<std::uint64_t> {
+        if (edge == next && ordered[edge] != 0) return std::nullopt;  // shared with inner values
+        std::uint64_t sum = 0;
+        for (std::size_t p = from; p < to; ++p) sum += ordered[p];
+        return edge == next ? sum : sum + ordered[edge];
+    };
+    const std::size_t low = position(low_edge), low_next = position(inner_lo);
+    const std::size_t high = position(inner_hi), high_next = position(high_below);
+    return {proven(low, low_next, 0, low), proven(high, high_next, high + 1, ordered.size())};
 }
 
 float half_to_float(std::uint16_t h) {

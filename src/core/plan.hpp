@@ -5,7 +5,9 @@
 
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/kernel_scalars.hpp"
@@ -56,9 +58,20 @@ public:
                                  clamp);
     }
 
-    // The Result for `image` from slot counts laid out as binning.h describes.
+    // The Result for `image` from slot counts laid out as binning.h describes. The clipping
+    // counts are set where the slots prove them (clipping_proven_by), else left unknown.
     Result make_result(const ImageView& image, std::span<const std::uint64_t> slots,
                        std::string backend, std::string device) const;
+
+    // Clipping (docs/semantics.md): the values strictly between the extremes are [1, max) for
+    // integers and [smallest denormal, 1) for half and float, so one bin over that range
+    // without clamp counts exactly the low extremes in `below` and the high ones in `above`.
+    // The request of that second pass, for the channels of `request`.
+    static Request clipping_request(SampleType sample, const Request& request);
+    // The exact clipping counts {low, high} that one channel's slots prove: where the slot of
+    // the extreme's edge value holds no value on the other side of it, or is empty.
+    std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> clipping_proven_by(
+        const std::uint64_t* channel_slots) const;
 };
 
 // Adds one classify() code into a channel's slots (binning.h's two-counter rule).

@@ -3,6 +3,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 namespace imghist {
@@ -65,6 +67,37 @@ void LumaWeights::validate() const {
                               std::to_string(b) + ")");
 }
 
+namespace {
+
+std::string range_text(const BinLayout& layout) {
+    char text[128];
+    std::snprintf(text, sizeof text, "range [%g, %g) with %u bins", layout.lo, layout.hi, layout.bins);
+    return text;
+}
+
+// The limits of the fp32 bin sequence (docs/semantics.md, "Custom bins and range"). Within them
+// every sample's k is defined, and the same on a device that flushes denormals to zero as on one
+// that keeps them.
+void check_float_range(const BinLayout& layout) {
+    const float lo = float(layout.lo), hi = float(layout.hi);
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+        throw InvalidArgument("range must be distinct finite values in fp32");
+    // The largest offset v - lo of a sample in range; every smaller one is finite too.
+    const float widest_offset = hi - lo;
+    if (!std::isfinite(widest_offset))
+        throw InvalidArgument(range_text(layout) + ": HI - LO overflows fp32 (at most 3.4e38)");
+    const float scale = float_bin_scale(layout);
+    if (!std::isfinite(scale) || scale < std::numeric_limits<float>::min())
+        throw InvalidArgument(range_text(layout) + ": the bin scale bins / (HI - LO) is not a normal fp32 number");
+    // Offsets up to 2^-100 are where a flushed denormal (sample, LO or offset) can change the
+    // offset; they must all land in bin 0, which scale < 2^100 guarantees. One bin is always 0.
+    if (layout.bins > 1 && scale >= kMaxFloatBinScale)
+        throw InvalidArgument(range_text(layout) +
+                              ": bins narrower than 2^-100 (scale bins / (HI - LO) must stay below 2^100)");
+}
+
+}  // namespace
+
 BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
     BinLayout layout;
     layout.clamp = spec.clamp;
@@ -76,8 +109,9 @@ BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
             layout.bins = 257; layout.lo = 0; layout.hi = 1; layout.closed_top = true;
             break;
     }
-    if (!spec.bins && !spec.range) return layout;
     const bool is_float = sample == SampleType::f16 || sample == SampleType::f32;
+    layout.integer = !is_float;
+    if (!spec.bins && !spec.range) return layout;
     // Any override turns the closed [0, 1] float rule into half-open custom bins.
     layout.closed_top = false;
     layout.bins = spec.bins.value_or(256);
@@ -95,12 +129,34 @@ BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
             throw InvalidArgument("the range of an integer format must have integer bounds");
         if (std::fabs(layout.lo) > 1e15 || std::fabs(layout.hi) > 1e15)
             throw InvalidArgument("range bounds are too large");
+        // k = (v - lo) * bins / (hi - lo) is computed in 64 bits: the product must not wrap.
+        if ((layout.hi - layout.lo) * layout.bins >= 0x1p63)
+            throw InvalidArgument("range times bins must stay below 2^63 (integer bins are computed in 64 bits)");
     } else {
-        const float lo = float(layout.lo), hi = float(layout.hi);
-        if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
-            throw InvalidArgument("range must be distinct finite values in fp32");
+        check_float_range(layout);
     }
     return layout;
+}
+
+float float_bin_scale(const BinLayout& layout) {
+    const double bins_below_hi = layout.closed_top ? layout.bins - 1.0 : double(layout.bins);
+    return float(bins_below_hi / (layout.hi - layout.lo));
+}
+
+double bin_centre(const BinLayout& layout, std::uint32_t k) {
+    if (layout.closed_top && k + 1 == layout.bins) return layout.hi;  // the closed top bin is hi
+    if (!layout.integer) {
+        const double steps = layout.closed_top ? layout.bins - 1.0 : double(layout.bins);
+        return layout.lo + (layout.hi - layout.lo) * (k + 0.5) / steps;
+    }
+    // Bin k holds the integers v with floor((v - lo) * bins / range) == k: from
+    // lo + ceil(k * range / bins) to lo + ceil((k + 1) * range / bins) - 1. Exact in 128 bits.
+    const auto range = static_cast<unsigned __int128>(layout.hi - layout.lo);
+    const auto first_offset = [&](std::uint64_t j) {
+        return static_cast<std::uint64_t>((j * range + layout.bins - 1) / layout.bins);
+    };
+    const std::uint64_t first = first_offset(k), end = first_offset(std::uint64_t(k) + 1);
+    return layout.lo + (double(first) + double(end - 1)) / 2;
 }
 
 std::vector<Channel> channels_for(PixelFormat format, const Request& request) {

@@ -3,19 +3,22 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace imghist {
 
 namespace {
 std::string describe(const BinLayout& l) {
     char text[160];
-    std::snprintf(text, sizeof text, "%u bins over [%g, %g%c%s", l.bins, l.lo, l.hi, l.closed_top ? ']' : ')',
-                  l.clamp ? " clamped" : "");
+    std::snprintf(text, sizeof text, "%u bins over [%g, %g%c of %s values%s", l.bins, l.lo, l.hi,
+                  l.closed_top ? ']' : ')', l.integer ? "integer" : "float", l.clamp ? " clamped" : "");
     return text;
 }
 
-// Smallest bin whose cumulative count reaches share q of the total.
+// Smallest bin whose cumulative count reaches share q of the total (total > 0).
 std::uint32_t quantile_bin(const std::vector<std::uint64_t>& counts, std::uint64_t total, double q) {
     const double target = q * double(total);
     std::uint64_t cumulative = 0;
@@ -25,29 +28,61 @@ std::uint32_t quantile_bin(const std::vector<std::uint64_t>& counts, std::uint64
     }
     return std::uint32_t(counts.size() - 1);
 }
+
+// Weighted mean and population standard deviation of x(k) over the bins (total > 0).
+template <class X>
+std::pair<double, double> moments(const std::vector<std::uint64_t>& counts, std::uint64_t total, X x) {
+    long double sum = 0, sum_sq = 0;
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+        if (counts[k] == 0) continue;
+        const long double v = x(std::uint32_t(k));
+        sum += (long double)counts[k] * v;
+        sum_sq += (long double)counts[k] * v * v;
+    }
+    const long double n = total, mean = sum / n;
+    const long double variance = sum_sq / n - mean * mean;
+    return {double(mean), variance > 0 ? double(std::sqrt(variance)) : 0.0};
+}
+
+std::optional<std::uint64_t> add_known(std::optional<std::uint64_t> a, std::optional<std::uint64_t> b) {
+    if (!a || !b) return std::nullopt;
+    return *a + *b;
+}
 }  // namespace
+
+std::uint64_t ChannelHistogram::samples() const {
+    std::uint64_t binned = 0;
+    for (std::uint64_t c : counts) binned += c;
+    // Below / above samples are already in the end bins when they are folded there.
+    const bool folded = layout.clamp || layout.closed_top;
+    return folded ? binned : binned + below + above;
+}
 
 ChannelStats ChannelHistogram::stats() const {
     ChannelStats s;
-    long double sum = 0, sum_sq = 0;
+    s.samples = samples();
+    if (s.samples > 0) {
+        if (clipped_low_count) s.clipped_low = double(*clipped_low_count) / double(s.samples);
+        if (clipped_high_count) s.clipped_high = double(*clipped_high_count) / double(s.samples);
+    }
     for (std::size_t k = 0; k < counts.size(); ++k) {
         if (counts[k] == 0) continue;
         if (!s.min_bin) s.min_bin = std::uint32_t(k);
         s.max_bin = std::uint32_t(k);
         s.count += counts[k];
-        sum += (long double)counts[k] * k;
-        sum_sq += (long double)counts[k] * k * k;
     }
-    if (s.count == 0) return s;
-    const long double n = s.count;
-    s.mean = double(sum / n);
-    const long double variance = sum_sq / n - (sum / n) * (sum / n);
-    s.stddev = variance > 0 ? double(std::sqrt(variance)) : 0.0;
+    if (s.count == 0) return s;  // nothing binned: no bin or value statistic
+    const auto value = [&](std::uint32_t k) { return bin_centre(layout, k); };
+    std::tie(s.mean, s.stddev) = moments(counts, s.count, [](std::uint32_t k) { return double(k); });
+    std::tie(s.mean_value, s.stddev_value) = moments(counts, s.count, value);
     s.median = quantile_bin(counts, s.count, 0.5);
     s.p1 = quantile_bin(counts, s.count, 0.01);
     s.p99 = quantile_bin(counts, s.count, 0.99);
-    s.clipped_low = double(counts.front()) / double(s.count);
-    s.clipped_high = double(counts.back()) / double(s.count);
+    s.min_value = value(*s.min_bin);
+    s.max_value = value(*s.max_bin);
+    s.median_value = value(*s.median);
+    s.p1_value = value(*s.p1);
+    s.p99_value = value(*s.p99);
     return s;
 }
 
@@ -75,6 +110,8 @@ void Result::merge(const Result& other) {
         a.nan += b.nan;
         a.below += b.below;
         a.above += b.above;
+        a.clipped_low_count = add_known(a.clipped_low_count, b.clipped_low_count);
+        a.clipped_high_count = add_known(a.clipped_high_count, b.clipped_high_count);
     }
     notes.insert(notes.end(), other.notes.begin(), other.notes.end());
     if (backend != other.backend) backend = "mixed";

@@ -452,21 +452,7 @@ TEST_F(CliTest, BadFilesAreReportedAndGoodOnesStillCounted) {
     bad[path("zero.ppm")] = "";
     write_bytes(path("huge.ppm"), "P6\n200000 200000\n255\n");  // no pixel data at all
     bad[path("huge.ppm")] = "max-pixels";
-    {
-        const auto ga = imghist::testing::make_image(PixelFormat::rgb8, 8, 8, imghist::testing::Pattern::random, 2);
-        OIIO::ImageSpec spec(8, 4, 2, OIIO::TypeDesc::UINT8);  // gray + alpha from the same bytes
-        auto out = OIIO::ImageOutput::create(path("two.png"));
-        ASSERT_TRUE(out && out->open(path("two.png"), spec));
-        ASSERT_TRUE(out->write_image(OIIO::TypeDesc::UINT8, ga.view.data));
-        out->close();
-        bad[path("two.png")] = "2 channels";
-        OIIO::ImageSpec spec5(4, 4, 5, OIIO::TypeDesc::UINT8);
-        auto out5 = OIIO::ImageOutput::create(path("five.tif"));
-        ASSERT_TRUE(out5 && out5->open(path("five.tif"), spec5));
-        ASSERT_TRUE(out5->write_image(OIIO::TypeDesc::UINT8, ga.view.data));
-        out5->close();
-        bad[path("five.tif")] = "5 channels";
-    }
+    // Gray + alpha and 5-channel R,G,B,A,... files are read now (tests/cli/test_reader.cpp).
 
     std::vector<std::string> args = {"--format", "json", path("good.png")};
     for (const auto& [f, _] : bad) args.push_back(f);
@@ -653,17 +639,19 @@ TEST_F(CliTest, SumMergesMatchingFiles) {
     const Outcome r = run({"--format", "json", "--sum", path("sa.png"), path("sb.bmp"), path("sc.png")});
     ASSERT_EQ(r.status, 0) << r.err;
     const json doc = r.doc();
-    ASSERT_TRUE(doc.contains("sum"));
-    const json& sum = doc["sum"];
+    // Schema 2: one sum per layout; the 16-bit file gets its own instead of being left out.
+    ASSERT_TRUE(doc.contains("sums"));
+    ASSERT_EQ(doc["sums"].size(), 2u);
+    const json& sum = doc["sums"][0];
     EXPECT_FALSE(sum.contains("file"));
-    EXPECT_EQ(sum["files"], 2);
+    EXPECT_EQ(sum["files"], json({path("sa.png"), path("sb.bmp")}));
     EXPECT_EQ(sum["pixels"], 20 * 10 + 7 * 5);
-    EXPECT_EQ(sum["format"], "rgb8");
-    ASSERT_EQ(sum["excluded"].size(), 1u);
-    EXPECT_EQ(sum["excluded"][0]["file"], path("sc.png"));
+    EXPECT_EQ(sum["formats"], json({"rgb8"}));
     imghist::Result want = reference(a.view);
     want.merge(reference(b.view));
     expect_matches(sum["histograms"], want, "sum");
+    EXPECT_EQ(doc["sums"][1]["files"], json({path("sc.png")}));
+    expect_matches(doc["sums"][1]["histograms"], reference(c.view), "16-bit sum");
     EXPECT_EQ(doc["results"].size(), 3u);
 }
 
@@ -676,15 +664,14 @@ TEST_F(CliTest, CsvAndTable) {
     std::istringstream lines(r.out);
     std::string line;
     std::getline(lines, line);
-    EXPECT_EQ(line, "file,channel,bin,lo,hi,count");
+    EXPECT_EQ(line, "image,format,channel,kind,bin,lo,hi,count");
     std::size_t rows = 0;
     std::uint64_t r_total = 0;
     const imghist::Result want = reference(img.view);
-    const std::string prefix = "\"" + path("t,1.exr") + "\",R,";
+    const std::string prefix = "\"" + path("t,1.exr") + "\",rgb_f32,R,bin,";
     while (std::getline(lines, line)) {
         ++rows;
-        if (line.rfind(prefix, 0) == 0 && std::isdigit(static_cast<unsigned char>(line[prefix.size()])))
-            r_total += std::stoull(line.substr(line.rfind(',') + 1));
+        if (line.rfind(prefix, 0) == 0) r_total += std::stoull(line.substr(line.rfind(',') + 1));
     }
     EXPECT_EQ(rows, 4 * (257 + 3));  // R, G, B, Y
     const auto& rch = *want.find(imghist::Channel::R);

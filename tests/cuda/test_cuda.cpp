@@ -612,6 +612,30 @@ TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {
     }
 }
 
+// Host images of every format with the automatic chunk size, which follows the image size
+// (an eighth of it, 16 to 64 MiB): about 150 MB each, so the chunk is not a round number and
+// the image spans several chunks and streams; packed and with an odd row padding.
+TEST(CudaHost, EveryFormatWithAutomaticChunksPackedAndPadded) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    constexpr std::uint32_t width = 6007;
+    constexpr std::uint64_t target_bytes = 150'000'000;
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& info = format_info(format);
+        for (std::size_t padding : {std::size_t(0), std::size_t(10)}) {
+            const std::size_t row = std::size_t(width) * info.pixel_bytes() + padding;
+            const auto height = std::uint32_t(target_bytes / row);
+            const TestImage img = make_image(format, width, height, Pattern::random, 5 + padding, padding);
+            Request request;
+            request.count_alpha = info.channels == 4;
+            expect_same_histograms(engine->compute(img.view, request), reference->compute(img.view, request),
+                                   std::string(info.name) + " " + std::to_string(width) + "x" + std::to_string(height) +
+                                       " +" + std::to_string(padding) + "B");
+        }
+    }
+}
+
 TEST(CudaErrors, HostPointerIsRejectedAndEngineStaysUsable) {
     REQUIRE_GPU();
     auto engine = cuda::create_engine();

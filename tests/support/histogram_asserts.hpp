@@ -1,5 +1,6 @@
 // The one bit-for-bit comparison every backend test uses: same channels, layouts, counts,
-// nan, below and above. Shows the first few differing bins of each channel.
+// nan, below and above, and the exact clipping counts where `got` has them (the interop paths
+// may leave them unknown; Engine::compute never does, which its tests check). Shows the first few differing bins of each channel.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -22,6 +23,8 @@ inline void expect_same_histograms(const Result& got, const Result& want, const 
         EXPECT_EQ(g.nan, w.nan);
         EXPECT_EQ(g.below, w.below);
         EXPECT_EQ(g.above, w.above);
+        if (g.clipped_low_count) EXPECT_EQ(g.clipped_low_count, w.clipped_low_count);
+        if (g.clipped_high_count) EXPECT_EQ(g.clipped_high_count, w.clipped_high_count);
         ASSERT_EQ(g.counts.size(), w.counts.size());
         int shown = 0;
         for (std::size_t k = 0; k < w.counts.size() && shown < 5; ++k)

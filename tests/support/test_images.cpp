@@ -24,9 +24,6 @@ std::vector<Size> awkward_sizes() {
     return {{1, 1}, {1, 37}, {37, 1}, {3, 5}, {17, 9}, {255, 3}, {257, 2}, {1023, 2}, {129, 129}};
 }
 
-namespace {
-
-// Round-to-nearest-even float -> half bits (only used to build test data).
 std::uint16_t float_to_half(float f) {
     const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
     const std::uint32_t sign = (x >> 16) & 0x8000u;
@@ -43,6 +40,8 @@ std::uint16_t float_to_half(float f) {
     if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
     return std::uint16_t(sign | h);
 }
+
+namespace {
 
 class Sampler {
 public:

@@ -39,6 +39,9 @@ TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t heig
 // small odd range.
 std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& info);
 
+// Round-to-nearest-even float -> half bits (only used to build test data).
+std::uint16_t float_to_half(float f);
+
 // Sizes that catch edge handling: 1x1, 1xN, Nx1, widths not a multiple of 4/16/work-group.
 struct Size {
     std::uint32_t width, height;

@@ -49,6 +49,7 @@
 
 #include "backends/cpu/luma_quotient.hpp"
 #include "core/backend_list.hpp"
+#include "core/device_select.hpp"
 #include "core/plan.hpp"
 #include "imghist/error.hpp"
 
@@ -810,6 +811,8 @@ public:
         return {{"0", host_device_name(resolve_threads(0)), false, true, ""}};
     }
     std::unique_ptr<Engine> create_engine(const EngineOptions& options) const override {
+        // One device, but a wrong --device is still an error that lists it.
+        (void)select_device(name(), devices(), options.device, nullptr);
         return std::make_unique<CpuEngine>(options.threads);
     }
 };

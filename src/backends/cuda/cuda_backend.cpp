@@ -846,6 +846,10 @@ private:
                                 : std::size_t(std::clamp<std::uint64_t>(total_bytes / 8, std::uint64_t(16) << 20,
                                                                         std::uint64_t(64) << 20));
         for (const ImageView& v : images) chunk = std::max(chunk, v.row_bytes() + 256);
+        // Pieces start on 256-byte boundaries inside the chunk; a chunk that is not a multiple of
+        // 256 would let the rounded-up fill level pass the buffer's end (and the copy of `used`
+        // bytes fail with cudaErrorInvalidValue).
+        chunk = (chunk + 255) / 256 * 256;
         const int copy_threads = tune_.copy_threads > 0 ? tune_.copy_threads
                                  : total_bytes >= (std::uint64_t(512) << 20)
                                      ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))

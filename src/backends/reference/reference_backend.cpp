@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/backend_list.hpp"
+#include "core/device_select.hpp"
 #include "core/plan.hpp"
 
 namespace imghist {
@@ -70,7 +71,9 @@ public:
     std::vector<DeviceInfo> devices() const override {
         return {{"0", "host (single thread)", false, true, ""}};
     }
-    std::unique_ptr<Engine> create_engine(const EngineOptions&) const override {
+    std::unique_ptr<Engine> create_engine(const EngineOptions& options) const override {
+        // One device, but a wrong --device is still an error that lists it.
+        (void)select_device(name(), devices(), options.device, nullptr);
         return std::make_unique<ReferenceEngine>();
     }
 };

@@ -1,0 +1,129 @@
+// The command's statistics and clipping (issue 11, items 7, 9 and 10): value-unit statistics
+// beside the bin-unit ones, exact clipping counts and shares, empty channels null everywhere,
+// and the review's float-range reproducers refused as usage errors. Expected numbers are
+// computed here from the pixels the test writes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Outcome {
+    int status = -1;
+    std::string out, err;
+};
+
+std::string read_all(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// The built command on `args` (each one shell-quoted), stdout and stderr kept apart.
+Outcome run(const std::vector<std::string>& args, const fs::path& dir) {
+    std::string cmd = std::string("'") + IMGHIST_CLI_PATH + "'";
+    for (const std::string& a : args) cmd += " '" + a + "'";
+    cmd += " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "' </dev/null";
+    const int raw = std::system(cmd.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_all(dir / "out"), read_all(dir / "err")};
+}
+
+// A key of a JSON object; a missing one is a failure (and null, so that get<> throws).
+const json& field(const json& object, const char* key) {
+    static const json missing;
+    if (object.is_object() && object.contains(key)) return object[key];
+    ADD_FAILURE() << "no \"" << key << "\" in " << object.dump().substr(0, 300);
+    return missing;
+}
+
+class CliStats : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("imghist_cli_stats_" + std::to_string(::getpid()));
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    fs::path dir_;
+};
+
+TEST_F(CliStats, RangeReproducersAreUsageErrors) {
+    const fs::path repro = IMGHIST_REPRO_DIR;
+    const Outcome tiny = run({"--range", "0:1e-36", "--bins", "1024", (repro / "scale_overflow_tiny_range.pfm").string()}, dir_);
+    EXPECT_EQ(tiny.status, 2) << tiny.out << tiny.err;
+    EXPECT_NE(tiny.err.find("range [0, 1e-36)"), std::string::npos) << tiny.err;
+    const Outcome wide = run({"--range=-3.4e38:3.4e38", (repro / "offset_overflow_wide_range.pfm").string()}, dir_);
+    EXPECT_EQ(wide.status, 2) << wide.out << wide.err;
+    EXPECT_NE(wide.err.find("overflows fp32"), std::string::npos) << wide.err;
+}
+
+TEST_F(CliStats, SixteenBitValuesAndExactClipping) {
+    const std::vector<std::uint16_t> px = {65300, 65300, 65300, 65535, 0, 255, 30000, 65300};
+    const fs::path file = dir_ / "g16.pgm";
+    {
+        std::ofstream out(file, std::ios::binary);
+        out << "P5\n" << px.size() << " 1\n65535\n";
+        for (std::uint16_t v : px) out.put(char(v >> 8)).put(char(v & 0xFF));  // PGM is big-endian
+    }
+    double bin_sum = 0, centre_sum = 0;
+    std::uint64_t at_zero = 0, at_max = 0;
+    for (std::uint16_t v : px) {
+        bin_sum += v >> 8;
+        centre_sum += (v >> 8) * 256 + 127.5;
+        at_zero += v == 0;
+        at_max += v == 65535;
+    }
+    const Outcome r = run({"--format", "json", file.string()}, dir_);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json s = json::parse(r.out)["results"][0]["histograms"]["gray"]["stats"];
+    EXPECT_EQ(field(s, "clipped_low_count").get<std::uint64_t>(), at_zero);
+    EXPECT_EQ(field(s, "clipped_high_count").get<std::uint64_t>(), at_max) << "65300 is not clipped";
+    EXPECT_EQ(field(s, "clipped_high").get<double>(), double(at_max) / px.size());
+    EXPECT_EQ(field(s, "samples").get<std::uint64_t>(), px.size());
+    EXPECT_DOUBLE_EQ(field(s, "mean").get<double>(), bin_sum / px.size());
+    EXPECT_DOUBLE_EQ(field(s, "mean_value").get<double>(), centre_sum / px.size());
+    EXPECT_EQ(field(s, "max_value").get<double>(), 255 * 256 + 127.5);
+    const Outcome table = run({file.string()}, dir_);
+    ASSERT_EQ(table.status, 0) << table.err;
+    EXPECT_NE(table.out.find("clip = share of samples at value 0 / 65535"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find(" values "), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("12.50%"), std::string::npos) << table.out;
+}
+
+TEST_F(CliStats, EmptyChannelHasNoStatistic) {
+    const fs::path file = dir_ / "nan.pfm";
+    {
+        std::ofstream out(file, std::ios::binary);
+        out << "Pf\n2 1\n-1.0\n";  // gray, little-endian
+        const float nan[2] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+        out.write(reinterpret_cast<const char*>(nan), sizeof nan);
+    }
+    const Outcome r = run({"--format", "json", file.string()}, dir_);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json s = json::parse(r.out)["results"][0]["histograms"]["gray"]["stats"];
+    EXPECT_EQ(field(s, "count").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(field(s, "samples").get<std::uint64_t>(), 0u);
+    for (const char* key : {"min", "max", "mean", "stddev", "median", "p1", "p99", "min_value", "max_value",
+                            "mean_value", "stddev_value", "median_value", "p1_value", "p99_value", "clipped_low",
+                            "clipped_high"})
+        EXPECT_TRUE(field(s, key).is_null()) << key << " of an all-NaN channel: " << field(s, key);
+    const Outcome table = run({file.string()}, dir_);
+    ASSERT_EQ(table.status, 0) << table.err;
+    EXPECT_EQ(table.out.find("0.00"), std::string::npos) << "no number for an empty channel:\n" << table.out;
+}
+
+}  // namespace
