@@ -1,5 +1,5 @@
 // libFuzzer target of the file reader: the bytes become a file that imghist::cli::read_image()
-// reads with the command's default options, as `imghist FILE` would. It must return a view
+// reads with the command's default options, as `imghist FILE` would (trusted readers only). It must return a view
 // that lies inside the pixels it owns (counted here by `reference`, under ASan), or throw
 // ReadError; any other exception, a crash, or a sanitizer report is a finding.
 //
