@@ -27,6 +27,7 @@ extra=(
   libopencv-dev                                        # the OpenCV comparison benchmark
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo   # OpenCL, run on the CPU by PoCL
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # Vulkan on lavapipe
+  clang-14 libclang-rt-14-dev                          # the fuzz targets (libFuzzer, ASan, UBSan)
 )
 packages=("${core[@]}")
 [ "$set_name" = all ] && packages+=("${extra[@]}")

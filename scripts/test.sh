@@ -2,19 +2,26 @@
 # Builds imghist with every backend this machine can run and passes the whole test suite.
 # The OpenCL (PoCL) and Vulkan (lavapipe) backends are required: a skipped one fails the run.
 # The CUDA backend is compiled whenever nvcc exists (it runs only on a machine with a GPU).
+# Then the installed package is checked from a separate project (scripts/check-install.sh)
+# and each fuzz target runs for IMGHIST_FUZZ_SECONDS (default 90) seconds (scripts/fuzz.sh).
+# It shares build/ with scripts/demo.sh, in either order: every option that decides what is
+# tested is set here, so a build/ that demo.sh configured gets its tests back.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
-[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+source scripts/cuda-path.sh
 cuda=OFF
 command -v nvcc >/dev/null && cuda=ON
 build=${IMGHIST_BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_TESTS=ON -DIMGHIST_SHARED=ON \
   -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=$cuda -DIMGHIST_CLI=ON -DIMGHIST_BENCH=ON
 cmake --build "$build" -j"$(nproc)"
 export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan}
 export IMGHIST_VULKAN_VALIDATION=${IMGHIST_VULKAN_VALIDATION:-1}
-(cd "$build" && ctest --output-on-failure -j"$(nproc)" --timeout 1200)
+# A test command that runs no test fails.
+(cd "$build" && ctest --output-on-failure --no-tests=error -j"$(nproc)" --timeout 1200)
 # The installed package must work from a separate project: find_package and pkg-config.
 bash scripts/check-install.sh "$build"
+# The reader and the API under libFuzzer, ASan and UBSan, in their own clang build.
+bash scripts/fuzz.sh "${IMGHIST_FUZZ_SECONDS:-90}"

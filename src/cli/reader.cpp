@@ -713,7 +713,15 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options) {
     if (is_pnm_read_here(head.bytes, head.count)) return read_pnm(path, head.size, options);
     configure_readers_once();
     const std::string reader = choose_reader(path, head.bytes, head.count, options);
-    return read_with_oiio(path, reader, options);
+    // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
+    // throw std::length_error): that is the file's fault, reported like any other.
+    try {
+        return read_with_oiio(path, reader, options);
+    } catch (const ReadError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw ReadError("the " + reader + " decoder failed: " + one_line(e.what()));
+    }
 }
 
 const std::vector<std::string>& image_extensions(bool untrusted_readers) {

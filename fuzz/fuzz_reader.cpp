@@ -1,0 +1,80 @@
+// libFuzzer target of the file reader: the bytes become a file that imghist::cli::read_image()
+// reads with the command's default options, as `imghist FILE` would (trusted readers only). It must return a view
+// that lies inside the pixels it owns (counted here by `reference`, under ASan), or throw
+// ReadError; any other exception, a crash, or a sanitizer report is a finding.
+//
+// Input: "EXT\n" then the file's bytes, where EXT (up to 8 letters or digits) is the file
+// name's extension, so that the fuzzer reaches each reader by extension as well as by content
+// (scripts/fuzz.sh seeds the corpus this way). Without such a prefix the file has no extension.
+// OpenImageIO itself is not instrumented: ASan sees its heap use, not its stack or globals.
+#include <unistd.h>
+
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "imghist/imghist.hpp"
+#include "reader.hpp"
+
+namespace {
+
+// The file's extension from the input's "EXT\n" prefix, or "" with the whole input as file.
+std::string take_extension(const std::uint8_t*& data, std::size_t& size) {
+    constexpr std::size_t kMaxExtension = 8;
+    for (std::size_t i = 0; i < size && i <= kMaxExtension; ++i) {
+        if (data[i] == '\n') {
+            std::string ext(reinterpret_cast<const char*>(data), i);
+            for (char ch : ext)
+                if (!std::isalnum(static_cast<unsigned char>(ch))) return "";
+            data += i + 1;
+            size -= i + 1;
+            return ext;
+        }
+    }
+    return "";
+}
+
+const std::filesystem::path& scratch_dir() {
+    static const std::filesystem::path dir = [] {
+        std::string pattern = (std::filesystem::temp_directory_path() / "imghist-fuzz-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) std::abort();
+        return std::filesystem::path(pattern);
+    }();
+    return dir;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    imghist::cli::configure_reader_threads(1);
+    scratch_dir();  // made before atexit() so that it still exists when the handler runs
+    std::atexit([] { std::filesystem::remove_all(scratch_dir()); });
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    static const auto reference = imghist::create_engine("reference");
+    const std::string ext = take_extension(data, size);
+    const std::filesystem::path path = scratch_dir() / (ext.empty() ? "input" : "input." + ext);
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(data), std::streamsize(size));
+        if (!out) std::abort();
+    }
+    imghist::cli::ReadOptions options;
+    // The command's defaults, but a smaller pixel limit: its 2^28 pixels of RGBA float are
+    // 4 GiB, past libFuzzer's memory limit; the limit is checked from the header either way.
+    options.max_pixels = std::uint64_t(1) << 22;
+    try {
+        const imghist::cli::LoadedImage image = imghist::cli::read_image(path.string(), options);
+        (void)reference->compute(image.view);  // reads every byte the view claims
+    } catch (const imghist::cli::ReadError&) {
+    }
+    std::filesystem::remove(path);
+    return 0;
+}
