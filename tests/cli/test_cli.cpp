@@ -5,10 +5,8 @@
 
 #include <OpenImageIO/imageio.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <future>
 #include <cstdio>
@@ -23,6 +21,8 @@
 #include <vector>
 
 #include "imghist/imghist.hpp"
+#include "cli_support.hpp"
+#include "oiio_sample_type.hpp"
 #include "test_images.hpp"
 
 namespace fs = std::filesystem;
@@ -34,60 +34,11 @@ namespace {
 
 // --- running the binary ----------------------------------------------------------------------
 
-struct Outcome {
-    int status = -1;
-    std::string out, err;
-    json doc() const {
-        try {
-            return json::parse(out);
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << out.substr(0, 500);
-            return json::object();
-        }
-    }
-};
+using imghist::cli_test::slurp;
+using Outcome = imghist::cli_test::CommandRun;
 
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-class CliTest : public ::testing::Test {
+class CliTest : public imghist::cli_test::ScratchDirTest {
 protected:
-    static fs::path dir_;
-
-    static void SetUpTestSuite() {
-        dir_ = fs::temp_directory_path() / ("imghist_cli_test_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    static void TearDownTestSuite() { fs::remove_all(dir_); }
-
-    static std::string path(const std::string& name) { return (dir_ / name).string(); }
-
-    static Outcome run(const std::vector<std::string>& args) {
-        std::string cmd = quote(IMGHIST_CLI_PATH);
-        for (const auto& a : args) cmd += " " + quote(a);
-        static std::atomic<int> counter{0};
-        const int n = counter++;
-        const fs::path out = dir_ / ("stdout" + std::to_string(n) + ".txt");
-        const fs::path err = dir_ / ("stderr" + std::to_string(n) + ".txt");
-        cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-        const int raw = std::system(cmd.c_str());
-        Outcome r;
-        r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + (WIFSIGNALED(raw) ? WTERMSIG(raw) : 0);
-        r.out = slurp(out);
-        r.err = slurp(err);
-        return r;
-    }
     // Each run pays OpenImageIO's start-up (~0.3 s), so independent runs go side by side.
     static std::vector<Outcome> run_all(const std::vector<std::vector<std::string>>& runs) {
         std::vector<std::future<Outcome>> futures;
@@ -97,19 +48,10 @@ protected:
         return out;
     }
 };
-fs::path CliTest::dir_;
 
 // --- writing files ---------------------------------------------------------------------------
 
-OIIO::TypeDesc oiio_type(imghist::SampleType s) {
-    switch (s) {
-        case imghist::SampleType::u8: return OIIO::TypeDesc::UINT8;
-        case imghist::SampleType::u16: return OIIO::TypeDesc::UINT16;
-        case imghist::SampleType::f16: return OIIO::TypeDesc::HALF;
-        case imghist::SampleType::f32: return OIIO::TypeDesc::FLOAT;
-    }
-    return OIIO::TypeDesc::UNKNOWN;
-}
+using imghist::cli_test::oiio_type;
 
 void write_oiio(const std::string& file, const imghist::ImageView& v,
                 const std::map<std::string, std::string>& attrs = {}) {

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdint>
@@ -17,31 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
-struct Outcome {
-    int status = -1;
-    std::string out, err;
-};
-
-std::string read_all(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// The built command on `args` (each one shell-quoted), stdout and stderr kept apart.
-Outcome run(const std::vector<std::string>& args, const fs::path& dir) {
-    std::string cmd = std::string("'") + IMGHIST_CLI_PATH + "'";
-    for (const std::string& a : args) cmd += " '" + a + "'";
-    cmd += " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "' </dev/null";
-    const int raw = std::system(cmd.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_all(dir / "out"), read_all(dir / "err")};
-}
+using Outcome = imghist::cli_test::CommandRun;
 
 // A key of a JSON object; a missing one is a failure (and null, so that get<> throws).
 const json& field(const json& object, const char* key) {
@@ -51,22 +33,14 @@ const json& field(const json& object, const char* key) {
     return missing;
 }
 
-class CliStats : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("imghist_cli_stats_" + std::to_string(::getpid()));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    fs::path dir_;
-};
+class CliStats : public imghist::cli_test::ScratchDirTest {};
 
 TEST_F(CliStats, RangeReproducersAreUsageErrors) {
     const fs::path repro = IMGHIST_REPRO_DIR;
-    const Outcome tiny = run({"--range", "0:1e-36", "--bins", "1024", (repro / "scale_overflow_tiny_range.pfm").string()}, dir_);
+    const Outcome tiny = run({"--range", "0:1e-36", "--bins", "1024", (repro / "scale_overflow_tiny_range.pfm").string()});
     EXPECT_EQ(tiny.status, 2) << tiny.out << tiny.err;
     EXPECT_NE(tiny.err.find("range [0, 1e-36)"), std::string::npos) << tiny.err;
-    const Outcome wide = run({"--range=-3.4e38:3.4e38", (repro / "offset_overflow_wide_range.pfm").string()}, dir_);
+    const Outcome wide = run({"--range=-3.4e38:3.4e38", (repro / "offset_overflow_wide_range.pfm").string()});
     EXPECT_EQ(wide.status, 2) << wide.out << wide.err;
     EXPECT_NE(wide.err.find("overflows fp32"), std::string::npos) << wide.err;
 }
@@ -87,7 +61,7 @@ TEST_F(CliStats, SixteenBitValuesAndExactClipping) {
         at_zero += v == 0;
         at_max += v == 65535;
     }
-    const Outcome r = run({"--format", "json", file.string()}, dir_);
+    const Outcome r = run({"--format", "json", file.string()});
     ASSERT_EQ(r.status, 0) << r.err;
     const json s = json::parse(r.out)["results"][0]["histograms"]["gray"]["stats"];
     EXPECT_EQ(field(s, "clipped_low_count").get<std::uint64_t>(), at_zero);
@@ -97,7 +71,7 @@ TEST_F(CliStats, SixteenBitValuesAndExactClipping) {
     EXPECT_DOUBLE_EQ(field(s, "mean").get<double>(), bin_sum / px.size());
     EXPECT_DOUBLE_EQ(field(s, "mean_value").get<double>(), centre_sum / px.size());
     EXPECT_EQ(field(s, "max_value").get<double>(), 255 * 256 + 127.5);
-    const Outcome table = run({file.string()}, dir_);
+    const Outcome table = run({file.string()});
     ASSERT_EQ(table.status, 0) << table.err;
     EXPECT_NE(table.out.find("clip = share of samples at value 0 / 65535"), std::string::npos) << table.out;
     EXPECT_NE(table.out.find(" values "), std::string::npos) << table.out;
@@ -112,7 +86,7 @@ TEST_F(CliStats, EmptyChannelHasNoStatistic) {
         const float nan[2] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
         out.write(reinterpret_cast<const char*>(nan), sizeof nan);
     }
-    const Outcome r = run({"--format", "json", file.string()}, dir_);
+    const Outcome r = run({"--format", "json", file.string()});
     ASSERT_EQ(r.status, 0) << r.err;
     const json s = json::parse(r.out)["results"][0]["histograms"]["gray"]["stats"];
     EXPECT_EQ(field(s, "count").get<std::uint64_t>(), 0u);
@@ -121,7 +95,7 @@ TEST_F(CliStats, EmptyChannelHasNoStatistic) {
                             "mean_value", "stddev_value", "median_value", "p1_value", "p99_value", "clipped_low",
                             "clipped_high"})
         EXPECT_TRUE(field(s, key).is_null()) << key << " of an all-NaN channel: " << field(s, key);
-    const Outcome table = run({file.string()}, dir_);
+    const Outcome table = run({file.string()});
     ASSERT_EQ(table.status, 0) << table.err;
     EXPECT_EQ(table.out.find("0.00"), std::string::npos) << "no number for an empty channel:\n" << table.out;
 }

@@ -5,10 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <OpenImageIO/imageio.h>
-#include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,9 +23,9 @@
 #include <vector>
 
 #include "imghist/imghist.hpp"
+#include "cli_support.hpp"
+#include "oiio_sample_type.hpp"
 #include "test_images.hpp"
-
-extern char** environ;
 
 namespace {
 
@@ -36,101 +34,26 @@ namespace OIIO = OIIO_NAMESPACE;
 using json = nlohmann::json;
 using imghist::PixelFormat;
 using imghist::testing::Pattern;
-using Clock = std::chrono::steady_clock;
 
-struct CommandRun {
-    int status = -1;  // the exit status, or 128 + the signal that ended the command
-    std::string out, err;
-    double seconds = 0;
-    json doc() const {
-        try {
-            return json::parse(out);
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\nstderr: " << err.substr(0, 2000);
-            return json::object();
-        }
-    }
-};
+using imghist::cli_test::CommandRun;
+using imghist::cli_test::RunOptions;
+using imghist::cli_test::slurp;
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-class CliIsolationTest : public ::testing::Test {
+class CliIsolationTest : public imghist::cli_test::ScratchDirTest {
 protected:
-    static fs::path dir_;
-    static void SetUpTestSuite() {
-        dir_ = fs::temp_directory_path() / ("imghist_isolation_test_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
+    // `fault` becomes IMGHIST_TEST_DECODER_FAULT (none when empty, even if the tests inherit one).
+    static RunOptions with_fault(const std::string& fault) {
+        RunOptions o;
+        o.environment["IMGHIST_TEST_DECODER_FAULT"] =
+            fault.empty() ? std::nullopt : std::optional<std::string>(fault);
+        return o;
     }
-    static void TearDownTestSuite() { fs::remove_all(dir_); }
-    static std::string path(const std::string& name) { return (dir_ / name).string(); }
-
-    // Starts the command with `fault` as IMGHIST_TEST_DECODER_FAULT (none when empty); stdout
-    // and stderr go to files of their own.
-    static pid_t start(const std::vector<std::string>& args, const std::string& fault, int n) {
-        std::vector<std::string> env_text;
-        for (char** e = environ; *e; ++e)
-            if (std::string(*e).rfind("IMGHIST_TEST_DECODER_FAULT=", 0) != 0) env_text.emplace_back(*e);
-        if (!fault.empty()) env_text.push_back("IMGHIST_TEST_DECODER_FAULT=" + fault);
-        std::vector<char*> envp, argv;
-        for (auto& e : env_text) envp.push_back(e.data());
-        envp.push_back(nullptr);
-        std::string program = IMGHIST_CLI_PATH;
-        argv.push_back(program.data());
-        std::vector<std::string> args_copy = args;
-        for (auto& a : args_copy) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-        const std::string out = out_file(n), err = err_file(n);
-        posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        pid_t pid = -1;
-        const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-        EXPECT_EQ(rc, 0) << "cannot start " << program;
-        return rc == 0 ? pid : -1;
-    }
-    static std::string out_file(int n) { return path("stdout" + std::to_string(n)); }
-    static std::string err_file(int n) { return path("stderr" + std::to_string(n)); }
-    static int next_run() {
-        static int counter = 0;
-        return counter++;
-    }
-
     static CommandRun run(const std::vector<std::string>& args, const std::string& fault = {}) {
-        const int n = next_run();
-        const auto t0 = Clock::now();
-        const pid_t pid = start(args, fault, n);
-        CommandRun r;
-        if (pid < 0) return r;
-        int raw = 0;
-        while (::waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
-        }
-        r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + (WIFSIGNALED(raw) ? WTERMSIG(raw) : 0);
-        r.out = slurp(out_file(n));
-        r.err = slurp(err_file(n));
-        return r;
+        return imghist::cli_test::run_command(dir_, args, with_fault(fault));
     }
 };
-fs::path CliIsolationTest::dir_;
 
-OIIO::TypeDesc oiio_type(imghist::SampleType s) {
-    switch (s) {
-        case imghist::SampleType::u8: return OIIO::TypeDesc::UINT8;
-        case imghist::SampleType::u16: return OIIO::TypeDesc::UINT16;
-        case imghist::SampleType::f16: return OIIO::TypeDesc::HALF;
-        case imghist::SampleType::f32: return OIIO::TypeDesc::FLOAT;
-    }
-    return OIIO::TypeDesc::UNKNOWN;
-}
+using imghist::cli_test::oiio_type;
 
 // Writes the image and returns it, so the test knows the pixels the file holds.
 imghist::testing::TestImage write_image(const std::string& file, PixelFormat format, std::uint64_t seed,
@@ -394,8 +317,9 @@ std::vector<pid_t> decoders_of(pid_t parent) {
 TEST_F(CliIsolationTest, DecoderDiesWithTheCommand) {
     const std::string bad = path("hang_forever.png");
     write_image(bad, PixelFormat::rgb8, 11);
-    const int n = next_run();
-    const pid_t pid = start({"--format", "json", "--decode-timeout", "0", bad}, "hang:hang_forever", n);
+    const pid_t pid = imghist::cli_test::start_command(
+                          dir_, {"--format", "json", "--decode-timeout", "0", bad}, with_fault("hang:hang_forever"))
+                          .pid;
     ASSERT_GT(pid, 0);
     std::vector<pid_t> decoders;
     for (int i = 0; i < 200 && decoders.empty(); ++i) {

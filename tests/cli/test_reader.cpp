@@ -23,12 +23,14 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "reader.hpp"
 
 namespace fs = std::filesystem;
@@ -44,17 +46,16 @@ namespace {
 const fs::path kRepro = fs::path(IMGHIST_SOURCE_DIR) / "tests/data/repro";
 const fs::path kSamplePng = fs::path(IMGHIST_SOURCE_DIR) / "examples/sample.png";
 
-class ReaderTest : public ::testing::Test {
+using imghist::cli_test::CommandRun;
+
+class ReaderTest : public imghist::cli_test::ScratchDirTest {
 protected:
-    static fs::path dir_;
-    static void SetUpTestSuite() {
-        dir_ = fs::temp_directory_path() / ("imghist_reader_test_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-        fs::permissions(dir_, fs::perms(0755));
+    // Runs imghist --format json ARGS; status 124 when it ran past 30 s (it blocked on a file).
+    static CommandRun run_json(const std::vector<std::string>& args) {
+        std::vector<std::string> all = {"--format", "json"};
+        all.insert(all.end(), args.begin(), args.end());
+        return run(all, {.timeout_seconds = 30});
     }
-    static void TearDownTestSuite() { fs::remove_all(dir_); }
-    static std::string path(const std::string& name) { return (dir_ / name).string(); }
 
     // The ReadError message, or "" when the file was read.
     static std::string refusal(const std::string& file, const ReadOptions& options = {}) {
@@ -66,7 +67,6 @@ protected:
         }
     }
 };
-fs::path ReaderTest::dir_;
 
 void write_bytes(const std::string& file, const std::string& bytes) {
     std::ofstream(file, std::ios::binary) << bytes;
@@ -78,6 +78,16 @@ bool has_note(const LoadedImage& image, const std::string& part) {
     for (const std::string& n : image.notes)
         if (contains(n, part)) return true;
     return false;
+}
+
+// The image, or nullopt after a test failure that names the ReadError.
+std::optional<LoadedImage> read_or_fail(const std::string& file) {
+    try {
+        return read_image(file, {});
+    } catch (const ReadError& e) {
+        ADD_FAILURE() << e.what();
+        return std::nullopt;
+    }
 }
 
 template <typename T>
@@ -107,32 +117,6 @@ void write_oiio(const std::string& file, int width, int height, const std::vecto
     ASSERT_TRUE(out->open(file, spec)) << out->geterror();
     ASSERT_TRUE(out->write_image(type, data)) << out->geterror();
     ASSERT_TRUE(out->close());
-}
-
-// --- running the binary ------------------------------------------------------------------------
-
-struct CliRun {
-    int status = -1;
-    nlohmann::json doc;
-    std::string err;
-};
-
-// Runs imghist --format json ARGS under a 30 s timeout (status 124 when it ran out).
-CliRun run_json(const std::vector<std::string>& args, const fs::path& scratch) {
-    std::string cmd = "timeout 30 '" + std::string(IMGHIST_CLI_PATH) + "' --format json";
-    for (const std::string& a : args) cmd += " '" + a + "'";
-    const fs::path out = scratch / "cli.out", err = scratch / "cli.err";
-    cmd += " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
-    const int raw = std::system(cmd.c_str());
-    CliRun r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    std::ifstream o(out), e(err);
-    std::stringstream os, es;
-    os << o.rdbuf();
-    es << e.rdbuf();
-    r.err = es.str();
-    if (r.status != 124) r.doc = nlohmann::json::parse(os.str(), nullptr, false);
-    return r;
 }
 
 // === 1. Reader trust policy =====================================================================
@@ -178,14 +162,14 @@ TEST_F(ReaderTest, ZeroFilledPngIsRejectedAtOnce) {
 }
 
 TEST_F(ReaderTest, BadFilesOnTheCommandLineDoNotHideTheGoodOnes) {
-    const CliRun r = run_json({kSamplePng.string(), (kRepro / "oiio_iff_rle_heap_overflow.iff").string(),
-                               (kRepro / "oiio_tga2_uninitialised_strlen.tga").string(), kSamplePng.string()},
-                              dir_);
+    const CommandRun r = run_json({kSamplePng.string(), (kRepro / "oiio_iff_rle_heap_overflow.iff").string(),
+                                  (kRepro / "oiio_tga2_uninitialised_strlen.tga").string(), kSamplePng.string()});
     ASSERT_EQ(r.status, 1) << r.err;
-    ASSERT_TRUE(r.doc.is_object()) << r.err;
-    EXPECT_EQ(r.doc["results"].size(), 2u);
-    ASSERT_EQ(r.doc["errors"].size(), 2u);
-    for (const auto& e : r.doc["errors"]) EXPECT_TRUE(contains(e["error"], "--untrusted-readers")) << e;
+    const nlohmann::json doc = r.doc();
+    ASSERT_TRUE(doc.is_object()) << r.err;
+    EXPECT_EQ(doc["results"].size(), 2u);
+    ASSERT_EQ(doc["errors"].size(), 2u);
+    for (const auto& e : doc["errors"]) EXPECT_TRUE(contains(e["error"], "--untrusted-readers")) << e;
 }
 
 TEST_F(ReaderTest, DirectoryWalksTakeTrustedExtensionsUnlessAsked) {
@@ -194,23 +178,20 @@ TEST_F(ReaderTest, DirectoryWalksTakeTrustedExtensionsUnlessAsked) {
     fs::copy_file(kSamplePng, walk / "a.png");
     const std::vector<std::uint8_t> rgb(12, 7);
     write_oiio((walk / "b.tga").string(), 2, 2, {"R", "G", "B"}, OIIO::TypeDesc::UINT8, rgb.data());
-    const CliRun plain = run_json({walk.string()}, dir_);
+    const CommandRun plain = run_json({walk.string()});
     ASSERT_EQ(plain.status, 0) << plain.err;
-    ASSERT_EQ(plain.doc["results"].size(), 1u);
-    EXPECT_EQ(plain.doc["results"][0]["file"], (walk / "a.png").string());
-    const CliRun flagged = run_json({"--untrusted-readers", walk.string()}, dir_);
+    ASSERT_EQ(plain.doc()["results"].size(), 1u);
+    EXPECT_EQ(plain.doc()["results"][0]["file"], (walk / "a.png").string());
+    const CommandRun flagged = run_json({"--untrusted-readers", walk.string()});
     ASSERT_EQ(flagged.status, 0) << flagged.err;
-    EXPECT_EQ(flagged.doc["results"].size(), 2u);
+    EXPECT_EQ(flagged.doc()["results"].size(), 2u);
 }
 
 TEST_F(ReaderTest, HelpNamesTheFlagAndWhyItIsOptIn) {
-    const std::string out = path("help.txt");
-    ASSERT_EQ(std::system(("'" + std::string(IMGHIST_CLI_PATH) + "' --help > '" + out + "'").c_str()), 0);
-    std::ifstream f(out);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    EXPECT_TRUE(contains(ss.str(), "--untrusted-readers"));
-    EXPECT_TRUE(contains(ss.str(), "less safe"));
+    const CommandRun help = run({"--help"});
+    ASSERT_EQ(help.status, 0) << help.err;
+    EXPECT_TRUE(contains(help.out, "--untrusted-readers"));
+    EXPECT_TRUE(contains(help.out, "less safe"));
 }
 
 // === 3. EXR pixels the decoder did not write ====================================================
@@ -270,17 +251,17 @@ TEST_F(ReaderTest, NonRegularFilesAreRefusedWithoutBlocking) {
     ASSERT_LT(sock_path.size(), sizeof(addr.sun_path));
     std::strcpy(addr.sun_path, sock_path.c_str());
     ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    const CliRun r = run_json({kSamplePng.string(), path("pipe.png"), "/dev/zero", "/dev/urandom", sock_path,
-                               kSamplePng.string()},
-                              dir_);
+    const CommandRun r = run_json({kSamplePng.string(), path("pipe.png"), "/dev/zero", "/dev/urandom", sock_path,
+                                  kSamplePng.string()});
     ::close(sock);
     ASSERT_EQ(r.status, 1) << "status " << r.status << " (124: it blocked)\n" << r.err;
-    EXPECT_EQ(r.doc["results"].size(), 2u);
-    ASSERT_EQ(r.doc["errors"].size(), 4u);
-    EXPECT_TRUE(contains(r.doc["errors"][0]["error"], "FIFO")) << r.doc["errors"][0];
-    EXPECT_TRUE(contains(r.doc["errors"][1]["error"], "character device")) << r.doc["errors"][1];
-    EXPECT_TRUE(contains(r.doc["errors"][2]["error"], "character device")) << r.doc["errors"][2];
-    EXPECT_TRUE(contains(r.doc["errors"][3]["error"], "socket")) << r.doc["errors"][3];
+    const nlohmann::json doc = r.doc();
+    EXPECT_EQ(doc["results"].size(), 2u);
+    ASSERT_EQ(doc["errors"].size(), 4u);
+    EXPECT_TRUE(contains(doc["errors"][0]["error"], "FIFO")) << doc["errors"][0];
+    EXPECT_TRUE(contains(doc["errors"][1]["error"], "character device")) << doc["errors"][1];
+    EXPECT_TRUE(contains(doc["errors"][2]["error"], "character device")) << doc["errors"][2];
+    EXPECT_TRUE(contains(doc["errors"][3]["error"], "socket")) << doc["errors"][3];
 }
 
 TEST_F(ReaderTest, PathErrorsSayWhatIsWrong) {
@@ -464,13 +445,9 @@ TEST_F(ReaderTest, EveryTiffSampleTypeCompressionAndLayoutReadsAsStored) {
                 const std::string file = path(std::string("t_") + t.name + "_" + c.name + (tiled ? "_tiles" : "_strips") + ".tif");
                 write_tiff(file, w, h, channels, t, c.code, tiled, raw);
                 SCOPED_TRACE(file);
-                LoadedImage image;
-                try {
-                    image = read_image(file, {});
-                } catch (const ReadError& e) {
-                    ADD_FAILURE() << e.what();
-                    continue;
-                }
+                const std::optional<LoadedImage> loaded = read_or_fail(file);
+                if (!loaded) continue;
+                const LoadedImage& image = *loaded;
                 const std::string type = t.name;
                 if (type == "uint8") {
                     EXPECT_EQ(image.view.format, PixelFormat::rgb8);
@@ -634,13 +611,9 @@ TEST_F(ReaderTest, ExrColourChannelsAreReadByName) {
                 ASSERT_NE(it, spec.channelnames.end());
                 want.push_back(all[std::size_t(p) * spec.nchannels + std::size_t(it - spec.channelnames.begin())]);
             }
-        LoadedImage image;
-        try {
-            image = read_image(file, {});
-        } catch (const ReadError& e) {
-            ADD_FAILURE() << e.what();
-            continue;
-        }
+        const std::optional<LoadedImage> loaded = read_or_fail(file);
+        if (!loaded) continue;
+        const LoadedImage& image = *loaded;
         EXPECT_EQ(image.view.format, c.format);
         EXPECT_EQ(samples_of<float>(image), want);
         for (const std::string& name : c.names) {

@@ -6,10 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <OpenImageIO/imageio.h>
-#include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -23,6 +21,7 @@
 #include <vector>
 
 #include "imghist/imghist.hpp"
+#include "cli_support.hpp"
 #include "test_images.hpp"
 
 namespace fs = std::filesystem;
@@ -33,70 +32,9 @@ using imghist::testing::Pattern;
 
 namespace {
 
-struct Ran {
-    int status = -1;
-    std::string out, err;
-};
-
-std::string read_all(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct RunOptions {
-    bool as_unprivileged = false;  // under uid/gid 65534 when the tests run as root
-    std::string stdout_path;       // e.g. /dev/full; default: a temporary file read back
-    std::string program = IMGHIST_CLI_PATH;
-};
-
-// Runs `program args...` with stdin from /dev/null and stdout/stderr captured in files.
-Ran run_program(const fs::path& scratch, const std::vector<std::string>& args, const RunOptions& o = {}) {
-    static int serial = 0;
-    const fs::path out = scratch / ("out" + std::to_string(++serial));
-    const fs::path err = scratch / ("err" + std::to_string(serial));
-    std::vector<std::string> argv;
-    if (o.as_unprivileged && ::geteuid() == 0)
-        argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-    argv.push_back(o.program);
-    argv.insert(argv.end(), args.begin(), args.end());
-    const std::string out_path = o.stdout_path.empty() ? out.string() : o.stdout_path;
-
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const int in_fd = ::open("/dev/null", O_RDONLY);
-        const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (in_fd < 0 || out_fd < 0 || err_fd < 0) ::_exit(126);
-        ::dup2(in_fd, 0);
-        ::dup2(out_fd, 1);
-        ::dup2(err_fd, 2);
-        std::vector<char*> cargv;
-        for (auto& a : argv) cargv.push_back(a.data());
-        cargv.push_back(nullptr);
-        ::execvp(cargv[0], cargv.data());
-        std::fprintf(stderr, "cannot run %s\n", cargv[0]);
-        ::_exit(127);
-    }
-    int raw = 0;
-    ::waitpid(pid, &raw, 0);
-    Ran r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + (WIFSIGNALED(raw) ? WTERMSIG(raw) : 0);
-    if (o.stdout_path.empty()) r.out = read_all(out);
-    r.err = read_all(err);
-    return r;
-}
-
-json parse(const Ran& r) {
-    try {
-        return json::parse(r.out);
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "stdout is not one JSON document: " << e.what() << "\n" << r.out.substr(0, 300) << "\n"
-                      << r.err;
-        return json::object();
-    }
-}
+using Ran = imghist::cli_test::CommandRun;
+using imghist::cli_test::RunOptions;
+using imghist::cli_test::slurp;
 
 void write_png(const std::string& file, const imghist::ImageView& v) {
     const auto& fi = v.info();
@@ -209,28 +147,7 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
-class ReportTest : public ::testing::Test {
-protected:
-    static fs::path dir_;
-    static void SetUpTestSuite() {
-        dir_ = fs::temp_directory_path() / ("imghist_report_test_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-        // Readable by the unprivileged uid the directory tests run under.
-        fs::permissions(dir_, fs::perms(0755));
-    }
-    static void TearDownTestSuite() {
-        std::error_code ec;
-        for (const auto& e : fs::recursive_directory_iterator(dir_, ec))
-            if (e.is_directory(ec)) fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(dir_);
-    }
-    static std::string path(const std::string& name) { return (dir_ / name).string(); }
-    static Ran run(const std::vector<std::string>& args, const RunOptions& o = {}) {
-        return run_program(dir_, args, o);
-    }
-};
-fs::path ReportTest::dir_;
+class ReportTest : public imghist::cli_test::ScratchDirTest {};
 
 const std::string kRepro = IMGHIST_REPRO_DIR;
 
@@ -244,7 +161,7 @@ TEST_F(ReportTest, NonUtf8NamesKeepEveryResultInJson) {
     const std::string four = kRepro + "/json_kill_4ch_latin1_channel.exr";
     const std::string five = kRepro + "/json_kill_5ch_latin1_channel.exr";
     const Ran r = run({"--format", "json", "--sum", latin1, path("plain.png"), four, five});
-    const json doc = parse(r);
+    const json doc = r.doc();
     ASSERT_TRUE(doc.contains("results")) << r.err;
     // Both EXRs are read by their R,G,B(,A) channel names; the Latin-1 channel is left out
     // with a note (the reader's channel policy).
@@ -306,7 +223,7 @@ TEST_F(ReportTest, ControlCharactersInNamesAreEscapedOnTheTerminal) {
 
     // JSON carries valid UTF-8 names exactly (JSON escapes control characters itself).
     const Ran j = run({"--format", "json", good, bad});
-    const json doc = parse(j);
+    const json doc = j.doc();
     ASSERT_EQ(doc["results"].size(), 1u);
     EXPECT_NE(doc["results"][0]["file"].get<std::string>(), good) << "the Latin-1 byte is not UTF-8";
     EXPECT_EQ(doc["results"][0]["file_hex"], to_hex(good));
@@ -321,7 +238,7 @@ TEST_F(ReportTest, PlotTitleOfANonUtf8Name) {
     write_png(file, img.view);
     const Ran r = run({"--plot", path("latin1_title.svg"), file});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(read_all(path("latin1_title.svg")).find("<svg"), std::string::npos);
+    EXPECT_NE(slurp(path("latin1_title.svg")).find("<svg"), std::string::npos);
 }
 
 // --- item 5: write errors and unreadable directories --------------------------------------------
@@ -359,7 +276,7 @@ TEST_F(ReportTest, UnreadableDirectoriesAreErrors) {
     const Ran walk = run({"--format", "json", tree.string()}, {.as_unprivileged = true});
     ASSERT_NE(walk.status, 127) << walk.err;  // setpriv (util-linux) must be there when run as root
     EXPECT_EQ(walk.status, 1) << walk.err;
-    const json doc = parse(walk);
+    const json doc = walk.doc();
     ASSERT_EQ(doc["results"].size(), 1u) << walk.out;
     EXPECT_EQ(doc["results"][0]["file"], (tree / "open" / "a.png").string());
     expect_histograms(doc["results"][0]["histograms"], reference(img.view), "a.png");
@@ -402,7 +319,7 @@ TEST_F(ReportTest, SumGroupsFilesByLayout) {
     args.insert(args.end(), files.begin(), files.end());
     const Ran r = run(args);
     ASSERT_EQ(r.status, 0) << r.err;
-    const json doc = parse(r);
+    const json doc = r.doc();
     EXPECT_EQ(doc["schema"], 2);
     EXPECT_FALSE(doc.contains("sum")) << "schema 2 replaces sum with sums";
     ASSERT_TRUE(doc.contains("sums"));
@@ -536,7 +453,7 @@ TEST_F(ReportTest, CsvLoadsWithPandasAndNumpyDefaults) {
         ASSERT_EQ(r.status, 0) << r.err;
         { std::ofstream(path("report.csv")) << r.out; }
         // The system Python with Debian's python3-pandas and python3-numpy: missing is a failure.
-        const Ran py = run_program(dir_, {script, path("report.csv"), cases[i].numpy_too ? "1" : "0"},
+        const Ran py = run({script, path("report.csv"), cases[i].numpy_too ? "1" : "0"},
                                    {.program = "/usr/bin/python3"});
         ASSERT_EQ(py.status, 0) << py.err << "\n" << r.out.substr(0, 400);
         const json got = json::parse(py.out);
@@ -618,7 +535,7 @@ TEST_F(ReportTest, DashNamesAndHelpText) {
     write_png(path("-dash.png"), img.view);
     const Ran dash = run({"--format", "json", "--", path("-dash.png")});
     ASSERT_EQ(dash.status, 0) << dash.err;
-    EXPECT_EQ(parse(dash)["results"][0]["file"], path("-dash.png"));
+    EXPECT_EQ(dash.doc()["results"][0]["file"], path("-dash.png"));
 
     const Ran help = run({"--help"});
     ASSERT_EQ(help.status, 0);
@@ -630,7 +547,7 @@ TEST_F(ReportTest, DashNamesAndHelpText) {
 TEST_F(ReportTest, InstallDepsTakesCoreOrAll) {
     const std::string script = std::string(IMGHIST_SOURCE_DIR) + "/scripts/install-deps.sh";
     const auto list = [&](const std::string& set) {
-        const Ran r = run_program(dir_, {script, "--print", set}, {.program = "/bin/bash"});
+        const Ran r = run({script, "--print", set}, {.program = "/bin/bash"});
         EXPECT_EQ(r.status, 0) << set << ": " << r.err;
         std::set<std::string> names;
         std::istringstream in(r.out);
@@ -646,7 +563,7 @@ TEST_F(ReportTest, InstallDepsTakesCoreOrAll) {
         EXPECT_TRUE(all.count(p)) << p;
     }
     for (const auto& p : core) EXPECT_TRUE(all.count(p)) << p << " is in core but not in all";
-    const Ran bad = run_program(dir_, {script, "everything"}, {.program = "/bin/bash"});
+    const Ran bad = run({script, "everything"}, {.program = "/bin/bash"});
     EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
     EXPECT_NE(bad.err.find("core|all"), std::string::npos) << bad.err;
 }
