@@ -240,8 +240,12 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     const BinLayout& layout = r.channels.front().layout;
     out << "  " << describe_layout(layout);
     if (const char* hint = unit_hint(r, layout)) out << "; " << hint;
-    out << "\n  statistics per channel in bins, then in values (bin centres); clip = share of samples at "
-        << clipped_values(r) << "\n";
+    // Where every bin is one value (8-bit default bins) the value row would repeat the bin row.
+    const bool bin_is_value = format_info(r.format).sample == SampleType::u8 && layout.bins == 256 &&
+                              layout.lo == 0 && layout.hi == 256;
+    out << (bin_is_value ? "\n  statistics per channel (bin = value)"
+                         : "\n  statistics per channel in bins, then in values (bin centres)")
+        << "; clip = share of samples at " << clipped_values(r) << "\n";
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
                   "mean", "stddev", "median", "p1", "p99", "min", "max", "clip low", "clip high");
@@ -249,12 +253,13 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
         std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
-                      std::string(channel_name(c.channel)).c_str(), "bins", thousands(s.count).c_str(),
+                      std::string(channel_name(c.channel)).c_str(), bin_is_value ? "" : "bins", thousands(s.count).c_str(),
                       or_dash(s.mean, 2).c_str(), or_dash(s.stddev, 2).c_str(), or_dash(s.median).c_str(),
                       or_dash(s.p1).c_str(), or_dash(s.p99).c_str(), or_dash(s.min_bin).c_str(),
                       or_dash(s.max_bin).c_str(), share_or_dash(s.clipped_low).c_str(),
                       share_or_dash(s.clipped_high).c_str());
         out << line;
+        if (bin_is_value) continue;
         std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s\n", "", "values", "",
                       or_dash(s.mean_value).c_str(), or_dash(s.stddev_value).c_str(),
                       or_dash(s.median_value).c_str(), or_dash(s.p1_value).c_str(), or_dash(s.p99_value).c_str(),

@@ -78,6 +78,28 @@ TEST_F(CliStats, SixteenBitValuesAndExactClipping) {
     EXPECT_NE(table.out.find("12.50%"), std::string::npos) << table.out;
 }
 
+// 8-bit default bins are the values themselves: one statistics line per channel, whose
+// numbers are the values (checked against a mean computed here).
+TEST_F(CliStats, EightBitTableHasOneLinePerChannel) {
+    const std::vector<unsigned char> px = {0, 10, 10, 255, 200, 7};
+    const fs::path file = dir_ / "g8.pgm";
+    {
+        std::ofstream out(file, std::ios::binary);
+        out << "P5\n" << px.size() << " 1\n255\n";
+        for (unsigned char v : px) out.put(char(v));
+    }
+    double sum = 0;
+    for (unsigned char v : px) sum += v;
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.2f", sum / px.size());
+    const Outcome table = run({file.string()});
+    ASSERT_EQ(table.status, 0) << table.err;
+    EXPECT_NE(table.out.find("(bin = value)"), std::string::npos) << table.out;
+    EXPECT_EQ(table.out.find(" values "), std::string::npos) << table.out;
+    EXPECT_EQ(table.out.find(" bins  "), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find(mean), std::string::npos) << table.out;
+}
+
 TEST_F(CliStats, EmptyChannelHasNoStatistic) {
     const fs::path file = dir_ / "nan.pfm";
     {
