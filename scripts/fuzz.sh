@@ -4,11 +4,15 @@
 # report, leak, more than 2 GiB resident or an input slower than 25 s fails the run; the input
 # that did it is left in BUILD/findings/ (replay it: BUILD/fuzz/imghist_fuzz_NAME FILE).
 # Usage: scripts/fuzz.sh [SECONDS_EACH]   (default 90; IMGHIST_FUZZ_BUILD_DIR, default build-fuzz)
+# IMGHIST_FUZZ_SEED: libFuzzer's random seed, 1 by default so that a CI run explores the same
+# inputs in the same order each time (a failure then belongs to the commit, not to chance);
+# 0 lets libFuzzer pick one, for longer runs that look further.
 # scripts/test.sh runs it; scripts/install-deps.sh installs clang and libFuzzer.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-90}
+fuzz_seed=${IMGHIST_FUZZ_SEED:-1}
 build=${IMGHIST_FUZZ_BUILD_DIR:-build-fuzz}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -67,7 +71,7 @@ pids=()
 # asks for 3.5 GB while the command's resident memory stays near 200 MB).
 declare -A extra=([api]="-dict=fuzz/api.dict" [reader]="-malloc_limit_mb=16384")
 for name in api reader; do
-  "$build/fuzz/imghist_fuzz_$name" ${extra[$name]} -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
+  "$build/fuzz/imghist_fuzz_$name" ${extra[$name]} -max_total_time="$seconds" -seed="$fuzz_seed" -timeout=25 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$build/findings/$name-" \
     "$build/corpus/$name" "$seeds/$name" > "$build/fuzz-$name.log" 2>&1 &
   pids+=($!)
