@@ -181,40 +181,58 @@ void apply_test_fault(const std::string& path) {
         for (;;) ::pause();
 }
 
-// The pixels, packed, in a sealed memfd: the worker can rely on its size and content.
-int pixels_to_memfd(const ImageView& view) {
-    const int fd = ::memfd_create("imghist-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) throw std::bad_alloc();
-    const std::size_t row = view.row_bytes();
-    const bool packed = view.stride_bytes == row;
-    for (std::uint32_t y = 0; y < view.height; y = packed ? view.height : y + 1) {
-        const char* p = reinterpret_cast<const char*>(view.row(y));
-        std::size_t left = packed ? row * view.height : row;
-        while (left > 0) {
-            const ssize_t n = ::write(fd, p, left);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                ::close(fd);
-                throw std::bad_alloc();  // memfd pages are memory: ENOSPC/ENOMEM
-            }
-            p += n;
-            left -= std::size_t(n);
-        }
+// The pixels' memory in the decoder: a memfd mapped shared, so the reader decodes straight into
+// the pages the worker will map (no copy). Holds the descriptor until it is sealed and sent.
+class MemfdPixels {
+public:
+    MemfdPixels() = default;
+    MemfdPixels(const MemfdPixels&) = delete;
+    MemfdPixels& operator=(const MemfdPixels&) = delete;
+    ~MemfdPixels() {
+        if (fd_ >= 0) ::close(fd_);
     }
-    ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-    return fd;
-}
+
+    decltype(LoadedImage::pixels) allocate(std::size_t bytes) {
+        if (fd_ >= 0) ::close(fd_);  // one result per file: a second call replaces the first
+        fd_ = ::memfd_create("imghist-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd_ < 0 || ::ftruncate(fd_, off_t(bytes)) != 0) throw std::bad_alloc();
+        void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        bytes_ = bytes;
+        return decltype(LoadedImage::pixels)(static_cast<std::byte*>(p), PixelRelease{bytes});
+    }
+
+    // Unmaps the image's pixels (a writable mapping forbids the write seal), seals the memfd
+    // against any change, and gives up the descriptor: the worker can rely on size and content.
+    int seal(LoadedImage& image) {
+        const bool whole = image.pixels && image.view.data == image.pixels.get() &&
+                           image.view.stride_bytes == image.view.row_bytes() &&
+                           std::uint64_t(image.view.row_bytes()) * image.view.height == bytes_;
+        if (!whole) throw std::logic_error("the reader's view is not its whole pixel buffer");
+        image.pixels.reset();
+        if (::fcntl(fd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+            throw std::runtime_error(std::string("cannot seal the pixels: ") + std::strerror(errno));
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+
+private:
+    int fd_ = -1;
+    std::size_t bytes_ = 0;
+};
 
 // Reads one requested file and sends the answer; the descriptor goes with it.
 void answer(int socket, const std::string& path, const ReadOptions& options) {
     Outcome outcome = Outcome::pixels;
     std::string message;
+    MemfdPixels memory;
     LoadedImage image;
     int fd = -1;
     try {
         apply_test_fault(path);
-        image = read_image(path, options);
-        fd = pixels_to_memfd(image.view);
+        image = read_image(path, options, [&](std::size_t bytes) { return memory.allocate(bytes); });
+        fd = memory.seal(image);
     } catch (const ReadError& e) {
         outcome = Outcome::read_error;
         message = e.what();

@@ -277,13 +277,23 @@ PixelFormat format_for(SampleType sample, int channels) {
     return by_type[int(sample)][channels == 1 ? 0 : channels == 3 ? 1 : 2];
 }
 
-decltype(LoadedImage::pixels) allocate(std::uint64_t pixels, std::size_t pixel_bytes) {
+// The bytes of `pixels` pixels of `pixel_bytes` each; too many for this machine is a ReadError.
+std::size_t image_bytes(std::uint64_t pixels, std::size_t pixel_bytes) {
     const std::uint64_t bytes = pixels * pixel_bytes;
     if (bytes / pixel_bytes != pixels || bytes > std::uint64_t(SIZE_MAX) / 2)
         throw ReadError("image too large for this machine's memory");
-    decltype(LoadedImage::pixels) p(new (std::nothrow) std::byte[std::size_t(bytes)]);
+    return std::size_t(bytes);
+}
+
+decltype(LoadedImage::pixels) heap_bytes(std::size_t bytes) {
+    decltype(LoadedImage::pixels) p(new (std::nothrow) std::byte[bytes]);
     if (!p) throw ReadError("out of memory (the pixels need " + mib(bytes) + ")");
     return p;
+}
+
+// A working buffer of the reader's own (never the result's pixels).
+decltype(LoadedImage::pixels) allocate(std::uint64_t pixels, std::size_t pixel_bytes) {
+    return heap_bytes(image_bytes(pixels, pixel_bytes));
 }
 
 // --- PNM with 8- and 16-bit samples, read here --------------------------------------------------
@@ -383,7 +393,8 @@ void read_pnm_samples(std::istream& f, const PnmHeader& h, std::uint64_t samples
     }
 }
 
-LoadedImage read_pnm(const std::string& path, std::uint64_t file_size, const ReadOptions& options) {
+LoadedImage read_pnm(const std::string& path, std::uint64_t file_size, const ReadOptions& options,
+                     const PixelAllocator& allocate_pixels) {
     std::ifstream f(path, std::ios::binary);
     if (!f) throw ReadError("cannot open: " + path_error(errno));
     const PnmHeader h = read_pnm_header(f);
@@ -407,7 +418,7 @@ LoadedImage read_pnm(const std::string& path, std::uint64_t file_size, const Rea
         throw ReadError("cannot read pixels (pnm): the file ends before its last pixel (" + std::to_string(h.width) +
                         " x " + std::to_string(h.height) + " pixels need " + std::to_string(samples * (wide ? 2 : 1)) +
                         " bytes, the file has " + std::to_string(data_bytes) + ")");
-    out.pixels = allocate(pixels, format_info(format).pixel_bytes());
+    out.pixels = allocate_pixels(image_bytes(pixels, format_info(format).pixel_bytes()));
     if (wide) read_pnm_samples(f, h, samples, data_bytes, reinterpret_cast<std::uint16_t*>(out.pixels.get()));
     else read_pnm_samples(f, h, samples, data_bytes, reinterpret_cast<std::uint8_t*>(out.pixels.get()));
     out.view = ImageView::packed(out.pixels.get(), std::uint32_t(h.width), std::uint32_t(h.height), format);
@@ -604,7 +615,8 @@ bool read_pixels(OIIO::ImageInput& in, const std::string& path, const OIIO::Imag
     return ok;
 }
 
-LoadedImage read_with_oiio(const std::string& path, const std::string& reader, const ReadOptions& options) {
+LoadedImage read_with_oiio(const std::string& path, const std::string& reader, const ReadOptions& options,
+                           const PixelAllocator& allocate_pixels) {
     (void)OIIO::geterror();  // drop any stale message this thread holds
     OIIO::ImageSpec config;
     // Colour stays as the file stores it: no premultiplication by alpha.
@@ -675,7 +687,7 @@ LoadedImage read_with_oiio(const std::string& path, const std::string& reader, c
     const PixelFormat format = format_for(sample, int(choice.channels.size()));
     const FormatInfo& fi = format_info(format);
     const std::uint64_t pixels = std::uint64_t(spec.width) * std::uint64_t(spec.height);
-    out.pixels = allocate(pixels, fi.pixel_bytes());
+    out.pixels = allocate_pixels(image_bytes(pixels, fi.pixel_bytes()));
 
     // --- pixels: straight into the result when the chosen channels are the file's own run in
     // order and need no conversion; otherwise through a buffer of the channels' span ----------
@@ -730,16 +742,18 @@ void configure_readers_once() {
 
 }  // namespace
 
-LoadedImage read_image(const std::string& path, const ReadOptions& options) {
+decltype(LoadedImage::pixels) allocate_on_heap(std::size_t bytes) { return heap_bytes(bytes); }
+
+LoadedImage read_image(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels) {
     const FileHead head = inspect(path);
-    if (is_pnm_read_here(head.bytes, head.count)) return read_pnm(path, head.size, options);
+    if (is_pnm_read_here(head.bytes, head.count)) return read_pnm(path, head.size, options, allocate_pixels);
     configure_readers_once();
     const std::string reader = choose_reader(path, head.bytes, head.count, options);
     if (reader == "png") check_png_chunks(path, head.size);
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {
-        return read_with_oiio(path, reader, options);
+        return read_with_oiio(path, reader, options, allocate_pixels);
     } catch (const ReadError&) {
         throw;
     } catch (const std::exception& e) {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,9 +49,18 @@ struct ReadOptions {
     bool untrusted_readers = false;   // also OpenImageIO's less safe readers, chosen by extension
 };
 
+// Where the pixels of a LoadedImage are allocated: `bytes` of zero-initialised or writable
+// memory, owned by the returned pointer (a decoder process passes its memfd mapping, so the
+// decoder writes straight into the memory handed to the worker). Throws on failure.
+using PixelAllocator = std::function<decltype(LoadedImage::pixels)(std::size_t bytes)>;
+// Heap memory (new[]); "out of memory" is a ReadError.
+decltype(LoadedImage::pixels) allocate_on_heap(std::size_t bytes);
+
 // Reads the first subimage at full resolution. Throws ReadError (missing file, not an image,
-// truncated or corrupt data, zero or oversized dimensions, unsupported channel layout).
-LoadedImage read_image(const std::string& path, const ReadOptions& options);
+// truncated or corrupt data, zero or oversized dimensions, unsupported channel layout). The
+// view it returns is packed at the start of `pixels`.
+LoadedImage read_image(const std::string& path, const ReadOptions& options,
+                       const PixelAllocator& allocate_pixels = allocate_on_heap);
 
 // Lower-case extensions (without the dot), sorted, that a directory walk picks up: those of the
 // trusted formats, or with `untrusted_readers` every format this OpenImageIO reads (video,
