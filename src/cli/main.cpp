@@ -55,10 +55,11 @@ What it counts:
   range are counted as below/above and binned only with --clamp.
 
 Inputs:
-  Regular files whose content is PNG, JPEG, TIFF, OpenEXR, PNM/PFM, HDR, BMP, WebP or GIF
-  (the reader is picked by the content, not the name). Other formats need --untrusted-readers
-  (less safe readers). FIFOs, devices and sockets are refused. Directories are searched
-  recursively for files with those formats' extensions (hidden files skipped).
+  Regular files whose content is a trusted format (the reader is picked by the content,
+  not the name): {TRUSTED}.
+  Other formats need --untrusted-readers (less safe readers). FIFOs, devices and sockets
+  are refused. Directories are searched recursively for files with those formats'
+  extensions (hidden files skipped).
   -- ends the options, so a file name that starts with '-' goes after it:
   imghist -- -name.png
 
@@ -402,7 +403,8 @@ int run(int argc, char** argv) {
     CLI::App app{"imghist: per-channel R, G, B and luminance histograms of image files, counted\n"
                  "the same way on every backend (CPU, OpenCL, Vulkan, CUDA).",
                  "imghist"};
-    app.footer(kFooter);
+    // The trusted formats come from the reader's own list, so the help cannot drift from it.
+    app.footer(replace_all(kFooter, "{TRUSTED}", trusted_format_names()));
     app.get_formatter()->column_width(34);
 
     std::vector<std::string> inputs;

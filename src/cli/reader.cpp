@@ -90,11 +90,15 @@ const std::set<std::string> kNeverRead = {"null", "term"};
 // Readers a directory walk leaves out even with the flag: video, volumes, camera raw.
 const std::set<std::string> kNotWalked = {"ffmpeg", "openvdb", "raw"};
 
-std::string trusted_labels() {
+}  // namespace
+
+std::string trusted_format_names() {
     std::string out;
     for (const TrustedFormat& f : kTrusted) out += (out.empty() ? "" : ", ") + std::string(f.label);
     return out;
 }
+
+namespace {
 
 bool is_trusted(const std::string& reader) {
     return std::any_of(std::begin(kTrusted), std::end(kTrusted),
@@ -170,7 +174,7 @@ std::string choose_reader(const std::string& path, const unsigned char* head, st
     if (kNeverRead.count(by_extension)) by_extension.clear();
     const bool other_reader = !by_extension.empty() && !is_trusted(by_extension);
     if (options.untrusted_readers && other_reader) return by_extension;
-    const std::string trusted = "the content is none of the trusted formats (" + trusted_labels() + ")";
+    const std::string trusted = "the content is none of the trusted formats (" + trusted_format_names() + ")";
     if (options.untrusted_readers)
         throw ReadError("not an image imghist reads: " + trusted + ", and the extension names no other reader");
     if (other_reader)

@@ -67,6 +67,9 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options,
 // volume and camera-raw readers are left out even then: name such files explicitly).
 const std::vector<std::string>& image_extensions(bool untrusted_readers);
 
+// "PNG, JPEG, TIFF, ...": the formats read without --untrusted-readers.
+std::string trusted_format_names();
+
 // "OpenImageIO 2.4.7".
 std::string reader_version();
 
