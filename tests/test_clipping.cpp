@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/backend_engine.hpp"
 #include "core/plan.hpp"
 #include "imghist/imghist.hpp"
 #include "histogram_asserts.hpp"
@@ -169,7 +170,7 @@ TEST(Clipping, FloatExtremesIncludeSignedZeroInfinitiesAndNothingForNaN) {
 Result from_plan_alone(const ImageView& view, const Request& request = {}) {
     const HistogramPlan plan(view.format, request);
     std::vector<std::uint64_t> slots(plan.total_slots(), 0);
-    create_engine("reference")->accumulate(view, plan, slots);
+    slot_counter(*create_engine("reference")).accumulate(view, plan, slots);
     return plan.make_result(view, slots, "reference", "test");
 }
 
@@ -237,7 +238,7 @@ TEST(Clipping, CpuCountsTheExtremesInItsMainPassOnEveryPath) {
                 const HistogramPlan plan(format, request);
                 const HistogramPlan clipping(format, HistogramPlan::clipping_request(fi.sample, request));
                 std::vector<std::uint64_t> slots(plan.total_slots(), 0), extremes(2 * plan.channels.size(), 0);
-                ASSERT_TRUE(cpu->accumulate_with_extremes(img.view, plan, clipping, slots, extremes)) << what;
+                ASSERT_TRUE(slot_counter(*cpu).accumulate_with_extremes(img.view, plan, clipping, slots, extremes)) << what;
                 for (std::size_t c = 0; c < got.channels.size(); ++c) {
                     EXPECT_EQ(extremes[2 * c], got.channels[c].clipped_low_count) << what;
                     EXPECT_EQ(extremes[2 * c + 1], got.channels[c].clipped_high_count) << what;

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "imghist/binning.h"
+#include "contract/contract.h"
 
 int main() {
     const float wr = 0.2126f, wg = 0.7152f, wb = 0.0722f;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "core/backend_engine.hpp"
 #include "imghist/imghist.hpp"
 
 extern const unsigned char imghist_vkbench_floor[];
@@ -557,7 +558,7 @@ int main(int argc, char** argv) {
                             // other tuning must then agree with it exactly.
                             std::vector<std::uint64_t> want(plan.total_slots(), 0);
                             if (spec.w * spec.h <= 7680u * 4320u && mode == Mode::all)
-                                cpu->accumulate(img.view(), plan, want);
+                                slot_counter(*cpu).accumulate(img.view(), plan, want);
                             else
                                 want = got;
                             std::uint64_t binned = 0;

@@ -24,14 +24,13 @@
 
 namespace imghist {
 
-class HistogramPlan;  // internal: the request resolved into kernel parameters
-
 struct EngineOptions {
     // Backend-specific device selector: an index ("0", or "1:0" for platform:device) or a
     // case-insensitive name substring. Empty picks the backend's default (its env variable,
     // e.g. IMGHIST_OPENCL_DEVICE, else the best device).
     std::string device;
     unsigned threads = 0;  // CPU worker threads; 0 = hardware concurrency
+    bool operator==(const EngineOptions&) const = default;
 };
 
 struct DeviceInfo {
@@ -40,6 +39,7 @@ struct DeviceInfo {
     bool is_gpu = false;
     bool available = false;
     std::string note;  // why it is unavailable, or extra detail
+    bool operator==(const DeviceInfo&) const = default;
 };
 
 class Engine {
@@ -51,31 +51,14 @@ public:
     // Validates the view and request, then counts every pixel. Throws InvalidArgument for bad
     // input and DeviceError when the device fails; never returns a partial histogram. The
     // clipping counts are always known: read off the histogram where its end bins prove them
-    // (8-bit default bins), else counted in the same pass where the backend can
-    // (accumulate_with_extremes), else by a second pass over the pixels.
+    // (8-bit default bins), else counted in the same pass where the backend can, else by a
+    // second pass over the pixels.
     Result compute(const ImageView& image, const Request& request = {});
 
-    // Counts into slots laid out as binning.h describes: for each plan channel,
-    // bins + IH_EXTRA_SLOTS counters. `slots` arrives zeroed.
-    virtual void accumulate(const ImageView& image, const HistogramPlan& plan,
-                            std::span<std::uint64_t> slots) = 0;
-
-    // accumulate() that also counts, in the same pass, each channel's samples that `clipping`
-    // (a plan made by HistogramPlan::clipping_request) classifies below and above: the
-    // extremes, into extremes[2c] (low) and extremes[2c + 1] (high); `extremes` arrives zeroed.
-    // A backend that cannot returns false having counted nothing, and compute() runs
-    // `clipping` as a second accumulate() instead (the GPU and reference backends do).
-    virtual bool accumulate_with_extremes(const ImageView& image, const HistogramPlan& plan,
-                                          const HistogramPlan& clipping, std::span<std::uint64_t> slots,
-                                          std::span<std::uint64_t> extremes);
-
-protected:
-    // Called from accumulate(): attaches a note to the Result being computed.
-    void add_note(std::string note) { notes_.push_back(std::move(note)); }
-
 private:
-    void count_clipping(const ImageView& image, const HistogramPlan& clipping, Result& result);
-    std::vector<std::string> notes_;
+    // The backend's part of compute(), given a validated view. Engines are made by the
+    // library's backends only, which implement this once for all (src/core/backend_engine.hpp).
+    virtual Result compute_validated(const ImageView& image, const Request& request) = 0;
 };
 
 class Backend {

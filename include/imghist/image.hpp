@@ -27,6 +27,7 @@ struct FormatInfo {
     bool is_gray() const { return channels == 1; }
     bool is_float() const { return sample == SampleType::f16 || sample == SampleType::f32; }
     std::size_t pixel_bytes() const { return std::size_t(channels) * std::size_t(bytes_per_sample); }
+    bool operator==(const FormatInfo&) const = default;
 };
 
 const FormatInfo& format_info(PixelFormat format);
@@ -61,6 +62,8 @@ struct ImageView {
     }
     // A view of rows [first, first + count).
     ImageView rows(std::uint32_t first, std::uint32_t count) const;
+    // The same pixels: data, size, stride and format.
+    bool operator==(const ImageView&) const = default;
 };
 
 }  // namespace imghist

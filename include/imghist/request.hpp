@@ -35,6 +35,7 @@ struct BinSpec {
     std::optional<std::uint32_t> bins;
     std::optional<std::pair<double, double>> range;  // [lo, hi)
     bool clamp = false;
+    bool operator==(const BinSpec&) const = default;
 };
 
 struct Request {
@@ -42,6 +43,7 @@ struct Request {
     LumaWeights weights = LumaWeights::rec709();
     BinSpec bins;
     bool count_alpha = false;
+    bool operator==(const Request&) const = default;
 };
 
 enum class Channel { R, G, B, A, Y, gray };

@@ -27,6 +27,7 @@ struct ChannelStats {
     // Shares of `samples` at the extreme values (ChannelHistogram::clipped_low_count), exact and
     // independent of the bins.
     std::optional<double> clipped_low, clipped_high;
+    bool operator==(const ChannelStats&) const = default;
 };
 
 struct ChannelHistogram {
@@ -62,6 +63,7 @@ struct Result {
     void merge(const Result& other);
     // Same channels, layouts and counts (backend, device and size are not compared).
     bool same_histograms(const Result& other) const { return channels == other.channels; }
+    bool operator==(const Result&) const = default;
 };
 
 }  // namespace imghist

@@ -3,9 +3,11 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend_list.hpp"
+#include "core/backend_engine.hpp"
 #include "core/plan.hpp"
 
 #ifndef IMGHIST_VERSION
@@ -18,35 +20,41 @@ std::string_view version() { return IMGHIST_VERSION; }
 
 Result Engine::compute(const ImageView& image, const Request& request) {
     image.validate();
+    return compute_validated(image, request);
+}
+
+Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
+                   std::string device) {
     HistogramPlan plan(image.format, request);
     std::vector<std::uint64_t> slots(plan.total_slots(), 0);
-    notes_.clear();
+    counter.take_notes();
     std::optional<HistogramPlan> clipping;  // the extremes are the below / above of its one bin
     if (!plan.clipping_always_proven())
         clipping.emplace(image.format, HistogramPlan::clipping_request(format_info(image.format).sample, request));
     std::vector<std::uint64_t> extremes(clipping ? 2 * plan.channels.size() : 0, 0);
-    const bool counted = clipping && accumulate_with_extremes(image, plan, *clipping, slots, extremes);
-    if (!counted) accumulate(image, plan, slots);
-    Result result = plan.make_result(image, slots, std::string(backend_name()), device_name());
+    const bool counted = clipping && counter.accumulate_with_extremes(image, plan, *clipping, slots, extremes);
+    if (!counted) counter.accumulate(image, plan, slots);
+    Result result = plan.make_result(image, slots, std::move(backend), std::move(device));
     if (counted) {
         for (std::size_t c = 0; c < result.channels.size(); ++c) {
             result.channels[c].clipped_low_count = extremes[2 * c];
             result.channels[c].clipped_high_count = extremes[2 * c + 1];
         }
     } else if (clipping) {
-        count_clipping(image, *clipping, result);
+        counter.count_clipping(image, *clipping, result);
     }
-    result.notes = std::move(notes_);
-    notes_.clear();
+    result.notes = counter.take_notes();
     return result;
 }
 
-bool Engine::accumulate_with_extremes(const ImageView&, const HistogramPlan&, const HistogramPlan&,
-                                      std::span<std::uint64_t>, std::span<std::uint64_t>) {
+bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan&, const HistogramPlan&,
+                                           std::span<std::uint64_t>, std::span<std::uint64_t>) {
     return false;
 }
 
-void Engine::count_clipping(const ImageView& image, const HistogramPlan& clipping, Result& result) {
+std::vector<std::string> SlotCounter::take_notes() { return std::exchange(notes_, {}); }
+
+void SlotCounter::count_clipping(const ImageView& image, const HistogramPlan& clipping, Result& result) {
     bool proven = true;
     for (const ChannelHistogram& c : result.channels)
         proven = proven && c.clipped_low_count && c.clipped_high_count;

@@ -1,28 +1,45 @@
 #include "imghist/error.hpp"
 #include "imghist/image.hpp"
 
+#include "contract/formats.h"
+
 #include <array>
+#include <iterator>
 #include <limits>
 #include <string>
 
 namespace imghist {
 
 namespace {
-constexpr std::array<FormatInfo, 13> kFormats = {{
-    {"gray8", SampleType::u8, 1, 1, 0, 0, 0, -1},
-    {"rgb8", SampleType::u8, 3, 1, 0, 1, 2, -1},
-    {"rgba8", SampleType::u8, 4, 1, 0, 1, 2, 3},
-    {"bgra8", SampleType::u8, 4, 1, 2, 1, 0, 3},
-    {"gray16", SampleType::u16, 1, 2, 0, 0, 0, -1},
-    {"rgb16", SampleType::u16, 3, 2, 0, 1, 2, -1},
-    {"rgba16", SampleType::u16, 4, 2, 0, 1, 2, 3},
-    {"gray_f16", SampleType::f16, 1, 2, 0, 0, 0, -1},
-    {"rgb_f16", SampleType::f16, 3, 2, 0, 1, 2, -1},
-    {"rgba_f16", SampleType::f16, 4, 2, 0, 1, 2, 3},
-    {"gray_f32", SampleType::f32, 1, 4, 0, 0, 0, -1},
-    {"rgb_f32", SampleType::f32, 3, 4, 0, 1, 2, -1},
-    {"rgba_f32", SampleType::f32, 4, 4, 0, 1, 2, 3},
-}};
+// The format table is the contract's (src/contract/formats.h); only the names live here.
+constexpr std::string_view kNames[] = {"gray8",    "rgb8",    "rgba8",    "bgra8",    "gray16",
+                                       "rgb16",    "rgba16",  "gray_f16", "rgb_f16",  "rgba_f16",
+                                       "gray_f32", "rgb_f32", "rgba_f32"};
+static_assert(std::size(kNames) == IH_FORMATS && std::size(all_pixel_formats) == IH_FORMATS);
+static_assert(unsigned(PixelFormat::gray8) == IH_FMT_GRAY8 && unsigned(PixelFormat::bgra8) == IH_FMT_BGRA8 &&
+              unsigned(PixelFormat::gray16) == IH_FMT_GRAY16 && unsigned(PixelFormat::gray_f16) == IH_FMT_GRAY_F16 &&
+              unsigned(PixelFormat::gray_f32) == IH_FMT_GRAY_F32 && unsigned(PixelFormat::rgba_f32) == IH_FMT_RGBA_F32);
+
+FormatInfo make_info(std::uint32_t f) {
+    const std::uint32_t type = ih_format_sample_type(f);
+    const std::uint32_t alpha = ih_format_alpha(f);
+    return {kNames[f],
+            SampleType(type),
+            int(ih_format_samples(f)),
+            int(ih_sample_bytes(type)),
+            int(ih_format_red(f)),
+            int(ih_format_green(f)),
+            int(ih_format_blue(f)),
+            alpha == IH_NO_SAMPLE ? -1 : int(alpha)};
+}
+
+const std::array<FormatInfo, IH_FORMATS> kFormats = [] {
+    std::array<FormatInfo, IH_FORMATS> table{};
+    for (std::uint32_t f = 0; f < IH_FORMATS; ++f) table[f] = make_info(f);
+    return table;
+}();
+static_assert(unsigned(SampleType::u8) == IH_T_U8 && unsigned(SampleType::u16) == IH_T_U16 &&
+              unsigned(SampleType::f16) == IH_T_F16 && unsigned(SampleType::f32) == IH_T_F32);
 }  // namespace
 
 const FormatInfo& format_info(PixelFormat format) {

@@ -14,7 +14,10 @@ struct KernelScalars {
     float lo_float = 0, scale_float = 0;  // float samples: ih_classify_float
     std::uint32_t lo_key = 0, hi_key = 0;
     float weight_float[3] = {0, 0, 0};        // luminance weights as fp32 fractions
-    std::uint32_t weight_int[3] = {0, 0, 0};  // and as integers over 10000
+    std::uint32_t weight_int[3] = {0, 0, 0};  // and as integers over IH_LUMA_WEIGHT_SUM
+#if __cplusplus >= 202002L  // the CUDA kernels are C++17
+    bool operator==(const KernelScalars&) const = default;
+#endif
 };
 
 }  // namespace imghist

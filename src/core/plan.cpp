@@ -54,8 +54,41 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
     const std::uint32_t w[3] = {request.weights.r, request.weights.g, request.weights.b};
     for (int i = 0; i < 3; ++i) {
         weight_int[i] = w[i];
-        weight_float[i] = float(double(w[i]) / 10000.0);
+        weight_float[i] = float(double(w[i]) / double(IH_LUMA_WEIGHT_SUM));
     }
+}
+
+ih_bin_args HistogramPlan::bin_args(std::size_t first, std::size_t count) const {
+    if (first + count > channels.size() || count > IH_MAX_PASS_CHANNELS)
+        throw Error("internal error: bin_args of channels beyond the plan");
+    ih_bin_args a{};
+    a.format = std::uint32_t(format);
+    a.channels = std::uint32_t(count);
+    for (std::size_t c = 0; c < count; ++c) {
+        const int src = sources[first + c];
+        a.sources |= (src == kLumaSource ? IH_SRC_LUMA : std::uint32_t(src)) << (4 * c);
+    }
+    a.luma_sources = ih_format_red(a.format) | ih_format_green(a.format) << 4 | ih_format_blue(a.format) << 8;
+    a.bins = layout.bins;
+    a.int_mode = int_mode;
+    a.shift = shift;
+    a.closed_top = closed_top;
+    a.clamp = clamp;
+    a.lo_key = lo_key;
+    a.hi_key = hi_key;
+    a.lo_int_low = std::uint32_t(std::uint64_t(lo_int));
+    a.lo_int_high = std::uint32_t(std::uint64_t(lo_int) >> 32);
+    a.hi_int_low = std::uint32_t(std::uint64_t(hi_int));
+    a.hi_int_high = std::uint32_t(std::uint64_t(hi_int) >> 32);
+    a.lo_float = lo_float;
+    a.scale_float = scale_float;
+    a.weight_int_r = weight_int[0];
+    a.weight_int_g = weight_int[1];
+    a.weight_int_b = weight_int[2];
+    a.weight_float_r = weight_float[0];
+    a.weight_float_g = weight_float[1];
+    a.weight_float_b = weight_float[2];
+    return a;
 }
 
 bool HistogramPlan::has_luma() const {
@@ -116,8 +149,8 @@ HistogramPlan::ExtremePositions HistogramPlan::extreme_positions() const {
     e.unbinned_ends = !layout.clamp && !layout.closed_top;
     e.count = n + (e.unbinned_ends ? 2 : 0);
     const auto position = [&](double value) -> std::size_t {
-        const std::uint32_t slot =
-            (is_float() ? classify_float(float(value)) : classify_int(std::uint32_t(value))) & IH_SLOT_MASK;
+        const std::uint32_t slot = ih_code_slot(
+            (is_float() ? classify_float(float(value)) : classify_int(std::uint32_t(value))));
         if (slot < n) return slot + (e.unbinned_ends ? 1 : 0);
         return slot == n + IH_SLOT_BELOW ? 0 : e.count - 1;
     };

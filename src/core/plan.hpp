@@ -1,6 +1,6 @@
 // A request resolved for one pixel format: the scalars every kernel takes, derived once.
-// GPU backends copy them into their kernel arguments (the KernelScalars part in one
-// assignment); the CPU backends call classify() directly. The bin math itself lives in include/imghist/binning.h.
+// GPU backends pass bin_args() (the contract's ih_bin_args) to their kernels; the CPU backends
+// call classify() directly. The bin math itself is the contract's (src/contract/).
 #pragma once
 
 #include <bit>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/kernel_scalars.hpp"
-#include "imghist/binning.h"
+#include "contract/contract.h"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
 #include "imghist/result.hpp"
@@ -36,6 +36,10 @@ public:
     std::uint32_t shift = 0;
     std::uint32_t closed_top = 0, clamp = 0;
 
+    // Every field: caches keyed by a plan (compiled variants, code tables) compare whole plans,
+    // so a field added later cannot be forgotten in a key.
+    bool operator==(const HistogramPlan&) const = default;
+
     std::uint32_t bins() const { return layout.bins; }
     std::uint32_t slots_per_channel() const { return layout.bins + IH_EXTRA_SLOTS; }
     std::size_t total_slots() const { return channels.size() * slots_per_channel(); }
@@ -49,6 +53,11 @@ public:
         return false;
     }
     bool is_float() const { return info.is_float(); }
+
+    // The contract's kernel arguments for channels [first, first + count) (at most
+    // IH_MAX_PASS_CHANNELS): every bin-math scalar of the plan, and the pass's sources.
+    ih_bin_args bin_args(std::size_t first, std::size_t count) const;
+    ih_bin_args bin_args() const { return bin_args(0, channels.size()); }
 
     std::uint32_t classify_int(std::uint32_t v) const {
         return ih_classify_int(v, int_mode, shift, layout.bins, lo_int, hi_int, clamp);
@@ -91,11 +100,11 @@ private:
     ExtremePositions extreme_positions() const;
 };
 
-// Adds one classify() code into a channel's slots (binning.h's two-counter rule).
+// Adds n counts of one classify() code into a channel's slots (the contract's code -> count rule).
 template <typename Counter>
-inline void count_code(Counter* channel_slots, std::uint32_t bins, std::uint32_t code) {
-    channel_slots[code & IH_SLOT_MASK] += 1;
-    if (code >> IH_EXTRA_SHIFT) channel_slots[bins + (code >> IH_EXTRA_SHIFT)] += 1;
+inline void count_code(Counter* channel_slots, std::uint32_t bins, std::uint32_t code, Counter n = 1) {
+    channel_slots[ih_code_slot(code)] += n;
+    if (ih_code_has_extra(code)) channel_slots[ih_code_extra_slot(code, bins)] += n;
 }
 
 // Widen a half's bits to float, exactly.

@@ -1,6 +1,8 @@
 #include "imghist/error.hpp"
 #include "imghist/request.hpp"
 
+#include "contract/luminance.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -61,8 +63,8 @@ LumaWeights LumaWeights::parse(std::string_view text) {
 }
 
 void LumaWeights::validate() const {
-    if (std::uint64_t(r) + g + b != 10000)
-        throw InvalidArgument("luma weights are integers over 10000 and must sum to 10000 (got " +
+    if (std::uint64_t(r) + g + b != IH_LUMA_WEIGHT_SUM)
+        throw InvalidArgument("luma weights are integers that must sum to " + std::to_string(IH_LUMA_WEIGHT_SUM) + " (got " +
                               std::to_string(r) + "+" + std::to_string(g) + "+" +
                               std::to_string(b) + ")");
 }

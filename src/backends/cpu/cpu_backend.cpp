@@ -48,6 +48,7 @@
 #endif
 
 #include "backends/cpu/luma_quotient.hpp"
+#include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/plan.hpp"
@@ -758,7 +759,7 @@ ChannelSet channel_set(const HistogramPlan& plan) {
     return cs;
 }
 
-class CpuEngine final : public Engine {
+class CpuEngine final : public BackendEngine<> {
 public:
     explicit CpuEngine(unsigned threads) : threads_(resolve_threads(threads)) {}
     std::string_view backend_name() const override { return "cpu"; }

@@ -27,6 +27,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/plan.hpp"
@@ -222,7 +223,7 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
     for (auto& t : pool) t.join();
 }
 
-class CudaEngine final : public cuda::Engine {
+class CudaEngine final : public BackendEngine<cuda::Engine> {
 public:
     explicit CudaEngine(int device) : device_(device), tune_(Tune::from_env()) {
         DeviceScope scope(device_);

@@ -22,7 +22,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "imghist/binning.h"
+#include "contract/contract.h"
 #include "kernel_params.hpp"
 
 namespace imghist::cuda_detail {

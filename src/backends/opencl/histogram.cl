@@ -32,7 +32,7 @@
  * Pixels are read from plain buffers, never through samplers: NVIDIA's driver returns zeros
  * for the seed's inline-sampler read_imagef, and unorm-to-float conversion loses the integer.
  */
-#include "imghist/binning.h"
+#include "contract/contract.h"
 
 #define IH_T_U8 0u
 #define IH_T_U16 1u

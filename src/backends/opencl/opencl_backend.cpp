@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_util.hpp"
+#include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/tune.hpp"
@@ -262,7 +263,7 @@ struct DeviceSource {
 
 // ---- the engine --------------------------------------------------------------------------
 
-class OpenClEngine final : public Engine {
+class OpenClEngine final : public BackendEngine<> {
 public:
     explicit OpenClEngine(const ClDevice& d) : device_(d.device), name_(d.name) {
         cl_int err = CL_SUCCESS;

@@ -2,6 +2,7 @@
 // backend is tested against this one, bit for bit. (Its ancestor is the seed's Listing 14.1.)
 #include <cstring>
 
+#include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/plan.hpp"
@@ -16,7 +17,7 @@ T load(const std::byte* p) {
     return v;
 }
 
-class ReferenceEngine final : public Engine {
+class ReferenceEngine final : public BackendEngine<> {
 public:
     std::string_view backend_name() const override { return "reference"; }
     std::string device_name() const override { return "host (single thread)"; }

@@ -29,7 +29,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#include "imghist/binning.h"
+#include "contract/contract.h"
 
 // fp32 luminance of denormal inputs must not be flushed to zero (the contract rounds every
 // operation in IEEE fp32). Variants built with IH_DENORM_PRESERVE ask for it explicitly

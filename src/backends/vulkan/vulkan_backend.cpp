@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "backends/vulkan/vk_device.hpp"
+#include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
 
 namespace imghist {
@@ -14,7 +15,7 @@ namespace {
 
 constexpr VkDeviceSize kChunkBytes = VkDeviceSize(64) << 20;  // per staging buffer
 
-class VulkanEngine final : public Engine {
+class VulkanEngine final : public BackendEngine<> {
 public:
     explicit VulkanEngine(const EngineOptions& options) : ctx_(options.device, vk::tuning_from_env()) {
         for (auto& a : arenas_) a = std::make_unique<vk::DescriptorArena>(ctx_.device());
@@ -38,13 +39,13 @@ public:
         if (!ctx_.core().supports(plan)) {
             add_note("bins > " + std::to_string(ctx_.core().max_bins()) +
                      " do not fit this device's shared memory: counted on the CPU");
-            cpu_backend().create_engine({})->accumulate(image, plan, slots);
+            slot_counter(*cpu_backend().create_engine({})).accumulate(image, plan, slots);
             return;
         }
         if (plan.info.sample == SampleType::f32 && plan.has_luma() && flushes_fp32_denormals()) {
             add_note("this Vulkan device flushes fp32 denormals (no shaderDenormPreserveFloat32): "
                      "fp32 luminance counted on the CPU");
-            cpu_backend().create_engine({})->accumulate(image, plan, slots);
+            slot_counter(*cpu_backend().create_engine({})).accumulate(image, plan, slots);
             return;
         }
         try {

@@ -1,10 +1,10 @@
 /*
  * imghist bin math: the one definition of which slot every sample goes to.
  *
- * Written in the common subset of C, C++, CUDA, OpenCL C and GLSL so that every backend
- * compiles the same text (OpenCL inlines it at build time, GLSL gets it via `glslc -I`).
- * Everything a kernel needs is a scalar argument; the host derives those scalars once, in
- * src/core/plan.cpp, from the request.
+ * Part of the contract (src/contract/, see contract.h): written in the common subset of C,
+ * C++, CUDA, OpenCL C and GLSL so that every backend compiles the same text (OpenCL inlines
+ * it at build time, GLSL gets it via `glslc -I`). Everything a kernel needs is in
+ * ih_bin_args (kernel_args.h); the host derives it once, in src/core/plan.cpp, from the request.
  *
  * Slot layout of one channel (shared by every backend's device buffers):
  *   [0, bins)   the bins
@@ -13,68 +13,15 @@
  *   bins + 2    above
  * A classify function returns a code: bits 0..29 hold the primary slot, bits 30..31 an
  * optional secondary counter (1 = below, 2 = above) for values that were clipped into an end
- * bin *and* must be reported as clipped. A kernel therefore does:
+ * bin *and* must be reported as clipped. A kernel therefore does (the code -> count rule, ih_code_slot and ih_code_extra_slot below):
  *   code = ih_classify_...(v, ...);
- *   hist[code & IH_SLOT_MASK] += 1;
- *   if (code >> IH_EXTRA_SHIFT) hist[bins + (code >> IH_EXTRA_SHIFT)] += 1;
+ *   hist[ih_code_slot(code)] += 1;
+ *   if (ih_code_has_extra(code)) hist[ih_code_extra_slot(code, bins)] += 1;
  */
 #ifndef IMGHIST_BINNING_H
 #define IMGHIST_BINNING_H
 
-#if defined(VULKAN) || defined(GL_core_profile)
-/* GLSL: needs GL_EXT_shader_explicit_arithmetic_types_int64 for the general integer path. */
-#define IH_FN
-#define IH_U32 uint
-#define IH_I64 int64_t
-#define IH_U64 uint64_t
-#define IH_PRECISE precise
-#define IH_FLOAT_BITS(x) floatBitsToUint(x)
-#define IH_U(x) uint(x)
-#define IH_CAST(T, x) T(x)
-#elif defined(__OPENCL_C_VERSION__)
-#pragma OPENCL FP_CONTRACT OFF
-#define IH_FN inline
-#define IH_U32 uint
-#define IH_I64 long
-#define IH_U64 ulong
-#define IH_PRECISE
-#define IH_FLOAT_BITS(x) as_uint(x)
-#define IH_U(x) x##u
-#define IH_CAST(T, x) ((T)(x))
-#elif defined(__CUDACC__)
-#include <stdint.h>
-#define IH_FN static __device__ __forceinline__
-#define IH_U32 uint32_t
-#define IH_I64 int64_t
-#define IH_U64 uint64_t
-#define IH_PRECISE
-#define IH_FLOAT_BITS(x) __float_as_uint(x)
-#define IH_U(x) x##u
-#define IH_CAST(T, x) ((T)(x))
-#else /* C / C++: build with -ffp-contract=off */
-#include <stdint.h>
-#include <string.h>
-static inline uint32_t ih_float_bits_(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
-#define IH_FN static inline
-#define IH_U32 uint32_t
-#define IH_I64 int64_t
-#define IH_U64 uint64_t
-#define IH_PRECISE
-#define IH_FLOAT_BITS(x) ih_float_bits_(x)
-#define IH_U(x) x##u
-#define IH_CAST(T, x) ((T)(x))
-#endif
-
-/* Products and sums that must not be contracted into an FMA. */
-#if defined(__CUDACC__)
-#define IH_FMUL(a, b) __fmul_rn((a), (b))
-#define IH_FADD(a, b) __fadd_rn((a), (b))
-#define IH_FSUB(a, b) __fsub_rn((a), (b))
-#else
-#define IH_FMUL(a, b) ((a) * (b))
-#define IH_FADD(a, b) ((a) + (b))
-#define IH_FSUB(a, b) ((a) - (b))
-#endif
+#include "contract/lang.h"
 
 #define IH_SLOT_MASK IH_U(0x3FFFFFFF)
 #define IH_EXTRA_SHIFT 30
@@ -85,6 +32,19 @@ static inline uint32_t ih_float_bits_(float x) { uint32_t u; memcpy(&u, &x, 4); 
 #define IH_SLOT_BELOW IH_U(1)
 #define IH_SLOT_ABOVE IH_U(2)
 #define IH_EXTRA_SLOTS IH_U(3)
+
+/* The code -> count rule: a code counts once in ih_code_slot(code) of its channel and, when
+ * ih_code_has_extra(code), once more in ih_code_extra_slot(code, bins). */
+IH_FN IH_U32 ih_code_slot(IH_U32 code) { return code & IH_SLOT_MASK; }
+IH_FN IH_U32 ih_code_has_extra(IH_U32 code) { return code >> IH_EXTRA_SHIFT; }
+IH_FN IH_U32 ih_code_extra_slot(IH_U32 code, IH_U32 bins) { return bins + (code >> IH_EXTRA_SHIFT); }
+
+/* A code in 16 bits, for code tables: the slot in bits 0..13, the extra counter in bits 14..15
+ * (bins + extra slots < 2^14). IH_CODE16_UNRESOLVED (extra 3, which no code has) marks a table
+ * entry whose values must be classified one by one. */
+#define IH_CODE16_UNRESOLVED IH_U(0xFFFF)
+IH_FN IH_U32 ih_code_to_16(IH_U32 code) { return (code & IH_SLOT_MASK) | ((code >> IH_EXTRA_SHIFT) << 14); }
+IH_FN IH_U32 ih_code_from_16(IH_U32 c16) { return (c16 & IH_U(0x3FFF)) | ((c16 >> 14) << IH_EXTRA_SHIFT); }
 
 /* Integer binning modes, chosen by the host once per request. */
 #define IH_INT_SHIFT 0   /* bin = v >> shift (lo = 0, range and bins powers of two) */
@@ -152,40 +112,6 @@ IH_FN IH_U32 ih_classify_float(float v, IH_U32 bins, float lo, float scale, IH_U
     /* Compared before the conversion, which is defined only below 2^32. scaled >= 0, so
      * truncation is floor; bins <= 2^20 is exact in fp32. */
     return (scaled < IH_CAST(float, bins)) ? IH_CAST(IH_U32, scaled) : last;
-}
-
-/* Integer luminance: floor((wr*r + wg*g + wb*b) / 10000), exact (weights sum to 10000). */
-IH_FN IH_U32 ih_luma_int(IH_U32 r, IH_U32 g, IH_U32 b, IH_U32 wr, IH_U32 wg, IH_U32 wb)
-{
-    return (wr * r + wg * g + wb * b) / IH_U(10000);
-}
-
-/* Float luminance: (wr*r + wg*g) + wb*b, every operation rounded on its own. */
-IH_FN float ih_luma_float(float r, float g, float b, float wr, float wg, float wb)
-{
-    IH_PRECISE float pr = IH_FMUL(wr, r);
-    IH_PRECISE float pg = IH_FMUL(wg, g);
-    IH_PRECISE float pb = IH_FMUL(wb, b);
-    IH_PRECISE float s = IH_FADD(pr, pg);
-    return IH_FADD(s, pb);
-}
-
-/* IEEE half bits to float bits, exactly (every half is a float). */
-IH_FN IH_U32 ih_half_to_float_bits(IH_U32 h)
-{
-    IH_U32 sign = (h & IH_U(0x8000)) << 16;
-    IH_U32 exponent = (h >> 10) & IH_U(0x1F);
-    IH_U32 mantissa = h & IH_U(0x3FF);
-    if (exponent == IH_U(0x1F)) return sign | IH_U(0x7F800000) | (mantissa << 13); /* Inf / NaN */
-    if (exponent != IH_U(0)) return sign | ((exponent + IH_U(112)) << 23) | (mantissa << 13);
-    if (mantissa == IH_U(0)) return sign; /* +-0 */
-    /* Subnormal half: normalise into a float. */
-    exponent = IH_U(113);
-    while ((mantissa & IH_U(0x400)) == IH_U(0)) {
-        mantissa <<= 1;
-        exponent -= IH_U(1);
-    }
-    return sign | (exponent << 23) | ((mantissa & IH_U(0x3FF)) << 13);
 }
 
 #endif /* IMGHIST_BINNING_H */

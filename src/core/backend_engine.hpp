@@ -1,0 +1,61 @@
+// The backend interface behind the public Engine: backends count a HistogramPlan into slots
+// (SlotCounter::accumulate), and count_image() does everything around that once for all of
+// them (the plan, the clipping counts, the Result). A backend's engine derives from
+// BackendEngine<> (or BackendEngine<cuda::Engine> for an engine with a public interop
+// interface of its own) and implements accumulate().
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "imghist/engine.hpp"
+
+namespace imghist {
+
+class HistogramPlan;
+
+class SlotCounter {
+public:
+    virtual ~SlotCounter() = default;
+
+    // Counts into slots laid out as the contract describes (src/contract/binning.h): for each
+    // plan channel, bins + IH_EXTRA_SLOTS counters. `slots` arrives zeroed.
+    virtual void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) = 0;
+
+    // accumulate() that also counts, in the same pass, each channel's samples that `clipping`
+    // (a plan made by HistogramPlan::clipping_request) classifies below and above: the
+    // extremes, into extremes[2c] (low) and extremes[2c + 1] (high); `extremes` arrives zeroed.
+    // A backend that cannot returns false having counted nothing, and count_image() runs
+    // `clipping` as a second accumulate() instead.
+    virtual bool accumulate_with_extremes(const ImageView& image, const HistogramPlan& plan,
+                                          const HistogramPlan& clipping, std::span<std::uint64_t> slots,
+                                          std::span<std::uint64_t> extremes);
+
+    // Attaches a note to the Result being computed (called from accumulate()).
+    void add_note(std::string note) { notes_.push_back(std::move(note)); }
+    std::vector<std::string> take_notes();
+    // The second pass that counts the clipping counts `result` lacks.
+    void count_clipping(const ImageView& image, const HistogramPlan& clipping, Result& result);
+
+private:
+    std::vector<std::string> notes_;
+};
+
+// Engine::compute of every backend, for a validated view.
+Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
+                   std::string device);
+
+template <class PublicEngine = Engine>
+class BackendEngine : public PublicEngine, public SlotCounter {
+private:
+    Result compute_validated(const ImageView& image, const Request& request) final {
+        return count_image(*this, image, request, std::string(this->backend_name()), this->device_name());
+    }
+};
+
+// The slot counter behind an engine of this library (tests and benchmarks count plans directly).
+inline SlotCounter& slot_counter(Engine& engine) { return dynamic_cast<SlotCounter&>(engine); }
+
+}  // namespace imghist
