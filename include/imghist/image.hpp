@@ -66,4 +66,27 @@ struct ImageView {
     bool operator==(const ImageView&) const = default;
 };
 
+// Pixels in GPU memory, for the interop calls of cuda.hpp, opencl.hpp and vulkan.hpp: one type
+// for every API. `memory` is the API's object: a CUDA device pointer, a cl_mem, or a VkBuffer
+// (each as its 64-bit value; the API headers convert). Rows of `width` pixels start at
+// memory + offset_bytes, `stride_bytes` apart (0: packed rows). validate() (called by every
+// interop call) applies ImageView's rules to the shape.
+struct DeviceImage {
+    std::uint64_t memory = 0;
+    std::uint64_t offset_bytes = 0;
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+    std::uint64_t stride_bytes = 0;
+    PixelFormat format = PixelFormat::rgba8;
+
+    const FormatInfo& info() const { return format_info(format); }
+    std::uint64_t pixel_count() const { return std::uint64_t(width) * height; }
+    std::uint64_t row_bytes() const { return width * info().pixel_bytes(); }
+    std::uint64_t pitch() const { return stride_bytes != 0 ? stride_bytes : row_bytes(); }
+    // Bytes from the first pixel to the end of the last row.
+    std::uint64_t extent_bytes() const { return (height - 1) * pitch() + row_bytes(); }
+    void validate() const;  // throws InvalidArgument: null memory, and ImageView::validate()'s rules
+    bool operator==(const DeviceImage&) const = default;
+};
+
 }  // namespace imghist

@@ -33,18 +33,26 @@ public:
                                           const HistogramPlan& clipping, std::span<std::uint64_t> slots,
                                           std::span<std::uint64_t> extremes);
 
+    // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
+    virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
+                                   std::span<std::uint64_t> slots);
+
     // Attaches a note to the Result being computed (called from accumulate()).
     void add_note(std::string note) { notes_.push_back(std::move(note)); }
     std::vector<std::string> take_notes();
     // The second pass that counts the clipping counts `result` lacks.
-    void count_clipping(const ImageView& image, const HistogramPlan& clipping, Result& result);
+    template <class Pixels>
+    void count_clipping(const Pixels& image, const HistogramPlan& clipping, Result& result);
 
 private:
     std::vector<std::string> notes_;
 };
 
-// Engine::compute of every backend, for a validated view.
+// Engine::compute of every backend, for a validated view; and the same for a validated device
+// image (accumulate_device), which the interop calls of each backend use.
 Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
+                   std::string device);
+Result count_image(SlotCounter& counter, const DeviceImage& image, const Request& request, std::string backend,
                    std::string device);
 
 template <class PublicEngine = Engine>

@@ -23,8 +23,28 @@ Result Engine::compute(const ImageView& image, const Request& request) {
     return compute_validated(image, request);
 }
 
-Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
-                   std::string device) {
+namespace {
+void accumulate_pixels(SlotCounter& counter, const ImageView& image, const HistogramPlan& plan,
+                       std::span<std::uint64_t> slots) {
+    counter.accumulate(image, plan, slots);
+}
+void accumulate_pixels(SlotCounter& counter, const DeviceImage& image, const HistogramPlan& plan,
+                       std::span<std::uint64_t> slots) {
+    counter.accumulate_device(image, plan, slots);
+}
+bool accumulate_pixels_with_extremes(SlotCounter& counter, const ImageView& image, const HistogramPlan& plan,
+                                     const HistogramPlan& clipping, std::span<std::uint64_t> slots,
+                                     std::span<std::uint64_t> extremes) {
+    return counter.accumulate_with_extremes(image, plan, clipping, slots, extremes);
+}
+bool accumulate_pixels_with_extremes(SlotCounter&, const DeviceImage&, const HistogramPlan&, const HistogramPlan&,
+                                     std::span<std::uint64_t>, std::span<std::uint64_t>) {
+    return false;
+}
+
+template <class Pixels>
+Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
+                    std::string device) {
     HistogramPlan plan(image.format, request);
     std::vector<std::uint64_t> slots(plan.total_slots(), 0);
     counter.take_notes();
@@ -32,8 +52,9 @@ Result count_image(SlotCounter& counter, const ImageView& image, const Request& 
     if (!plan.clipping_always_proven())
         clipping.emplace(image.format, HistogramPlan::clipping_request(format_info(image.format).sample, request));
     std::vector<std::uint64_t> extremes(clipping ? 2 * plan.channels.size() : 0, 0);
-    const bool counted = clipping && counter.accumulate_with_extremes(image, plan, *clipping, slots, extremes);
-    if (!counted) counter.accumulate(image, plan, slots);
+    const bool counted =
+        clipping && accumulate_pixels_with_extremes(counter, image, plan, *clipping, slots, extremes);
+    if (!counted) accumulate_pixels(counter, image, plan, slots);
     Result result = plan.make_result(image, slots, std::move(backend), std::move(device));
     if (counted) {
         for (std::size_t c = 0; c < result.channels.size(); ++c) {
@@ -46,15 +67,32 @@ Result count_image(SlotCounter& counter, const ImageView& image, const Request& 
     result.notes = counter.take_notes();
     return result;
 }
+}  // namespace
+
+Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
+                   std::string device) {
+    return count_pixels(counter, image, request, std::move(backend), std::move(device));
+}
+
+Result count_image(SlotCounter& counter, const DeviceImage& image, const Request& request, std::string backend,
+                   std::string device) {
+    image.validate();
+    return count_pixels(counter, image, request, std::move(backend), std::move(device));
+}
 
 bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan&, const HistogramPlan&,
                                            std::span<std::uint64_t>, std::span<std::uint64_t>) {
     return false;
 }
 
+void SlotCounter::accumulate_device(const DeviceImage&, const HistogramPlan&, std::span<std::uint64_t>) {
+    throw InvalidArgument("this backend does not read device images");
+}
+
 std::vector<std::string> SlotCounter::take_notes() { return std::exchange(notes_, {}); }
 
-void SlotCounter::count_clipping(const ImageView& image, const HistogramPlan& clipping, Result& result) {
+template <class Pixels>
+void SlotCounter::count_clipping(const Pixels& image, const HistogramPlan& clipping, Result& result) {
     bool proven = true;
     for (const ChannelHistogram& c : result.channels)
         proven = proven && c.clipped_low_count && c.clipped_high_count;
@@ -62,7 +100,7 @@ void SlotCounter::count_clipping(const ImageView& image, const HistogramPlan& cl
     // A second pass of the same backend: its below / above counters are the extremes.
     std::vector<std::uint64_t> slots(clipping.total_slots(), 0);
     const std::size_t notes_before = notes_.size();
-    accumulate(image, clipping, slots);
+    accumulate_pixels(*this, image, clipping, slots);
     notes_.resize(notes_before);  // notes about the internal pass would only confuse
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
         const std::uint64_t* s = slots.data() + c * clipping.slots_per_channel();
@@ -70,6 +108,8 @@ void SlotCounter::count_clipping(const ImageView& image, const HistogramPlan& cl
         result.channels[c].clipped_high_count = s[clipping.bins() + IH_SLOT_ABOVE];
     }
 }
+template void SlotCounter::count_clipping(const ImageView&, const HistogramPlan&, Result&);
+template void SlotCounter::count_clipping(const DeviceImage&, const HistogramPlan&, Result&);
 
 bool Backend::available() const {
     for (const DeviceInfo& d : devices())

@@ -86,4 +86,15 @@ ImageView ImageView::rows(std::uint32_t first, std::uint32_t count) const {
     return v;
 }
 
+void DeviceImage::validate() const {
+    if (memory == 0) throw InvalidArgument("device image has null memory");
+    // The shape rules are ImageView's: a view at the same alignment stands in for the memory.
+    const std::size_t alignment = std::size_t(format_info(format).bytes_per_sample);
+    const ImageView shape{reinterpret_cast<const void*>(std::uintptr_t(alignment) + offset_bytes % alignment),
+                          width, height, std::size_t(pitch()), format};
+    if (width != 0 && stride_bytes == 0 && pitch() / width != info().pixel_bytes())
+        throw InvalidArgument("device image row size overflows");
+    shape.validate();
+}
+
 }  // namespace imghist

@@ -95,12 +95,12 @@ bool HistogramPlan::has_luma() const {
     return std::find(sources.begin(), sources.end(), kLumaSource) != sources.end();
 }
 
-Result HistogramPlan::make_result(const ImageView& image, std::span<const std::uint64_t> slots,
+Result HistogramPlan::make_result(std::uint32_t width, std::uint32_t height, std::span<const std::uint64_t> slots,
                                   std::string backend, std::string device) const {
     if (slots.size() != total_slots()) throw Error("internal error: slot count mismatch");
     Result r;
-    r.width = image.width;
-    r.height = image.height;
+    r.width = width;
+    r.height = height;
     r.format = format;
     r.backend = std::move(backend);
     r.device = std::move(device);

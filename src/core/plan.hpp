@@ -70,6 +70,14 @@ public:
     // The Result for `image` from slot counts laid out as binning.h describes. The clipping
     // counts are set where the slots prove them (clipping_proven_by), else left unknown.
     Result make_result(const ImageView& image, std::span<const std::uint64_t> slots,
+                       std::string backend, std::string device) const {
+        return make_result(image.width, image.height, slots, std::move(backend), std::move(device));
+    }
+    Result make_result(const DeviceImage& image, std::span<const std::uint64_t> slots,
+                       std::string backend, std::string device) const {
+        return make_result(image.width, image.height, slots, std::move(backend), std::move(device));
+    }
+    Result make_result(std::uint32_t width, std::uint32_t height, std::span<const std::uint64_t> slots,
                        std::string backend, std::string device) const;
 
     // Clipping (docs/semantics.md): the values strictly between the extremes are [1, max) for
