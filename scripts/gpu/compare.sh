@@ -1,0 +1,29 @@
+# Before/after benchmarks of a change, on one GPU machine in one sitting (the rule for any change
+# to a GPU backend). Sourced by scripts/gpu-check.sh, which sets up the loaders first.
+#   git archive <old-commit> | (mkdir -p .old && tar -x -C .old)   # on the development machine
+#   scripts/gpu-check.sh oldbuild build      # builds .old/ and this tree (carry .gl and .old)
+#   scripts/gpu-check.sh compare             # default cases of every GPU bench, old/new alternately
+# IMGHIST_COMPARE_ROUNDS (default 2) rounds of old-then-new; tables go to $OUT/compare/.
+step_oldbuild() {
+  [ -d .old ] || { note "oldbuild: no .old/ tree"; return 1; }
+  (cd .old && IMGHIST_GPU_BUILD_DIR=build-gpu OUT="$OUT/old" bash scripts/gpu-check.sh build) > "$OUT/oldbuild.log" 2>&1
+  note "old tree build: $(grep -E '^build:' "$OUT/oldbuild.log" | tail -1)"
+}
+
+compare_one() {  # <tree root> <build dir> <label>
+  local root=$1 dir=$2 label=$3 d="$OUT/compare"
+  mkdir -p "$d"
+  "$root/$dir/bench/cuda/imghist_cuda_bench" --out "$d/cuda-$label.txt" > "$d/cuda-$label.log" 2>&1
+  "$root/$dir/bench/opencl/imghist_opencl_bench" --runs 20 --out "$d/opencl-$label.txt" > "$d/opencl-$label.log" 2>&1
+  mkdir -p "$d/vulkan-$label"
+  "$root/$dir/bench/vulkan/imghist_vulkan_bench" --no-sweep --out "$d/vulkan-$label" > "$d/vulkan-$label.log" 2>&1
+  note "compare $label: cuda, opencl, vulkan benches done (rc of the last: $?)"
+}
+
+step_compare() {
+  local rounds=${IMGHIST_COMPARE_ROUNDS:-2}
+  for r in $(seq "$rounds"); do
+    compare_one "$root/.old" build-gpu "old-$r"
+    compare_one "$root" "$build" "new-$r"
+  done
+}
