@@ -1,8 +1,10 @@
-// The vulkan backend's decisions (vk_launch.hpp) without a device: made-up limits and tunings
-// in, the launch plan out, checked against what the plan and the contract say it must be.
+// The vulkan backend without a device: its decisions (vk_launch.hpp; made-up limits and tunings
+// in, the launch plan out, checked against what the plan and the contract say it must be) and
+// its error messages.
 #include <gtest/gtest.h>
 
 #include "backends/vulkan/vk_launch.hpp"
+#include "backends/vulkan/vk_util.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist {
@@ -103,6 +105,17 @@ TEST(VulkanLaunchPlan, RejectsWhatTheDeviceCannotCount) {
     EXPECT_THROW(vk::plan_launch(plan, packed(8, 8, plan.format), 0, nvidia_like(), vk::Tuning{}), InvalidArgument);
     HistogramPlan ok(PixelFormat::gray16, Request{});
     EXPECT_THROW(vk::plan_launch(ok, packed(8, 8, ok.format), 4, nvidia_like(), vk::Tuning{}), InvalidArgument);
+}
+
+TEST(VulkanErrors, NameTheCallAndTheResult) {
+    try {
+        vk::check(VK_ERROR_DEVICE_LOST, "vkQueueSubmit");
+        ADD_FAILURE() << "expected DeviceError";
+    } catch (const DeviceError& e) {
+        EXPECT_NE(std::string(e.what()).find("vkQueueSubmit"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("VK_ERROR_DEVICE_LOST"), std::string::npos);
+    }
+    EXPECT_NO_THROW(vk::check(VK_SUCCESS, "vkCreateBuffer"));
 }
 
 }  // namespace
