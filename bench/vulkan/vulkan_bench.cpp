@@ -185,8 +185,7 @@ public:
     // The backend's recorded work: zero the counters, count (tiles, passes), flush to 64 bits.
     double time_backend(vk::HistogramCore& core, const HostImage& img, const HistogramPlan& plan,
                         std::vector<std::uint64_t>* totals) {
-        const vk::BufferSource src{pixels_.buffer.get(), 0, img.width, img.height,
-                                   VkDeviceSize(img.width) * format_info(img.format).pixel_bytes()};
+        const DeviceImage src = vulkan::device_image(pixels_.buffer.get(), 0, img.width, img.height, 0, img.format);
         const double us = time([&](VkCommandBuffer cmd) {
             core.record_begin(cmd);
             core.record_image(cmd, arena_, src, plan, totals_.buffer.get(), 0, true);
@@ -575,8 +574,7 @@ int main(int argc, char** argv) {
                                          std::string(mode_name(mode)).c_str(), tuning_name(tunings[t]).c_str());
                             return 2;
                         }
-                        const vk::BufferSource src{VK_NULL_HANDLE, 0, img.width, img.height,
-                                                   VkDeviceSize(img.width) * format_info(img.format).pixel_bytes()};
+                        const DeviceImage src{0, 0, img.width, img.height, 0, img.format};
                         const auto shape = cores[t]->shape(src, plan);
                         rows.push_back({spec.label, pattern_name(pattern), std::string(mode_name(mode)), int(t), us, floor_us,
                                         shape.copies, shape.passes, shape.layout});

@@ -11,10 +11,10 @@
 //
 // Result layout (what record() writes at result_offset): for each channel of
 // result_layout(format, request).channels, in order, `bins + 3` uint64 counters: the bins,
-// then nan, below and above (include/imghist/binning.h). to_result() turns them into a Result.
-// Clipping: results of these calls (all but Engine::compute) carry the exact clipping counts
-// only where the histogram proves them; elsewhere ChannelHistogram::clipped_low_count /
-// clipped_high_count are empty, meaning unknown (docs/semantics.md, "Statistics").
+// then nan, below and above (src/contract/binning.h). to_result() turns them into a Result.
+// Clipping: to_result() sets the exact clipping counts only where the histogram proves them;
+// elsewhere ChannelHistogram::clipped_low_count / clipped_high_count are empty, meaning
+// unknown (docs/semantics.md, "Statistics"). compute() counts them, as Engine::compute does.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -44,18 +44,18 @@ struct DeviceContext {
     bool float_controls_enabled = false;
 };
 
-// An image stored in a VkBuffer: pixel (x, y) starts at offset + y * stride_bytes + x * pixel
-// size, samples in the format's native-endian layout (as ImageView). offset and stride must be
-// multiples of the sample size; stride 0 means tightly packed rows. Offsets that are multiples
-// of 16 with packed rows take the fast path. The buffer must extend to the next multiple of 4
-// bytes after the last pixel.
-struct BufferImage {
-    VkBuffer buffer = VK_NULL_HANDLE;
-    VkDeviceSize offset = 0;
-    std::uint32_t width = 0, height = 0;
-    VkDeviceSize stride_bytes = 0;
-    PixelFormat format = PixelFormat::rgba8;
-};
+// Images are imghist::DeviceImage (image.hpp) whose `memory` is a VkBuffer's handle value
+// (memory_of, or device_image below): pixel (x, y) starts at offset_bytes + y * stride_bytes +
+// x * pixel size, samples in the format's native-endian layout (as ImageView). offset_bytes and
+// stride_bytes must be multiples of the sample size; stride 0 means tightly packed rows.
+// Offsets that are multiples of 16 with packed rows take the fast path. The buffer must extend
+// to the next multiple of 4 bytes after the last pixel.
+inline std::uint64_t memory_of(VkBuffer buffer) { return reinterpret_cast<std::uint64_t>(buffer); }
+inline VkBuffer buffer_of(const DeviceImage& image) { return reinterpret_cast<VkBuffer>(image.memory); }
+inline DeviceImage device_image(VkBuffer buffer, VkDeviceSize offset, std::uint32_t width, std::uint32_t height,
+                                VkDeviceSize stride_bytes, PixelFormat format) {
+    return {memory_of(buffer), offset, width, height, stride_bytes, format};
+}
 
 struct ResultLayout {
     std::vector<Channel> channels;
@@ -86,7 +86,7 @@ public:
     // execute in submission order on one queue (each starts with a barrier). The descriptor
     // sets of every record() stay allocated until release_recordings().
     // Throws InvalidArgument for a bad image, request or offset.
-    void record(VkCommandBuffer cmd, const BufferImage& image, const Request& request, VkBuffer result,
+    void record(VkCommandBuffer cmd, const DeviceImage& image, const Request& request, VkBuffer result,
                 VkDeviceSize result_offset = 0);
     // Frees the descriptor sets of earlier record() calls; only once none of the command
     // buffers they were recorded into is pending.
@@ -94,10 +94,10 @@ public:
 
     // Convenience: records into its own command buffer, submits to `queue` (of queue_family),
     // waits, and returns the Result (the pixels still never leave the device).
-    Result compute(VkQueue queue, const BufferImage& image, const Request& request = {});
+    Result compute(VkQueue queue, const DeviceImage& image, const Request& request = {});
 
     // A Result from counters read back from a result buffer.
-    Result to_result(const BufferImage& image, const Request& request, std::span<const std::uint64_t> slots) const;
+    Result to_result(const DeviceImage& image, const Request& request, std::span<const std::uint64_t> slots) const;
 
 private:
     struct Impl;

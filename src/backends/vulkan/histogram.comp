@@ -6,7 +6,8 @@
 //   IH_BPS  bytes per sample: 1 (u8), 2 (u16 or f16), 4 (f32)
 //   IH_HALF 1 when 2-byte samples are IEEE half
 //   IH_SPP  samples per pixel: 1, 3 or 4
-// Everything else is a specialization constant (structure) or a push constant (range scalars).
+// Everything else is a specialization constant (structure, taken from the pass's ih_bin_args)
+// or a push constant (the pass's ih_bin_args, kernel_args.h, and the tile's launch fields).
 //
 // Pixels are read as 32-bit words (never 8/16-bit storage). The packed path reads one "unit"
 // of 16 bytes (48 for 3-, 6- and 12-byte pixels) with uvec4 loads; a pixel never straddles a
@@ -55,12 +56,13 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 layout(local_size_x = 256, local_size_x_id = 21) in;
 #define WG gl_WorkGroupSize.x
 
+// The structural fields of the pass's ih_bin_args, as constants the compiler folds.
 layout(constant_id = 0) const uint NCH = 1;  // channels counted by this pass (1..5)
-layout(constant_id = 1) const int SRC0 = 0;  // per channel: sample index, or -1 = luminance
-layout(constant_id = 2) const int SRC1 = 0;
-layout(constant_id = 3) const int SRC2 = 0;
-layout(constant_id = 4) const int SRC3 = 0;
-layout(constant_id = 5) const int SRC4 = 0;
+layout(constant_id = 1) const uint SRC0 = 0;  // per channel: ih_args_source (IH_SRC_LUMA: luminance)
+layout(constant_id = 2) const uint SRC1 = 0;
+layout(constant_id = 3) const uint SRC2 = 0;
+layout(constant_id = 4) const uint SRC3 = 0;
+layout(constant_id = 5) const uint SRC4 = 0;
 layout(constant_id = 6) const uint BINS = 256;
 layout(constant_id = 7) const uint INT_MODE = 0;
 layout(constant_id = 8) const uint SHIFT = 0;
@@ -70,16 +72,16 @@ layout(constant_id = 11) const uint COPIES = 1;   // shared copies of every slot
 layout(constant_id = 12) const uint SWIZZLE = 0;  // spread bins over banks when COPIES < 32
 layout(constant_id = 13) const uint ROUNDS = 1;   // BATCH units per round per invocation
 layout(constant_id = 14) const uint STRIDED = 0;  // 1: rows `stride` bytes apart, word loads
-layout(constant_id = 15) const int RED = 0;
-layout(constant_id = 16) const int GREEN = 1;
-layout(constant_id = 17) const int BLUE = 2;
+layout(constant_id = 15) const uint RED = 0;  // ih_args_red, ih_args_green, ih_args_blue
+layout(constant_id = 16) const uint GREEN = 1;
+layout(constant_id = 17) const uint BLUE = 2;
 layout(constant_id = 18) const uint HAS_LUMA = 0;
 layout(constant_id = 19) const uint LAYOUT = 0;      // 0 copies, 1 lanes, 2 pairs (see above)
 layout(constant_id = 20) const uint VALUE_MODE = 0;  // 1: 8-bit raw values, classified in the merge
 
 const uint SLOTS = BINS + IH_EXTRA_SLOTS;  // per channel, in the global counters
 const uint LAYOUT_LANES = 1u, LAYOUT_PAIRS = 2u;
-const uint CHANNEL_SLOTS = VALUE_MODE * 256u + (1u - VALUE_MODE) * SLOTS;  // per channel, shared
+const uint CHANNEL_SLOTS = VALUE_MODE * IH_VALUE_SLOTS + (1u - VALUE_MODE) * SLOTS;  // per channel, shared
 const uint COUNTED = NCH * CHANNEL_SLOTS;
 // Words per shared slot: COPIES, 32 lanes or 16 lane pairs.
 const uint SLOT_WORDS = uint(LAYOUT == 0u) * COPIES + uint(LAYOUT == LAYOUT_LANES) * 32u +
@@ -93,15 +95,9 @@ layout(std430, binding = 0) readonly buffer PixelUnits { uvec4 units[]; };
 layout(std430, binding = 0) readonly buffer PixelWords { uint words[]; };
 layout(std430, binding = 1) buffer Counts { uint counts[]; };
 
+// 116 bytes: within the 128 that every Vulkan device offers (HistPushConstants on the host).
 layout(push_constant) uniform Params {
-    int64_t lo_int;
-    int64_t hi_int;
-    float lo_float;
-    float scale;
-    uint lo_key;
-    uint hi_key;
-    float wf0, wf1, wf2;
-    uint wi0, wi1, wi2;
+    ih_bin_args bin;  // the pass's bin math (its structural fields are also constants above)
     uint pixels;     // pixels in this tile (< 2^31)
     uint base_byte;  // where the tile's first pixel starts in the bound range
     uint width;      // strided path: pixels per row
@@ -112,10 +108,9 @@ layout(push_constant) uniform Params {
 // Index of the first copy of a slot; the swizzle permutes slots inside each row of banks.
 uint slot_index(uint s) {
     if (SWIZZLE != 0u && VALUE_MODE != 0u) {
-        // Value slots (channel * 256 + value): the low three bits XOR the value's top three, so
-        // values 32 apart (b, b + 32, ..., b + 224: one bank for every lane with one copy) land
-        // on 8 banks. Two instructions, where the general swizzle below takes several.
-        s ^= (s >> 5u) & 7u;
+        // Value slots: the contract's two-instruction swizzle (value_mode.h); the general
+        // swizzle below, for bin slots, is this backend's own bank layout.
+        s = ih_value_swizzle(s);
     } else if (SWIZZLE != 0u && GROUP > 1u) {
         uint h = (s / GROUP) ^ (s / (GROUP * GROUP)) ^ (s / (GROUP * GROUP * GROUP));
         s ^= h % GROUP;
@@ -132,34 +127,49 @@ void count_slot(uint slot) {
     else atomicAdd(hist[slot * SLOT_WORDS + g_word], g_inc);
 }
 
+// The contract's code -> count rule (binning.h) on this invocation's shared counters.
 void add_code(uint channel, uint code) {
     uint base = channel * SLOTS;
-    count_slot(base + (code & IH_SLOT_MASK));
-    uint extra = code >> IH_EXTRA_SHIFT;
-    if (extra != 0u) count_slot(base + BINS + extra);
+    count_slot(base + ih_code_slot(code));
+    if (ih_code_has_extra(code) != 0u) count_slot(base + ih_code_extra_slot(code, BINS));
 }
+
+// ih_args_classify_* with the structural fields as constants. The 64-bit range ends are joined
+// once per invocation (main), not per sample.
+int64_t g_lo_int, g_hi_int;
+uint classify_int(uint v) { return ih_classify_int(v, INT_MODE, SHIFT, BINS, g_lo_int, g_hi_int, CLAMP); }
+#if IH_FLOAT_SAMPLES
+uint classify_float(float v) {
+    return ih_classify_float(v, BINS, pc.bin.lo_float, pc.bin.scale_float, pc.bin.lo_key, pc.bin.hi_key,
+                             CLOSED_TOP, CLAMP);
+}
+// A sample as float: ih_sample_float_bits of the variant's sample type. The fp32 variant takes
+// its samples as they are without the call, whose half branch (a loop until it is folded away)
+// would keep glslc from unrolling the pixel loops.
+#if IH_HALF
+float sample_float(uint raw) { return uintBitsToFloat(ih_sample_float_bits(raw, IH_T_F16)); }
+#else
+float sample_float(uint raw) { return uintBitsToFloat(raw); }
+#endif
+#endif
 
 uint classify_sample(uint raw) {
 #if IH_FLOAT_SAMPLES
-#if IH_HALF
-    raw = ih_half_to_float_bits(raw);
-#endif
-    return ih_classify_float(uintBitsToFloat(raw), BINS, pc.lo_float, pc.scale, pc.lo_key, pc.hi_key,
-                             CLOSED_TOP, CLAMP);
+    return classify_float(sample_float(raw));
 #else
-    return ih_classify_int(raw, INT_MODE, SHIFT, BINS, pc.lo_int, pc.hi_int, CLAMP);
+    return classify_int(raw);
 #endif
 }
 
 // Counts one pixel given its raw samples (integers, half bits or float bits).
 void count_pixel(uint s0, uint s1, uint s2, uint s3) {
     uint s[4] = uint[4](s0, s1, s2, s3);
-    const int src[5] = int[5](SRC0, SRC1, SRC2, SRC3, SRC4);
+    const uint src[5] = uint[5](SRC0, SRC1, SRC2, SRC3, SRC4);
 #if IH_BPS == 1
     if (VALUE_MODE != 0u) {
-        uint y = HAS_LUMA != 0u ? ih_luma_int(s[RED], s[GREEN], s[BLUE], pc.wi0, pc.wi1, pc.wi2) : 0u;
+        uint y = HAS_LUMA != 0u ? ih_args_luma_int(s[RED], s[GREEN], s[BLUE], pc.bin) : 0u;
         [[unroll]] for (uint c = 0u; c < 5u; ++c) {
-            if (c < NCH) count_slot(c * 256u + (src[c] < 0 ? y : s[max(src[c], 0)]));
+            if (c < NCH) count_slot(c * IH_VALUE_SLOTS + (src[c] == IH_SRC_LUMA ? y : s[min(src[c], 3u)]));
         }
         return;
     }
@@ -167,25 +177,14 @@ void count_pixel(uint s0, uint s1, uint s2, uint s3) {
     uint luma_code = 0u;
     if (HAS_LUMA != 0u) {
 #if IH_FLOAT_SAMPLES
-#if IH_HALF
-        float r = uintBitsToFloat(ih_half_to_float_bits(s[RED]));
-        float g = uintBitsToFloat(ih_half_to_float_bits(s[GREEN]));
-        float b = uintBitsToFloat(ih_half_to_float_bits(s[BLUE]));
+        precise float y = ih_args_luma_float(sample_float(s[RED]), sample_float(s[GREEN]), sample_float(s[BLUE]), pc.bin);
+        luma_code = classify_float(y);
 #else
-        float r = uintBitsToFloat(s[RED]);
-        float g = uintBitsToFloat(s[GREEN]);
-        float b = uintBitsToFloat(s[BLUE]);
-#endif
-        precise float y = ih_luma_float(r, g, b, pc.wf0, pc.wf1, pc.wf2);
-        luma_code = ih_classify_float(y, BINS, pc.lo_float, pc.scale, pc.lo_key, pc.hi_key, CLOSED_TOP,
-                                      CLAMP);
-#else
-        uint y = ih_luma_int(s[RED], s[GREEN], s[BLUE], pc.wi0, pc.wi1, pc.wi2);
-        luma_code = ih_classify_int(y, INT_MODE, SHIFT, BINS, pc.lo_int, pc.hi_int, CLAMP);
+        luma_code = classify_int(ih_args_luma_int(s[RED], s[GREEN], s[BLUE], pc.bin));
 #endif
     }
     [[unroll]] for (uint c = 0u; c < 5u; ++c) {
-        if (c < NCH) add_code(c, src[c] < 0 ? luma_code : classify_sample(s[max(src[c], 0)]));
+        if (c < NCH) add_code(c, src[c] == IH_SRC_LUMA ? luma_code : classify_sample(s[min(src[c], 3u)]));
     }
 }
 
@@ -233,6 +232,8 @@ void main() {
     const uint pixels_per_group = units_per_group * uint(UNIT_PIXELS);
     if (group >= (pc.pixels + pixels_per_group - 1u) / pixels_per_group) return;  // uniform
 
+    g_lo_int = ih_args_lo_int(pc.bin);
+    g_hi_int = ih_args_hi_int(pc.bin);
     for (uint i = lid; i < SHARED_SLOTS * SLOT_WORDS; i += WG) hist[i] = 0u;
     barrier();
 
@@ -298,12 +299,11 @@ void main() {
         if (sum == 0u) continue;
 #if IH_BPS == 1
         if (VALUE_MODE != 0u) {
-            // Slot s counted value s % 256 of channel s / 256: classify it once, here.
-            uint code = ih_classify_int(s & 255u, INT_MODE, SHIFT, BINS, pc.lo_int, pc.hi_int, CLAMP);
-            uint base = pc.out_slot + (s / 256u) * SLOTS;
-            atomicAdd(counts[base + (code & IH_SLOT_MASK)], sum);
-            uint extra = code >> IH_EXTRA_SHIFT;
-            if (extra != 0u) atomicAdd(counts[base + BINS + extra], sum);
+            // Slot s counted a value of channel s / IH_VALUE_SLOTS: classify it once, here.
+            uint code = classify_int(s % IH_VALUE_SLOTS);
+            uint base = pc.out_slot + (s / IH_VALUE_SLOTS) * SLOTS;
+            atomicAdd(counts[base + ih_code_slot(code)], sum);
+            if (ih_code_has_extra(code) != 0u) atomicAdd(counts[base + ih_code_extra_slot(code, BINS)], sum);
             continue;
         }
 #endif

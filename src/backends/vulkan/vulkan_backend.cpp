@@ -94,31 +94,42 @@ private:
             VkFence fence = fences_[k].get();
             IMGHIST_VK(vkWaitForFences, device, 1, &fence, VK_TRUE, UINT64_MAX);
             arenas_[k]->reset();
-            // Pack the rows (the device reads them as one run of pixels).
-            auto* dst = static_cast<std::byte*>(staging_[k].mapped);
-            if (image.stride_bytes == row_bytes) {
-                std::memcpy(dst, image.row(y), std::size_t(rows) * row_bytes);
-            } else {
-                for (std::uint32_t r = 0; r < rows; ++r) std::memcpy(dst + std::size_t(r) * row_bytes, image.row(y + r), row_bytes);
-            }
-            VkCommandBuffer cmd = cmds_[k];
-            IMGHIST_VK(vkResetCommandBuffer, cmd, 0);
-            VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-            begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-            IMGHIST_VK(vkBeginCommandBuffer, cmd, &begin);
-            if (index == 0) ctx_.core().record_begin(cmd);
-            vk::BufferSource src{staging_[k].buffer.get(), 0, image.width, rows, row_bytes};
-            ctx_.core().record_image(cmd, *arenas_[k], src, plan, totals_.buffer.get(), 0, index == 0);
-            if (y + rows >= image.height)
-                vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-            IMGHIST_VK(vkEndCommandBuffer, cmd);
-            IMGHIST_VK(vkResetFences, device, 1, &fence);
-            ctx_.submit(cmd, fence);
+            pack_rows(image, y, rows, static_cast<std::byte*>(staging_[k].mapped));
+            const DeviceImage chunk = vulkan::device_image(staging_[k].buffer.get(), 0, image.width, rows, 0, image.format);
+            record_chunk(k, chunk, plan, index == 0, y + rows >= image.height);
         }
         VkFence all[2] = {fences_[0].get(), fences_[1].get()};
         IMGHIST_VK(vkWaitForFences, device, 2, all, VK_TRUE, UINT64_MAX);
         std::memcpy(slots.data(), totals_.mapped, slots.size() * sizeof(std::uint64_t));
+    }
+
+    // Rows [y, y + rows) of `image`, packed (the device reads them as one run of pixels).
+    static void pack_rows(const ImageView& image, std::uint32_t y, std::uint32_t rows, std::byte* dst) {
+        const std::size_t row_bytes = image.row_bytes();
+        if (image.stride_bytes == row_bytes) {
+            std::memcpy(dst, image.row(y), std::size_t(rows) * row_bytes);
+            return;
+        }
+        for (std::uint32_t r = 0; r < rows; ++r) std::memcpy(dst + std::size_t(r) * row_bytes, image.row(y + r), row_bytes);
+    }
+
+    // Records and submits the count of one staged chunk into the totals (started afresh by the
+    // first chunk; the last makes them visible to the host).
+    void record_chunk(std::uint32_t k, const DeviceImage& chunk, const HistogramPlan& plan, bool first, bool last) {
+        VkCommandBuffer cmd = cmds_[k];
+        IMGHIST_VK(vkResetCommandBuffer, cmd, 0);
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        IMGHIST_VK(vkBeginCommandBuffer, cmd, &begin);
+        if (first) ctx_.core().record_begin(cmd);
+        ctx_.core().record_image(cmd, *arenas_[k], chunk, plan, totals_.buffer.get(), 0, first);
+        if (last)
+            vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                        VK_ACCESS_HOST_READ_BIT);
+        IMGHIST_VK(vkEndCommandBuffer, cmd);
+        VkFence fence = fences_[k].get();
+        IMGHIST_VK(vkResetFences, ctx_.device(), 1, &fence);
+        ctx_.submit(cmd, fence);
     }
 
     vk::Context ctx_;
