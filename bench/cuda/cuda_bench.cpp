@@ -102,6 +102,11 @@ void line(const char* fmt, ...) {
     report += "\n";
 }
 
+// A packed image in device memory, as the interop calls take it.
+imghist::DeviceImage on_device(const void* pixels, uint32_t w, uint32_t h, imghist::PixelFormat format) {
+    return imghist::cuda::device_image(pixels, w, h, 0, format);
+}
+
 struct Bench {
     cudaStream_t stream = nullptr;
     cudaDeviceProp props{};
@@ -138,13 +143,13 @@ struct Bench {
         });
     }
 
-    double imghist_us(imghist::cuda::Engine& e, const imghist::ImageView& v, const imghist::Request& r, int runs) {
+    double imghist_us(imghist::cuda::Engine& e, const imghist::DeviceImage& v, const imghist::Request& r, int runs) {
         Timer t(stream);
         return t.median_us(3, runs, [&] { e.compute_device_async(v, r, slots, stream); });
     }
 
     // imghist's R, G, B against CUB's last result (both 256 bins of 8-bit values).
-    void check_against_cub(imghist::cuda::Engine& e, const imghist::ImageView& v, const char* what) {
+    void check_against_cub(imghist::cuda::Engine& e, const imghist::DeviceImage& v, const char* what) {
         imghist::Request rgb;
         rgb.mode = imghist::Mode::rgb;
         const imghist::Result r = e.compute_device(v, rgb, stream);
@@ -212,7 +217,7 @@ int main(int argc, char** argv) {
         for (int d = 0; d < 4; ++d) {
             CK(generate_rgba8(b.image, s.w, s.h, d, b.stream));
             CK(cudaStreamSynchronize(b.stream));
-            const auto view = imghist::ImageView::packed(b.image, s.w, s.h, imghist::PixelFormat::rgba8);
+            const auto view = on_device(b.image, s.w, s.h, imghist::PixelFormat::rgba8);
             const double fl = b.floor_us(b.image, px * 4, s.runs);
             const double cub = b.cub_us(cub_rgba8, b.image, px, s.runs);
             const double ih = b.imghist_us(*engine, view, rgb, s.runs);
@@ -231,7 +236,7 @@ int main(int argc, char** argv) {
         for (int d : {kRandom, kNatural}) {
             CK(generate_rgba8(b.image, w, h, d, b.stream));
             CK(cudaStreamSynchronize(b.stream));
-            const auto view = imghist::ImageView::packed(b.image, w, h, imghist::PixelFormat::rgba8);
+            const auto view = on_device(b.image, w, h, imghist::PixelFormat::rgba8);
             const double fl = b.floor_us(b.image, px * 4, 100);
             imghist::Request luma;
             luma.mode = imghist::Mode::luma;
@@ -245,7 +250,7 @@ int main(int argc, char** argv) {
         for (int d : {kRandom, kNatural}) {
             CK(generate_rgba_f32(b.image, w, h, d, b.stream));
             CK(cudaStreamSynchronize(b.stream));
-            auto view = imghist::ImageView::packed(b.image, w, h, imghist::PixelFormat::rgba_f32);
+            auto view = on_device(b.image, w, h, imghist::PixelFormat::rgba_f32);
             double fl = b.floor_us(b.image, px * 16, 50);
             const double cub = b.cub_us(cub_rgba_f32, b.image, px, 50);
             double ih = b.imghist_us(*engine, view, rgb, 50);
@@ -253,7 +258,7 @@ int main(int argc, char** argv) {
                  fl, cub, ih, 100.0 * fl / ih, cub / ih);
             CK(generate_rgba_f16(b.image, w, h, d, b.stream));
             CK(cudaStreamSynchronize(b.stream));
-            view = imghist::ImageView::packed(b.image, w, h, imghist::PixelFormat::rgba_f16);
+            view = on_device(b.image, w, h, imghist::PixelFormat::rgba_f16);
             fl = b.floor_us(b.image, px * 8, 50);
             ih = b.imghist_us(*engine, view, rgb, 50);
             line("%-26s %-9s %9.1f %9.1f %9s %9.1f %7.0f%% %8s", "RGBA f16 -> R,G,B (257)", dist_name(d), px * 8 / 1e6, fl, "-",
@@ -272,10 +277,10 @@ int main(int argc, char** argv) {
             uint32_t w, h, n;
         };
         for (const BatchCase& c : {BatchCase{256, 256, 1000}, BatchCase{640, 480, 200}, BatchCase{1920, 1080, 64}}) {
-            std::vector<imghist::ImageView> views;
+            std::vector<imghist::DeviceImage> views;
             const size_t bytes = size_t(c.w) * c.h * 4;
             for (uint32_t i = 0; i < c.n; ++i)
-                views.push_back(imghist::ImageView::packed(static_cast<unsigned char*>(b.image) + i * ((bytes + 255) / 256 * 256),
+                views.push_back(on_device(static_cast<unsigned char*>(b.image) + i * ((bytes + 255) / 256 * 256),
                                                            c.w, c.h, imghist::PixelFormat::rgba8));
             uint64_t* out = nullptr;
             const size_t ts = engine->slot_count(imghist::PixelFormat::rgba8, rgb);
@@ -296,7 +301,7 @@ int main(int argc, char** argv) {
     line("%s", "");
     line("One resident 1080p RGBA8 image (random), R,G,B");
     {
-        const auto view = imghist::ImageView::packed(b.image, 1920, 1080, imghist::PixelFormat::rgba8);
+        const auto view = on_device(b.image, 1920, 1080, imghist::PixelFormat::rgba8);
         const double async_us = b.imghist_us(*engine, view, rgb, 1000);
         const double sync_us = host_median_us(20, 500, [&] { (void)engine->compute_device(view, rgb, b.stream); });
         const double cub = b.cub_us(cub_rgba8, b.image, 1920 * 1080, 1000);
@@ -453,7 +458,7 @@ int main(int argc, char** argv) {
             const auto format = c.sample == f32   ? imghist::PixelFormat::rgba_f32
                                 : c.sample == f16 ? imghist::PixelFormat::rgba_f16
                                                   : imghist::PixelFormat::rgba8;
-            const auto view = imghist::ImageView::packed(b.image, c.w, c.h, format);
+            const auto view = on_device(b.image, c.w, c.h, format);
             const double fl = b.floor_us(b.image, px * (c.sample == f32 ? 16 : c.sample == f16 ? 8 : 4), c.runs);
             std::snprintf(buf, sizeof buf, "%-14.1f", fl);
             floors += buf;

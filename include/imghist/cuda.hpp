@@ -3,7 +3,7 @@
 // (IMGHIST_BACKENDS contains "cuda"); link imghist::imghist as usual.
 //
 //   auto engine = imghist::cuda::create_engine();            // --device / IMGHIST_CUDA_DEVICE
-//   imghist::ImageView img{d_pixels, width, height, pitch, imghist::PixelFormat::rgba8};
+//   auto img = imghist::cuda::device_image(d_pixels, width, height, pitch, imghist::PixelFormat::rgba8);
 //   imghist::Result r = engine->compute_device(img, {}, stream);   // d_pixels: device memory
 //
 // The plain Engine::compute() of this engine takes host memory and stages it through pinned
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "imghist/engine.hpp"
+#include "imghist/image.hpp"
 
 struct CUstream_st;
 
@@ -30,42 +31,47 @@ namespace imghist::cuda {
 // The same type as cudaStream_t; nullptr is the legacy default stream.
 using Stream = CUstream_st*;
 
-// Where the pixels of a batch live.
-enum class Memory { host, device };
+// The one device-image type (imghist::DeviceImage) for a CUDA pointer: `memory` is the
+// pointer's value (to 256 bytes; the rest is offset_bytes, which validate() checks against the
+// sample size). `pitch` 0: packed rows.
+inline DeviceImage device_image(const void* pixels, std::uint32_t width, std::uint32_t height, std::size_t pitch,
+                                PixelFormat format) {
+    const auto address = std::uint64_t(reinterpret_cast<std::uintptr_t>(pixels));
+    return DeviceImage{address / 256 * 256, address % 256, width, height, std::uint64_t(pitch), format};
+}
 
 class Engine : public imghist::Engine {
 public:
-    // `image.data` points to device memory (cudaMalloc, cudaMallocPitch, managed, or mapped
-    // pinned host memory) and `image.stride_bytes` is its pitch. The work is enqueued on
-    // `stream` behind whatever the caller queued there; the call returns when the result is
+    // `image.memory` is device memory (cudaMalloc, cudaMallocPitch, managed, or mapped pinned
+    // host memory; see device_image()) and `image.stride_bytes` its pitch. The work is enqueued
+    // on `stream` behind whatever the caller queued there; the call returns when the result is
     // ready. No host copy of the pixels is made.
-    virtual Result compute_device(const ImageView& image, const Request& request = {},
+    virtual Result compute_device(const DeviceImage& image, const Request& request = {},
                                   Stream stream = nullptr) = 0;
 
     // Enqueues the histogram on `stream` and returns at once. When the stream reaches that
     // point, `device_slots` (device memory, slot_count(image.format, request) counters) holds
     // the counts: per channel, bins, then nan, below, above (see unpack()). Nothing else has
     // to be zeroed or synchronised. The engine must outlive the work it enqueued.
-    virtual void compute_device_async(const ImageView& image, const Request& request,
+    virtual void compute_device_async(const DeviceImage& image, const Request& request,
                                       std::uint64_t* device_slots, Stream stream) = 0;
 
     // Many images of one pixel format (sizes and strides may differ) counted in as few
     // launches as possible, so that small frames are not launch-bound. One Result per image,
     // in order. Host images are packed into pinned staging buffers; device images are read in
     // place on `stream`.
-    virtual std::vector<Result> compute_batch(std::span<const ImageView> images,
-                                              const Request& request = {},
-                                              Memory memory = Memory::host,
+    virtual std::vector<Result> compute_batch(std::span<const ImageView> images, const Request& request = {}) = 0;
+    virtual std::vector<Result> compute_batch(std::span<const DeviceImage> images, const Request& request = {},
                                               Stream stream = nullptr) = 0;
 
     // Device images, asynchronous: image i's counts go to device_slots + i * slot_count().
-    virtual void compute_batch_device_async(std::span<const ImageView> images, const Request& request,
+    virtual void compute_batch_device_async(std::span<const DeviceImage> images, const Request& request,
                                             std::uint64_t* device_slots, Stream stream) = 0;
 
     // Counters per image in the asynchronous outputs.
     virtual std::size_t slot_count(PixelFormat format, const Request& request) const = 0;
     // A Result from counters copied back from an asynchronous output.
-    virtual Result unpack(const ImageView& image, const Request& request,
+    virtual Result unpack(const DeviceImage& image, const Request& request,
                           std::span<const std::uint64_t> slots) const = 0;
 };
 

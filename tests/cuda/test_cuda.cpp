@@ -84,12 +84,12 @@ struct DeviceMemory {
 
 // A copy of a host test image in device memory: `offset` bytes into the allocation, rows
 // `pitch` bytes apart (0: packed).
-struct DeviceImage {
+struct DeviceCopy {
     DeviceMemory mem;
-    ImageView view;
+    DeviceImage view;
 };
-DeviceImage upload(const ImageView& host, std::size_t pitch = 0, std::size_t offset = 0) {
-    DeviceImage d;
+DeviceCopy upload(const ImageView& host, std::size_t pitch = 0, std::size_t offset = 0) {
+    DeviceCopy d;
     const std::size_t row = host.row_bytes();
     if (pitch == 0) pitch = row;
     d.mem = DeviceMemory(offset + pitch * host.height + 64);
@@ -98,7 +98,7 @@ DeviceImage upload(const ImageView& host, std::size_t pitch = 0, std::size_t off
     auto* base = static_cast<unsigned char*>(d.mem.ptr) + offset;
     cudaMemcpy2D(base, pitch, host.data, host.stride_bytes, row, host.height, cudaMemcpyHostToDevice);
     cudaDeviceSynchronize();
-    d.view = ImageView{base, host.width, host.height, pitch, host.format};
+    d.view = cuda::device_image(base, host.width, host.height, pitch, host.format);
     return d;
 }
 
@@ -180,12 +180,12 @@ TEST(CudaDevice, AllFormatsPitchesAndOffsets) {
             for (const Layout& l : layouts) {
                 if (l.offset % fi.bytes_per_sample != 0) {
                     // Samples must be aligned (ImageView::validate); the rejection is the test.
-                    DeviceImage d = upload(img.view, l.pitch, l.offset);
+                    DeviceCopy d = upload(img.view, l.pitch, l.offset);
                     ASSERT_NE(d.mem.ptr, nullptr);
                     EXPECT_THROW(engine->compute_device(d.view), InvalidArgument) << fi.name << " " << l.name;
                     continue;
                 }
-                DeviceImage d = upload(img.view, l.pitch, l.offset);
+                DeviceCopy d = upload(img.view, l.pitch, l.offset);
                 ASSERT_NE(d.mem.ptr, nullptr);
                 for (const auto& [name, request] : requests(fi)) {
                     const std::string what = std::string(fi.name) + " " + testing::pattern_name(pattern) + " " +
@@ -212,7 +212,7 @@ TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
     for (auto& s : streams) CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     const Request request;
     std::vector<TestImage> hosts;
-    std::vector<DeviceImage> devs;
+    std::vector<DeviceCopy> devs;
     for (int i = 0; i < 6; ++i) {
         hosts.push_back(make_image(PixelFormat::rgba8, 1920 + 16 * i, 64 + i, i % 2 ? Pattern::random : Pattern::natural, 50 + i));
         devs.push_back(upload(hosts.back().view));
@@ -227,7 +227,7 @@ TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
     std::vector<std::uint64_t> back(n * hosts.size());
     CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < hosts.size(); ++i)
-        expect_same_histograms(engine->unpack(hosts[i].view, request, std::span(back.data() + i * n, n)),
+        expect_same_histograms(engine->unpack(devs[i].view, request, std::span(back.data() + i * n, n)),
                     reference->compute(hosts[i].view, request), "async image " + std::to_string(i));
     for (auto& s : streams) cudaStreamDestroy(s);
 }
@@ -237,7 +237,7 @@ TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
 struct CapturedCall {
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
-    CapturedCall(cuda::Engine& engine, const ImageView& image, const Request& request, std::uint64_t* slots,
+    CapturedCall(cuda::Engine& engine, const DeviceImage& image, const Request& request, std::uint64_t* slots,
                  cudaStream_t stream) {
         EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
         engine.compute_device_async(image, request, slots, stream);
@@ -270,7 +270,7 @@ TEST(CudaDevice, AsyncCapturedIntoCallersGraph) {
     Request request;
     request.mode = Mode::rgb;
     const TestImage host = make_image(PixelFormat::rgba8, 1920, 1080, Pattern::random, 77);
-    const DeviceImage dev = upload(host.view);
+    const DeviceCopy dev = upload(host.view);
     ASSERT_NE(dev.mem.ptr, nullptr);
     const std::size_t n = engine->slot_count(PixelFormat::rgba8, request);
     DeviceMemory out(2 * n * sizeof(std::uint64_t));
@@ -284,7 +284,7 @@ TEST(CudaDevice, AsyncCapturedIntoCallersGraph) {
         std::vector<std::uint64_t> back(2 * n);
         CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
         for (int k = 0; k < 2; ++k)
-            expect_same_histograms(engine->unpack(host.view, request, std::span(back.data() + k * n, n)), want,
+            expect_same_histograms(engine->unpack(dev.view, request, std::span(back.data() + k * n, n)), want,
                                    "replay " + std::to_string(replay) + " output " + std::to_string(k));
     }
     cudaStreamDestroy(stream);
@@ -296,8 +296,9 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
     auto reference = create_engine("reference");
     for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb8, PixelFormat::gray16, PixelFormat::rgba_f16}) {
         std::vector<TestImage> hosts;
-        std::vector<DeviceImage> devs;
-        std::vector<ImageView> host_views, dev_views;
+        std::vector<DeviceCopy> devs;
+        std::vector<ImageView> host_views;
+        std::vector<DeviceImage> dev_views;
         for (int i = 0; i < 75; ++i) {  // more than one launch's worth (kMaxBatch = 32)
             const std::uint32_t w = 1 + (i * 37) % 300, h = 1 + (i * 13) % 40;
             hosts.push_back(make_image(format, w, h, Pattern(i % 4), 1000 + i, (i % 3) * 4));
@@ -310,8 +311,8 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
         }
         Request request;
         request.count_alpha = true;
-        const auto on_device = engine->compute_batch(dev_views, request, cuda::Memory::device);
-        const auto on_host = engine->compute_batch(host_views, request, cuda::Memory::host);
+        const auto on_device = engine->compute_batch(dev_views, request);
+        const auto on_host = engine->compute_batch(host_views, request);
         ASSERT_EQ(on_device.size(), hosts.size());
         ASSERT_EQ(on_host.size(), hosts.size());
         for (std::size_t i = 0; i < hosts.size(); ++i) {
@@ -327,7 +328,7 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
         std::vector<std::uint64_t> back(n * hosts.size());
         CK(cudaMemcpy(back.data(), out.ptr, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
         for (std::size_t i = 0; i < hosts.size(); i += 7)
-            expect_same_histograms(engine->unpack(host_views[i], request, std::span(back.data() + i * n, n)),
+            expect_same_histograms(engine->unpack(dev_views[i], request, std::span(back.data() + i * n, n)),
                         on_host[i], "async batch image " + std::to_string(i));
     }
 }
@@ -342,7 +343,7 @@ TEST(CudaDevice, CapturedFloatLaunchOutlivesTheCodeTable) {
     cudaStream_t stream;
     CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const TestImage host = make_image(PixelFormat::rgba_f32, 256, 64, Pattern::random, 31);
-    const DeviceImage dev = upload(host.view);
+    const DeviceCopy dev = upload(host.view);
     ASSERT_NE(dev.mem.ptr, nullptr);
     Request first;
     first.mode = Mode::rgb;
@@ -362,7 +363,7 @@ TEST(CudaDevice, CapturedFloatLaunchOutlivesTheCodeTable) {
         captured.launch(slots, n, stream);
         std::vector<std::uint64_t> back(n);
         CK(cudaMemcpy(back.data(), slots, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-        expect_same_histograms(engine->unpack(host.view, first, std::span(back.data(), n)), want,
+        expect_same_histograms(engine->unpack(dev.view, first, std::span(back.data(), n)), want,
                                "replay " + std::to_string(replay));
     }
     cudaStreamDestroy(stream);
@@ -382,10 +383,11 @@ TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
     DeviceMemory dev(halves.size() * 2);
     ASSERT_NE(dev.ptr, nullptr);
     CK(cudaMemcpy(dev.ptr, halves.data(), halves.size() * 2, cudaMemcpyHostToDevice));
-    std::vector<ImageView> host_views, dev_views;
+    std::vector<ImageView> host_views;
+    std::vector<DeviceImage> dev_views;
     for (std::size_t i = 0; i < halves.size(); ++i) {
         host_views.push_back(ImageView{&halves[i], 1, 1, 2, PixelFormat::gray_f16});
-        dev_views.push_back(ImageView{static_cast<std::uint16_t*>(dev.ptr) + i, 1, 1, 2, PixelFormat::gray_f16});
+        dev_views.push_back(cuda::device_image(static_cast<std::uint16_t*>(dev.ptr) + i, 1, 1, 2, PixelFormat::gray_f16));
     }
     std::vector<std::pair<std::string, Request>> cases = {{"default", Request{}}};
     Request r;
@@ -398,7 +400,7 @@ TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
     r.bins.clamp = false;
     cases.push_back({"1000 bins [-65504, 65504)", r});
     const ImageView all_host{halves.data(), 256, 256, 512, PixelFormat::gray_f16};
-    const ImageView all_dev{dev.ptr, 256, 256, 512, PixelFormat::gray_f16};
+    const DeviceImage all_dev = cuda::device_image(dev.ptr, 256, 256, 512, PixelFormat::gray_f16);
     for (const auto& [name, request] : cases) {
         std::vector<Result> want;
         want.reserve(halves.size());
@@ -412,7 +414,7 @@ TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
                 expect_same_histograms(result_of(i), want[i], name + ", " + path + ", half " + bits);
             }
         };
-        const std::vector<Result> got = engine->compute_batch(dev_views, request, cuda::Memory::device);
+        const std::vector<Result> got = engine->compute_batch(dev_views, request);
         ASSERT_EQ(got.size(), halves.size());
         check_each("batch", [&](std::size_t i) { return got[i]; });
         expect_same_histograms(engine->compute_device(all_dev, request), want_all, name + ", every half in one image");
@@ -428,7 +430,7 @@ TEST(CudaHalf, EveryHalfValueLandsWhereTheReferencePutsIt) {
         std::vector<std::uint64_t> back(n * halves.size());
         CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
         check_each("code table", [&](std::size_t i) {
-            return lut_engine->unpack(host_views[i], request, std::span(back.data() + i * n, n));
+            return lut_engine->unpack(dev_views[i], request, std::span(back.data() + i * n, n));
         });
         expect_same_histograms(lut_engine->compute_device(all_dev, request), want_all,
                                name + ", code table, every half in one image");
@@ -450,7 +452,7 @@ TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
                                    PixelFormat::rgba_f16, PixelFormat::rgb_f32}) {
             const FormatInfo& fi = format_info(format);
             const TestImage img = make_image(format, 1000 + 3, 173, Pattern::specials, ++seed, 8);
-            DeviceImage d = upload(img.view, img.view.stride_bytes);
+            DeviceCopy d = upload(img.view, img.view.stride_bytes);
             ASSERT_NE(d.mem.ptr, nullptr);
             for (const auto& [name, request] : requests(fi)) {
                 const std::string what = std::string(tune) + " " + std::string(fi.name) + " " + name;
@@ -471,7 +473,7 @@ struct PackedShape {
 struct PackedCase {
     std::string where;
     TestImage img;
-    DeviceImage dev;
+    DeviceCopy dev;
     std::vector<std::pair<std::string, Request>> requests;
     std::vector<Result> want;
 };
@@ -520,7 +522,7 @@ void check_packed_cases(const std::vector<PackedCase>& cases, std::initializer_l
                 std::vector<std::uint64_t> back(2 * n);
                 CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
                 for (int k = 0; k < 2; ++k)
-                    expect_same_histograms(engine->unpack(c.img.view, request, std::span(back.data() + k * n, n)), want,
+                    expect_same_histograms(engine->unpack(c.dev.view, request, std::span(back.data() + k * n, n)), want,
                                            what + " async #" + std::to_string(k));
             }
         }
@@ -640,8 +642,10 @@ TEST(CudaErrors, HostPointerIsRejectedAndEngineStaysUsable) {
     REQUIRE_GPU();
     auto engine = cuda::create_engine();
     const TestImage img = make_image(PixelFormat::rgba8, 64, 64, Pattern::random, 3);
-    EXPECT_THROW(engine->compute_device(img.view), InvalidArgument);
-    EXPECT_THROW(engine->compute_device_async(img.view, {}, nullptr, nullptr), InvalidArgument);
+    const DeviceImage host = cuda::device_image(img.view.data, img.view.width, img.view.height, img.view.stride_bytes,
+                                                img.view.format);
+    EXPECT_THROW(engine->compute_device(host), InvalidArgument);
+    EXPECT_THROW(engine->compute_device_async(host, {}, nullptr, nullptr), InvalidArgument);
     expect_same_histograms(engine->compute(img.view), create_engine("reference")->compute(img.view), "after errors");
 }
 
@@ -662,7 +666,7 @@ TEST(CudaLarge, DeviceConstantImageOfMoreThan2To32Pixels) {
         SCOPED_TRACE(tune);
         TuneScope scope(tune);
         auto engine = cuda::create_engine();
-        const ImageView view = ImageView::packed(mem.ptr, width, height, PixelFormat::gray8);
+        const DeviceImage view = cuda::device_image(mem.ptr, width, height, 0, PixelFormat::gray8);
         const Result r = engine->compute_device(view);
         ASSERT_EQ(r.channels.size(), 1u);
         EXPECT_EQ(r.channels[0].counts[0x5A], pixels);
@@ -670,7 +674,8 @@ TEST(CudaLarge, DeviceConstantImageOfMoreThan2To32Pixels) {
         for (std::uint64_t c : r.channels[0].counts) total += c;
         EXPECT_EQ(total, pixels);
         // Pitched: the same bytes as 32768-pixel rows of rgba8 with a 2-pixel gap per row.
-        const ImageView pitched{mem.ptr, 32766, std::uint32_t(pixels / (32768 * 4)), 32768 * 4, PixelFormat::rgba8};
+        const DeviceImage pitched =
+            cuda::device_image(mem.ptr, 32766, std::uint32_t(pixels / (32768 * 4)), 32768 * 4, PixelFormat::rgba8);
         Request rgb;
         rgb.mode = Mode::rgb;
         const Result p = engine->compute_device(pitched, rgb);

@@ -87,7 +87,7 @@ cudaError_t launch_graph(LaunchGraph& g, KernelFn fn, const KernelParams& params
 
 cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
                              unsigned block, std::size_t smem_bytes, cudaStream_t stream, LaunchGraph* graph) {
-    KernelFn fn = params.packed ? kernel_for(format, kPacked, int(params.nch), params.has_luma != 0)
+    KernelFn fn = params.packed ? kernel_for(format, kPacked, int(params.bin.channels), params.has_luma != 0)
                                 : kernel_for(format, int(params.layout));
     if (fn == nullptr) return cudaErrorInvalidValue;
     if (graph != nullptr) {

@@ -148,42 +148,38 @@ __device__ __forceinline__ void count_pixel(const KernelParams& P, const Ctr& ct
     if constexpr (!kIsFloatSample<F::kSample>) {
         uint32_t luma = 0;
         if (P.has_luma)
-            luma = ih_luma_int(raw_sample<F>(p, P.luma_src[0]), raw_sample<F>(p, P.luma_src[1]),
-                               raw_sample<F>(p, P.luma_src[2]), P.weight_int[0], P.weight_int[1],
-                               P.weight_int[2]);
+            luma = ih_args_luma_int(raw_sample<F>(p, P.luma_src[0]), raw_sample<F>(p, P.luma_src[1]),
+                                    raw_sample<F>(p, P.luma_src[2]), P.bin);
 #pragma unroll
         for (int c = 0; c < F::kChannels; ++c) {
-            if (c < int(P.nch)) {
+            if (c < int(P.bin.channels)) {
                 const int s = P.src[c];
                 const uint32_t v = s < 0 ? luma : raw_sample<F>(p, uint32_t(s));
                 if constexpr (F::kValueMode) {
                     // 8-bit: count raw values; the 256 values are classified once per flush.
                     ctr.bump(uint32_t(c) * 256u + v);
                 } else {
-                    const uint32_t code =
-                        ih_classify_int(v, P.int_mode, P.shift, P.bins, P.lo_int, P.hi_int, P.clamp);
+                    const uint32_t code = ih_args_classify_int(v, P.bin);
                     const uint32_t base = uint32_t(c) * P.spc;
-                    ctr.bump(base + (code & IH_SLOT_MASK));
-                    if (code >> IH_EXTRA_SHIFT) ctr.bump(base + P.bins + (code >> IH_EXTRA_SHIFT));
+                    ctr.bump(base + ih_code_slot(code));
+                    if (ih_code_has_extra(code)) ctr.bump(base + ih_code_extra_slot(code, P.bin.bins));
                 }
             }
         }
     } else {
         float luma = 0.0f;
         if (P.has_luma)
-            luma = ih_luma_float(float_sample<F>(p, P.luma_src[0]), float_sample<F>(p, P.luma_src[1]),
-                                 float_sample<F>(p, P.luma_src[2]), P.weight_float[0],
-                                 P.weight_float[1], P.weight_float[2]);
+            luma = ih_args_luma_float(float_sample<F>(p, P.luma_src[0]), float_sample<F>(p, P.luma_src[1]),
+                                      float_sample<F>(p, P.luma_src[2]), P.bin);
 #pragma unroll
         for (int c = 0; c < F::kChannels; ++c) {
-            if (c < int(P.nch)) {
+            if (c < int(P.bin.channels)) {
                 const int s = P.src[c];
                 const float v = s < 0 ? luma : float_sample<F>(p, uint32_t(s));
-                const uint32_t code = ih_classify_float(v, P.bins, P.lo_float, P.scale_float, P.lo_key,
-                                                        P.hi_key, P.closed_top, P.clamp);
+                const uint32_t code = ih_args_classify_float(v, P.bin);
                 const uint32_t base = uint32_t(c) * P.spc;
-                ctr.bump(base + (code & IH_SLOT_MASK));
-                if (code >> IH_EXTRA_SHIFT) ctr.bump(base + P.bins + (code >> IH_EXTRA_SHIFT));
+                ctr.bump(base + ih_code_slot(code));
+                if (ih_code_has_extra(code)) ctr.bump(base + ih_code_extra_slot(code, P.bin.bins));
             }
         }
     }
@@ -262,14 +258,13 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
             if (LUMA > 0 || P.has_luma) {
 #pragma unroll
                 for (int k = 0; k < kChunk; ++k)
-                    lu[k] = ih_luma_int(__byte_perm(px[k], 0u, ctr.luma_sel[0]), __byte_perm(px[k], 0u, ctr.luma_sel[1]),
-                                        __byte_perm(px[k], 0u, ctr.luma_sel[2]), P.weight_int[0], P.weight_int[1],
-                                        P.weight_int[2]);
+                    lu[k] = ih_args_luma_int(__byte_perm(px[k], 0u, ctr.luma_sel[0]), __byte_perm(px[k], 0u, ctr.luma_sel[1]),
+                                             __byte_perm(px[k], 0u, ctr.luma_sel[2]), P.bin);
             }
         }
 #pragma unroll
         for (int c = 0; c < kCh; ++c) {
-            if (NCH >= 0 || c < int(P.nch)) {
+            if (NCH >= 0 || c < int(P.bin.channels)) {
 #pragma unroll
                 for (int k = 0; k < kChunk; ++k) ctr.bump_value(c, __byte_perm(px[k], lu[k], ctr.chan_sel[c]));
             }
@@ -280,7 +275,7 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
 // The float hot path (packed_kernel) over the pixels of one 16-byte vector: per sample one
 // classification (binning.h) and one shared add at slot0[c] + slot * 128, a second one only for
 // clipped values counted as below / above. Channel sources and the luminance are compile-time
-// (packed_float_source), and so is the rule (CLOSED: P.closed_top, on which the caller branches
+// (packed_float_source), and so is the rule (CLOSED: P.bin.closed_top, on which the caller branches
 // once per step); slot0 holds each channel's slot-0 address of this lane.
 template <class F, int NCH, int LUMA, int CLOSED>
 __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32_t (&slot0)[NCH],
@@ -292,15 +287,15 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
         float luma = 0.0f;
         if constexpr (LUMA != 0)
             luma = ih_luma_float(float_sample<F>(p, 0), float_sample<F>(p, 1), float_sample<F>(p, 2),
-                                 P.weight_float[0], P.weight_float[1], P.weight_float[2]);
+                                 P.bin.weight_float_r, P.bin.weight_float_g, P.bin.weight_float_b);
 #pragma unroll
         for (int c = 0; c < NCH; ++c) {
             const int s = packed_float_source(kSamples, NCH, LUMA, c);
             const float x = s < 0 ? luma : float_sample<F>(p, uint32_t(s));
-            const uint32_t code = ih_classify_float(x, P.bins, P.lo_float, P.scale_float, P.lo_key, P.hi_key,
-                                                    uint32_t(CLOSED), P.clamp);
-            red_shared(slot0[c] + ((code & IH_SLOT_MASK) << 7), 1u);
-            if (code >> IH_EXTRA_SHIFT) red_shared(slot0[c] + ((P.bins + (code >> IH_EXTRA_SHIFT)) << 7), 1u);
+            const uint32_t code = ih_classify_float(x, P.bin.bins, P.bin.lo_float, P.bin.scale_float, P.bin.lo_key,
+                                                    P.bin.hi_key, uint32_t(CLOSED), P.bin.clamp);
+            red_shared(slot0[c] + (ih_code_slot(code) << 7), 1u);
+            if (ih_code_has_extra(code)) red_shared(slot0[c] + (ih_code_extra_slot(code, P.bin.bins) << 7), 1u);
         }
     }
 }
@@ -319,15 +314,18 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
         for (int c = 0; c < NCH; ++c) {
             const uint32_t raw = raw_sample<F>(p, uint32_t(packed_float_source(kSamples, NCH, 0, c)));
             const uint32_t e = lut[F::kSampleBytes == 2 ? raw : raw >> 16];
-            uint32_t slot = e & 0x3FFFu, extra = e >> 14;
-            if (F::kSampleBytes == 4 && e == kCodeLutUnresolved) {
-                const uint32_t code = ih_classify_float(__uint_as_float(raw), P.bins, P.lo_float, P.scale_float,
-                                                        P.lo_key, P.hi_key, P.closed_top, P.clamp);
-                slot = code & IH_SLOT_MASK;
-                extra = code >> IH_EXTRA_SHIFT;
+            uint32_t slot = ih_code_slot(ih_code_from_16(e)), extra_slot = ih_code_extra_slot(ih_code_from_16(e), P.bin.bins);
+            bool extra = ih_code_has_extra(ih_code_from_16(e));
+            if (F::kSampleBytes == 4 && e == IH_CODE16_UNRESOLVED) {
+                const uint32_t code = ih_classify_float(__uint_as_float(raw), P.bin.bins, P.bin.lo_float,
+                                                        P.bin.scale_float, P.bin.lo_key, P.bin.hi_key,
+                                                        P.bin.closed_top, P.bin.clamp);
+                slot = ih_code_slot(code);
+                extra_slot = ih_code_extra_slot(code, P.bin.bins);
+                extra = ih_code_has_extra(code);
             }
             red_shared(slot0[c] + (slot << 7), 1u);
-            if (extra) red_shared(slot0[c] + ((P.bins + extra) << 7), 1u);
+            if (extra) red_shared(slot0[c] + (extra_slot << 7), 1u);
         }
     }
 }
@@ -473,12 +471,11 @@ __device__ void flush(const KernelParams& P, uint32_t* sh, unsigned long long* a
         if (sum == 0) continue;
         if constexpr (F::kValueMode) {
             const uint32_t c = s >> 8, value = s & 255u;
-            const uint32_t code =
-                ih_classify_int(value, P.int_mode, P.shift, P.bins, P.lo_int, P.hi_int, P.clamp);
+            const uint32_t code = ih_args_classify_int(value, P.bin);
             const uint32_t base = c * P.spc;
-            atomicAdd(acc + uint64_t(base + (code & IH_SLOT_MASK)) * P.acc_stride, sum);
-            if (code >> IH_EXTRA_SHIFT)
-                atomicAdd(acc + uint64_t(base + P.bins + (code >> IH_EXTRA_SHIFT)) * P.acc_stride, sum);
+            atomicAdd(acc + uint64_t(base + ih_code_slot(code)) * P.acc_stride, sum);
+            if (ih_code_has_extra(code))
+                atomicAdd(acc + uint64_t(base + ih_code_extra_slot(code, P.bin.bins)) * P.acc_stride, sum);
         } else {
             atomicAdd(acc + uint64_t(s) * P.acc_stride, sum);
         }
@@ -670,7 +667,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) v[k] = __ldg(at + k * nt);
     };
-    // One vector; `closed` is P.closed_top as a compile-time constant (floats only).
+    // One vector; `closed` is P.bin.closed_top as a compile-time constant (floats only).
     auto count_vector = [&](const uint4& v, auto closed) {
         if constexpr (F::kValueMode)
             count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&v));
@@ -700,7 +697,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
             for (int k = 0; k < kSteps; ++k)
                 if (ok[k]) count_vector(v[k], closed);
         };
-        if (P.closed_top) run(Closed{});
+        if (P.bin.closed_top) run(Closed{});
         else run(Open{});
     };
     uint32_t since_flush = 0;
@@ -813,7 +810,8 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         finish_image(P, d);
     } else if (F::kValueMode && blockIdx.x == 0) {
         // 8-bit values that are their own bins never reach nan, below or above: zero in out.
-        for (uint32_t e = t; e < P.nch * 3u; e += nt) P.out[(e / 3u) * P.spc + P.bins + e % 3u] = 0;
+        for (uint32_t e = t; e < P.bin.channels * IH_EXTRA_SLOTS; e += nt)
+            P.out[(e / IH_EXTRA_SLOTS) * P.spc + P.bin.bins + e % IH_EXTRA_SLOTS] = 0;
     }
 }
 

@@ -1,6 +1,6 @@
-// The CUDA histogram kernel's arguments, shared by the host code (cuda_backend.cpp, compiled by
-// the C++ compiler) and the kernels (histogram.cu, compiled by nvcc). Plain data only: every
-// bin-math scalar is copied from HistogramPlan, nothing is derived here.
+// The CUDA histogram kernel's arguments, shared by the host code (compiled by the C++ compiler)
+// and the kernels (histogram*.cu, compiled by nvcc). Plain data only: the bin math's arguments
+// are the contract's ih_bin_args (HistogramPlan::bin_args), nothing is derived here.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/kernel_scalars.hpp"
+#include "contract/kernel_args.h"
 
 namespace imghist::cuda_detail {
 
@@ -22,15 +22,14 @@ inline constexpr int kMaxBlock = 1024;
 // and at most kMaxArrivals blocks take part.
 inline constexpr int kArrivalShift = 54;
 inline constexpr std::uint32_t kMaxArrivals = (1u << (64 - kArrivalShift)) - 1;
-// KernelParams::code_lut: a binning.h code in 16 bits is its slot (bits 0..13) and its extra
-// below / above slot (bits 14..15); kCodeLutUnresolved (extra 3, which no code has) marks a
-// float block whose values must be classified one by one.
+// KernelParams::code_lut: the contract's 16-bit codes (ih_code_to_16; IH_CODE16_UNRESOLVED marks
+// a float block whose values must be classified one by one).
 inline constexpr std::uint32_t kCodeLutEntries = 65536;
 inline constexpr std::uint32_t kCodeLutBytes = kCodeLutEntries * 2;
-inline constexpr std::uint32_t kCodeLutUnresolved = 0xFFFFu;
 
-// One kernel per sample type and samples per pixel (bgra8 runs as rgba8 with other source
-// indices); the 8-bit ones also per counter layout (kLanes32, kLanes16, any other).
+// One kernel per sample type and samples per pixel (ih_format_sample_type, ih_format_samples:
+// bgra8 runs as rgba8 and bgr8 as rgb8, with the sample positions of their format); the 8-bit
+// ones also per counter layout (kLanes32, kLanes16, any other).
 enum KernelFormat : int {
     kGray8, kRgb8, kRgba8,
     kGray16, kRgb16, kRgba16,
@@ -65,14 +64,14 @@ struct ImageDesc {
     std::uint32_t reserved;
 };
 
-// The plan's range and weight scalars are the KernelScalars base (copied from HistogramPlan).
-struct KernelParams : KernelScalars {
-    // The rest of the plan (see HistogramPlan and binning.h).
-    std::uint32_t nch, spc, bins, total_slots;
+struct KernelParams {
+    ih_bin_args bin;  // the bin math's arguments (HistogramPlan::bin_args); bin.channels counted
+    std::uint32_t spc, total_slots;  // slots per channel and per image (HistogramPlan)
+    // bin's sources unpacked by the host (ih_args_source, ih_args_red/green/blue), so that the
+    // per-pixel code reads one parameter word per sample index.
     std::int32_t src[kMaxChannels];  // sample index, or -1 for luminance
     std::uint32_t has_luma;
     std::uint32_t luma_src[3];       // sample indices of red, green, blue
-    std::uint32_t int_mode, shift, closed_top, clamp;
 
     // Shared-memory counters.
     std::uint32_t value_mode;   // 8-bit samples: count raw values 0..255, classify at the merge
@@ -96,8 +95,8 @@ struct KernelParams : KernelScalars {
     // themselves), and gridDim.x <= kMaxArrivals.
     std::uint32_t slot_merge;
     // packed, half and float samples without luminance: classify codes by table (kCodeLutEntries
-    // codes in 16 bits, see kCodeLutUnresolved; indexed by a half's bits or a float's top 16
-    // bits), copied into shared memory behind the counters; nullptr: every sample is classified.
+    // codes in 16 bits, ih_code_to_16; indexed by a half's bits or a float's top 16 bits),
+    // copied into shared memory behind the counters; nullptr: every sample is classified.
     const std::uint16_t* code_lut;
 
     // Work.
@@ -152,7 +151,7 @@ cudaError_t blocks_per_sm(KernelFormat format, int layout, int block, std::size_
                           int nch = 0, bool luma = false);
 cudaError_t kernel_registers(KernelFormat format, int layout, int* registers, int nch = 0, bool luma = false);
 // The packed fast path (packed_kernel) exists for gray and 4-sample pixels of every sample type
-// but 16-bit (rgba8 also for bgra8); `layout` kPacked in blocks_per_sm / kernel_registers means it
+// but 16-bit; `layout` kPacked in blocks_per_sm / kernel_registers means it
 // (with the plan's channels and luminance). Not every (nch, luma) has a kernel: has_packed_kernel.
 inline constexpr int kPacked = 4;
 inline constexpr int kPackedSteps = 4;  // packed_kernel: 16-byte vectors per thread per step

@@ -1,0 +1,160 @@
+// The CUDA engine (the backend's host side; kernels in histogram*.cu). Three ways in:
+// - Engine::compute (host memory, cuda_host.cpp): pieces of the image are packed into pinned
+//   staging buffers (several CPU threads copy), sent with cudaMemcpyAsync on one of kStreams
+//   streams, and counted there, so the copy of one chunk overlaps the counting of the previous
+//   one and the CPU fill of the next. Kernels only add into the engine's 64-bit accumulator; one
+//   copy-back at the end.
+// - compute_device / compute_device_async (cuda_interop.cpp): one launch on the caller's stream;
+//   the last block of the launch writes the finished counts and re-zeroes the accumulator.
+// - compute_batch: many images in one launch (their descriptors copied to device memory), one
+//   accumulator and output per image; blocks walk contiguous tile ranges across images.
+// Launch shapes are decided in cuda_shape.cpp; this engine launches them (cuda_engine.cpp).
+//
+// Every CUDA call is checked; a failure throws DeviceError naming the call and CUDA's message,
+// and marks the engine so that the next call first re-zeroes the accumulators.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "core/backend_engine.hpp"
+#include "core/plan.hpp"
+#include "cuda_shape.hpp"
+#include "cuda_support.hpp"
+#include "cuda_tune.hpp"
+#include "imghist/cuda.hpp"
+#include "kernel_params.hpp"
+
+namespace imghist::cuda_detail {
+
+inline constexpr int kStreams = 3;
+
+class CudaEngine final : public BackendEngine<cuda::Engine> {
+public:
+    explicit CudaEngine(int device);
+    ~CudaEngine() override;
+
+    std::string_view backend_name() const override { return "cuda"; }
+    std::string device_name() const override { return props_.name; }
+
+    // host memory (cuda_host.cpp)
+    void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
+    std::vector<Result> compute_batch(std::span<const ImageView> images, const Request& request) override;
+
+    // device memory (cuda_interop.cpp)
+    void accumulate_device(const DeviceImage& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
+    Result compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) override;
+    void compute_device_async(const DeviceImage& image, const Request& request, std::uint64_t* device_slots,
+                              cuda::Stream stream) override;
+    std::vector<Result> compute_batch(std::span<const DeviceImage> images, const Request& request,
+                                      cuda::Stream stream) override;
+    void compute_batch_device_async(std::span<const DeviceImage> images, const Request& request,
+                                    std::uint64_t* device_slots, cuda::Stream stream) override;
+    std::size_t slot_count(PixelFormat format, const Request& request) const override;
+    Result unpack(const DeviceImage& image, const Request& request, std::span<const std::uint64_t> slots) const override;
+
+private:
+    // Scope of one public call: current device, recovery after an earlier failure, and marking
+    // the engine for recovery if this call throws.
+    class Call {
+    public:
+        explicit Call(CudaEngine& e) : e_(e), scope_(e.device_) {
+            if (e_.dirty_) e_.recover();
+        }
+        ~Call() {
+            if (!ok_) e_.dirty_ = true;
+        }
+        void ok() { ok_ = true; }
+
+    private:
+        CudaEngine& e_;
+        DeviceScope scope_;
+        bool ok_ = false;
+    };
+
+    void setup();
+    void release();
+    void recover();
+    void check_device_pointer(const DeviceImage& image) const;
+    std::vector<Result> results(std::span<const DeviceImage> images, const HistogramPlan& plan,
+                                std::span<const std::uint64_t> slots) const;
+    std::span<const std::uint64_t> count_on_device(std::span<const DeviceImage> images, const HistogramPlan& plan,
+                                                   cudaStream_t stream);
+
+    // Work ordering (cuda_engine.cpp): the accumulator is shared by every call, so work on a
+    // stream waits for the last work the engine queued on another stream.
+    void order_after_last(cudaStream_t s);
+    void mark_last(cudaStream_t s);
+    void wait_for_last(cudaStream_t s);
+    void sync_last();
+
+    // Launch shapes (cuda_shape.cpp decides them).
+    Shape make_shape(const HistogramPlan& plan);
+    int occupancy(KernelFormat format, int layout, unsigned block, std::size_t smem, int nch, bool luma);
+    const Shape& cached_shape(PixelFormat format, const Request& request);
+
+    // Launches.
+    void launch(Shape& sh, std::span<const Piece> pieces, unsigned long long* acc, unsigned long long* out,
+                bool finalize, cudaStream_t stream, DeviceBuffer<ImageDesc>& descs, LaunchGraph* graph = nullptr);
+    void set_work(KernelParams& p, std::span<ImageDesc> descs, unsigned long long* acc, unsigned long long* out,
+                  bool finalize, cudaStream_t stream, DeviceBuffer<ImageDesc>& device_descs);
+    void run_device(std::span<const DeviceImage> images, const Shape& shape, unsigned long long* out,
+                    cudaStream_t stream);
+    void launch_packed(Shape& sh, const Piece& pc, unsigned long long* acc, unsigned long long* out,
+                       cudaStream_t stream, LaunchGraph* graph);
+    bool use_code_lut(const Shape& sh, const Piece& pc, cudaStream_t stream);
+    const std::uint16_t* code_lut(const Shape& sh, cudaStream_t stream);
+
+    // Host images (cuda_host.cpp).
+    struct Staging;
+    void run_host(std::span<const ImageView> images, const HistogramPlan& plan, std::span<std::uint64_t> slots);
+    void dispatch(Staging& st);
+    void stage_packed(Staging& st, const ImageView& v, std::uint32_t slot);
+    void stage_rows(Staging& st, const ImageView& v, std::uint32_t slot);
+    void collect_host(std::size_t n, std::span<std::uint64_t> slots);
+
+    int device_;
+    Tune tune_;
+    cudaDeviceProp props_{};
+    cudaStream_t streams_[kStreams] = {};
+    cudaEvent_t copied_[kStreams] = {};
+    cudaEvent_t done_[kStreams] = {};
+    cudaEvent_t last_use_ = nullptr;
+    cudaStream_t last_stream_ = nullptr;
+    bool last_valid_ = false;
+    bool dirty_ = false;
+    int copy_threads_ = 1;
+    int dynamic_smem_ = 0;  // dynamic shared memory a block of any kernel may have
+    DeviceBuffer<unsigned long long> acc_;
+    DeviceBuffer<std::uint32_t> tickets_;
+    DeviceBuffer<unsigned long long> out_;
+    PinnedBuffer<std::uint64_t> result_host_;
+    DeviceBuffer<unsigned char> stage_dev_[kStreams];
+    DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
+    DeviceBuffer<std::uint16_t> code_lut_dev_;         // KernelParams::code_lut (code_lut())
+    std::vector<std::uint16_t> code_lut_host_;
+    std::optional<ih_bin_args> code_lut_args_;         // what code_lut_dev_ was built from
+    LaunchGraph graph_;                                // single device images (Tune::graph)
+    DeviceBuffer<ImageDesc> descs_stage_[kStreams];    // batch descriptors, per staging stream
+    PinnedBuffer<unsigned char> stage_host_[kStreams];
+    std::map<std::tuple<int, int, unsigned, std::size_t, int, bool>, int> occupancy_;
+    std::vector<ImageDesc> host_descs_;  // launch(): descriptors of the launch being built
+    // make_shape of the last (format, request) of compute_device_async, kept for repeated calls
+    // (a plan and a shape cost more host time than the launch should). Keyed by the whole
+    // request (Request::operator==), so no field can be left out of the key.
+    struct ShapeKey {
+        PixelFormat format;
+        Request request;
+        bool operator==(const ShapeKey&) const = default;
+    };
+    std::optional<ShapeKey> shape_key_;
+    Shape shape_cache_;
+};
+
+}  // namespace imghist::cuda_detail

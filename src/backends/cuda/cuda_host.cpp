@@ -1,0 +1,191 @@
+// Host images: staged through pinned buffers on kStreams streams, accumulated in the engine's
+// accumulator ([image][total_slots]), copied back once.
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "cuda_engine.hpp"
+
+namespace imghist::cuda_detail {
+
+namespace {
+
+// Copies `bytes` bytes with up to `threads` threads (pinned staging is filled this way).
+void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
+    constexpr std::size_t kMinPerThread = std::size_t(2) << 20;
+    const int n = int(std::min<std::size_t>(std::size_t(threads), bytes / kMinPerThread));
+    if (n <= 1) {
+        std::memcpy(dst, src, bytes);
+        return;
+    }
+    std::vector<std::thread> pool;
+    const std::size_t part = (bytes / std::size_t(n) + 63) / 64 * 64;
+    for (int i = 1; i < n; ++i) {
+        const std::size_t off = part * std::size_t(i);
+        if (off >= bytes) break;
+        pool.emplace_back([=] { std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(part, bytes - off)); });
+    }
+    std::memcpy(dst, src, std::min(part, bytes));
+    for (auto& t : pool) t.join();
+}
+
+std::uint64_t total_bytes(std::span<const ImageView> images) {
+    std::uint64_t total = 0;
+    for (const ImageView& v : images) total += std::uint64_t(v.row_bytes()) * v.height;
+    return total;
+}
+
+// Chunks of about an eighth of the data, 16 to 64 MiB (measured on the H200 host: 8K 16 MiB x 8
+// copy threads, 16384^2 64 MiB x 16 threads were best), and at least a row.
+std::size_t chunk_bytes(std::span<const ImageView> images, std::uint64_t total, const Tune& tune) {
+    std::size_t chunk = tune.chunk != 0 ? tune.chunk
+                                        : std::size_t(std::clamp<std::uint64_t>(total / 8, std::uint64_t(16) << 20,
+                                                                                std::uint64_t(64) << 20));
+    for (const ImageView& v : images) chunk = std::max(chunk, v.row_bytes() + 256);
+    // Pieces start on 256-byte boundaries inside the chunk; a chunk that is not a multiple of
+    // 256 would let the rounded-up fill level pass the buffer's end (and the copy of `used`
+    // bytes fail with cudaErrorInvalidValue).
+    return (chunk + 255) / 256 * 256;
+}
+
+}  // namespace
+
+// The staging state of one run_host: which stream's buffers are being filled, and with what.
+struct CudaEngine::Staging {
+    Shape sh;
+    std::size_t chunk = 0;
+    int copy_threads = 1;
+    int stream = 0;
+    std::size_t used = 0;
+    std::vector<Piece> pieces;
+    bool stream_busy[kStreams] = {};
+
+    bool full() const { return pieces.size() == std::size_t(kMaxLaunchImages); }
+    std::size_t room() const { return chunk > used ? chunk - used : 0; }
+};
+
+void CudaEngine::accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    Call call(*this);
+    run_host(std::span<const ImageView>(&image, 1), plan, slots);
+    call.ok();
+}
+
+std::vector<Result> CudaEngine::compute_batch(std::span<const ImageView> images, const Request& request) {
+    if (images.empty()) return {};
+    for (const ImageView& v : images) {
+        v.validate();
+        if (v.format != images[0].format)
+            throw InvalidArgument("cuda: every image of a batch must have the same pixel format");
+    }
+    HistogramPlan plan(images[0].format, request);
+    const std::size_t ts = plan.total_slots();
+    std::vector<std::uint64_t> slots(ts * images.size(), 0);
+    Call call(*this);
+    run_host(images, plan, slots);
+    call.ok();
+    std::vector<Result> out;
+    out.reserve(images.size());
+    for (std::size_t i = 0; i < images.size(); ++i)
+        out.push_back(plan.make_result(images[i], std::span<const std::uint64_t>(slots.data() + i * ts, ts), "cuda",
+                                       device_name()));
+    return out;
+}
+
+void CudaEngine::run_host(std::span<const ImageView> images, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    Staging st;
+    st.sh = make_shape(plan);
+    const std::size_t ts = st.sh.params.total_slots;
+    acc_.reserve(images.size() * ts, true);
+    result_host_.reserve(images.size() * ts);
+    const std::uint64_t total = total_bytes(images);
+    st.chunk = chunk_bytes(images, total, tune_);
+    st.copy_threads = tune_.copy_threads > 0 ? tune_.copy_threads
+                      : total >= (std::uint64_t(512) << 20) ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))
+                                                            : copy_threads_;
+    for (int i = 0; i < kStreams; ++i) {
+        stage_host_[i].reserve(st.chunk);
+        stage_dev_[i].reserve(st.chunk, false);
+    }
+    for (cudaStream_t s : streams_) order_after_last(s);
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        const ImageView& v = images[i];
+        if (v.stride_bytes == v.row_bytes() || v.height == 1) stage_packed(st, v, std::uint32_t(i));
+        else stage_rows(st, v, std::uint32_t(i));
+    }
+    dispatch(st);
+    collect_host(images.size() * ts, slots);
+}
+
+// Sends the staged chunk of the current stream and counts it there; the next stream's buffers
+// are taken once their last copy is done.
+void CudaEngine::dispatch(Staging& st) {
+    if (st.pieces.empty()) return;
+    cudaStream_t s = streams_[st.stream];
+    IH_CHECK(cudaMemcpyAsync(stage_dev_[st.stream].ptr, stage_host_[st.stream].ptr, st.used, cudaMemcpyHostToDevice, s));
+    IH_CHECK(cudaEventRecord(copied_[st.stream], s));
+    launch(st.sh, st.pieces, acc_.ptr, nullptr, false, s, descs_stage_[st.stream]);
+    st.stream_busy[st.stream] = true;
+    st.stream = (st.stream + 1) % kStreams;
+    if (st.stream_busy[st.stream]) IH_CHECK(cudaEventSynchronize(copied_[st.stream]));
+    st.used = 0;
+    st.pieces.clear();
+}
+
+// A packed image is a byte range: cut into pieces of whole pixel groups.
+void CudaEngine::stage_packed(Staging& st, const ImageView& v, std::uint32_t slot) {
+    const std::size_t pb = st.sh.pixel_bytes;
+    const std::size_t px_align = std::size_t(group_bytes(int(pb))) / pb;
+    const auto* src = static_cast<const unsigned char*>(v.data);
+    std::uint64_t px_left = v.pixel_count();
+    while (px_left > 0) {
+        std::size_t room = st.room() / pb;
+        if (room < px_left) room = room / px_align * px_align;
+        if (room == 0 && st.pieces.empty()) throw Error("cuda: staging buffer smaller than a pixel group");
+        if (room == 0 || st.full()) {
+            dispatch(st);
+            continue;
+        }
+        const std::uint64_t n = std::min<std::uint64_t>(px_left, room);
+        parallel_copy(stage_host_[st.stream].ptr + st.used, src, n * pb, st.copy_threads);
+        st.pieces.push_back({stage_dev_[st.stream].ptr + st.used, n * pb, n, 1, slot});
+        st.used = (st.used + n * pb + 255) / 256 * 256;
+        src += n * pb;
+        px_left -= n;
+    }
+}
+
+// Rows with padding: packed into the staging buffer row after row.
+void CudaEngine::stage_rows(Staging& st, const ImageView& v, std::uint32_t slot) {
+    const std::size_t row_bytes = v.row_bytes();
+    std::uint32_t row = 0;
+    while (row < v.height) {
+        const std::size_t room = st.room() / row_bytes;
+        if (room == 0 || st.full()) {
+            dispatch(st);
+            continue;
+        }
+        const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(v.height - row, room));
+        unsigned char* dst = stage_host_[st.stream].ptr + st.used;
+        for (std::uint32_t r = 0; r < n; ++r) std::memcpy(dst + std::size_t(r) * row_bytes, v.row(row + r), row_bytes);
+        st.pieces.push_back({stage_dev_[st.stream].ptr + st.used, std::uint64_t(n) * row_bytes,
+                             std::uint64_t(n) * v.width, 1, slot});
+        st.used = (st.used + std::size_t(n) * row_bytes + 255) / 256 * 256;
+        row += n;
+    }
+}
+
+// Joins the streams, copies the n counts back into slots, re-zeroes the accumulator.
+void CudaEngine::collect_host(std::size_t n, std::span<std::uint64_t> slots) {
+    cudaStream_t s0 = streams_[0];
+    for (int i = 1; i < kStreams; ++i) {
+        IH_CHECK(cudaEventRecord(done_[i], streams_[i]));
+        IH_CHECK(cudaStreamWaitEvent(s0, done_[i], 0));
+    }
+    IH_CHECK(cudaMemcpyAsync(result_host_.ptr, acc_.ptr, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, s0));
+    IH_CHECK(cudaMemsetAsync(acc_.ptr, 0, n * sizeof(std::uint64_t), s0));
+    IH_CHECK(cudaStreamSynchronize(s0));
+    last_valid_ = false;
+    for (std::size_t k = 0; k < n; ++k) slots[k] += result_host_.ptr[k];
+}
+
+}  // namespace imghist::cuda_detail

@@ -1,0 +1,123 @@
+// The interop calls: images in device memory (imghist::DeviceImage), counted on the caller's
+// stream.
+#include <algorithm>
+
+#include "cuda_engine.hpp"
+
+namespace imghist::cuda_detail {
+
+namespace {
+void validate_batch(std::span<const DeviceImage> images) {
+    for (const DeviceImage& v : images) {
+        v.validate();
+        if (v.format != images[0].format)
+            throw InvalidArgument("cuda: every image of a batch must have the same pixel format");
+    }
+}
+unsigned long long* device_counts(std::uint64_t* device_slots) {
+    if (device_slots == nullptr) throw InvalidArgument("cuda: device_slots is null");
+    return reinterpret_cast<unsigned long long*>(device_slots);
+}
+}  // namespace
+
+void CudaEngine::check_device_pointer(const DeviceImage& image) const {
+    const void* p = reinterpret_cast<const void*>(std::uintptr_t(image.memory + image.offset_bytes));
+    cudaPointerAttributes attr{};
+    const cudaError_t err = cudaPointerGetAttributes(&attr, p);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        throw InvalidArgument(cuda_message("cudaPointerGetAttributes", err));
+    }
+    if (attr.type == cudaMemoryTypeUnregistered || attr.devicePointer == nullptr)
+        throw InvalidArgument("cuda: the image data is not device-accessible memory (use compute() for host memory)");
+    if (attr.type == cudaMemoryTypeDevice && attr.device != device_)
+        throw InvalidArgument("cuda: the image is on device " + std::to_string(attr.device) +
+                              ", the engine on device " + std::to_string(device_));
+}
+
+// Counts validated device images on `stream`; their counts ([image][total_slots], in the
+// engine's pinned buffer until its next call) once the stream has them.
+std::span<const std::uint64_t> CudaEngine::count_on_device(std::span<const DeviceImage> images,
+                                                           const HistogramPlan& plan, cudaStream_t stream) {
+    Call call(*this);
+    for (const DeviceImage& v : images) check_device_pointer(v);
+    const std::size_t n = plan.total_slots() * images.size();
+    out_.reserve(n, false);
+    result_host_.reserve(n);
+    run_device(images, make_shape(plan), out_.ptr, stream);
+    IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out_.ptr, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+    IH_CHECK(cudaStreamSynchronize(stream));
+    last_valid_ = false;
+    call.ok();
+    return {result_host_.ptr, n};
+}
+
+std::vector<Result> CudaEngine::results(std::span<const DeviceImage> images, const HistogramPlan& plan,
+                                        std::span<const std::uint64_t> slots) const {
+    const std::size_t ts = plan.total_slots();
+    std::vector<Result> out;
+    out.reserve(images.size());
+    for (std::size_t i = 0; i < images.size(); ++i)
+        out.push_back(plan.make_result(images[i], slots.subspan(i * ts, ts), "cuda", device_name()));
+    return out;
+}
+
+// count_image's way in (on the legacy default stream).
+void CudaEngine::accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
+                                   std::span<std::uint64_t> slots) {
+    const std::span<const std::uint64_t> counts = count_on_device(std::span<const DeviceImage>(&image, 1), plan, nullptr);
+    std::copy(counts.begin(), counts.end(), slots.begin());
+}
+
+// The caller's stream, and no second pass for the clipping counts (cuda.hpp): the counts that
+// the histogram proves.
+Result CudaEngine::compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) {
+    image.validate();
+    const HistogramPlan plan(image.format, request);
+    return plan.make_result(image, count_on_device(std::span<const DeviceImage>(&image, 1), plan, stream), "cuda",
+                            device_name());
+}
+
+void CudaEngine::compute_device_async(const DeviceImage& image, const Request& request,
+                                      std::uint64_t* device_slots, cuda::Stream stream) {
+    image.validate();
+    unsigned long long* out = device_counts(device_slots);
+    const Shape& shape = cached_shape(image.format, request);
+    Call call(*this);
+    check_device_pointer(image);
+    run_device(std::span<const DeviceImage>(&image, 1), shape, out, stream);
+    call.ok();
+}
+
+std::vector<Result> CudaEngine::compute_batch(std::span<const DeviceImage> images, const Request& request,
+                                              cuda::Stream stream) {
+    if (images.empty()) return {};
+    validate_batch(images);
+    const HistogramPlan plan(images[0].format, request);
+    return results(images, plan, count_on_device(images, plan, stream));
+}
+
+void CudaEngine::compute_batch_device_async(std::span<const DeviceImage> images, const Request& request,
+                                            std::uint64_t* device_slots, cuda::Stream stream) {
+    if (images.empty()) return;
+    unsigned long long* out = device_counts(device_slots);
+    validate_batch(images);
+    const HistogramPlan plan(images[0].format, request);
+    Call call(*this);
+    for (const DeviceImage& v : images) check_device_pointer(v);
+    run_device(images, make_shape(plan), out, stream);
+    call.ok();
+}
+
+std::size_t CudaEngine::slot_count(PixelFormat format, const Request& request) const {
+    return HistogramPlan(format, request).total_slots();
+}
+
+Result CudaEngine::unpack(const DeviceImage& image, const Request& request, std::span<const std::uint64_t> slots) const {
+    const HistogramPlan plan(image.format, request);
+    if (slots.size() != plan.total_slots())
+        throw InvalidArgument("cuda: unpack needs slot_count() counters, got " + std::to_string(slots.size()));
+    return plan.make_result(image, slots, "cuda", device_name());
+}
+
+}  // namespace imghist::cuda_detail

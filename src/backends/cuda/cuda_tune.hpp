@@ -1,0 +1,48 @@
+// The CUDA backend's tuning: defaults measured on an H200, overridable for benchmarks and tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace imghist::cuda_detail {
+
+// packed_kernel looks float codes up (Tune::float_lut = 1) from images of this many pixels: each
+// block copies the 128 KiB table into shared memory first.
+inline constexpr std::uint64_t kCodeLutMinPixels = std::uint64_t(1) << 20;
+
+// Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
+// layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
+// acc_stride, prefetch, packed, packed_float, ahead, early, slot_merge, float_lut, graph. The
+// defaults are what measured best on an H200 (docs/performance.md).
+struct Tune {
+    int block = 1024;
+    int gpt = 0;          // 0: the format's maximum
+    int layout = -1;      // -1: automatic; else a Layout
+    int flush = 0;        // 0: automatic; else at most this many tiles between flushes
+    int blocks_per_sm = 0;  // 0: from the occupancy calculator
+    bool scalar = false;  // force bytewise loads
+    std::size_t chunk = 0;  // 0: automatic (16 to 64 MiB)
+    int copy_threads = 0;  // 0: automatic
+    int acc_stride = 1;    // counters between two slots of the global accumulator (device path)
+    bool prefetch = false;
+    bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_kernel (vector-even split)
+    // One packed gray/rgba f16/f32 image: packed_kernel too (compile-time channels, per-lane
+    // 32-bit counters); 0: the generic tiled kernel, as before.
+    bool packed_float = true;
+    // packed_kernel, 8-bit: load the next step before counting the current one. Off: on the H200 it
+    // was no faster at 8K and 16384^2 and 0.3-1.6 us slower on 1080p, luminance and R,G,B,Y.
+    bool ahead = false;
+    bool early = true;       // packed_kernel, 8-bit without luminance: first loads before the counters are zeroed
+    // packed_kernel: merge per slot with arrival counts (KernelParams::slot_merge) where the
+    // slots allow it; 0: the fence, ticket and last-block pass of finish_image.
+    bool slot_merge = true;
+    // packed_kernel, half and float samples without luminance: look codes up in a 65536-entry
+    // table in shared memory (KernelParams::code_lut). 1: for images of kCodeLutMinPixels or more
+    // (each block copies the 128 KiB table in); 2: always; 0: never.
+    int float_lut = 1;
+    bool graph = true;     // single device images: replay the launch from a cached CUDA graph
+
+    static Tune from_env();  // IMGHIST_CUDA_TUNE (cuda_tune.cpp)
+};
+
+}  // namespace imghist::cuda_detail
