@@ -10,11 +10,13 @@
 namespace imghist::ocl {
 namespace {
 
-std::string platform_string(cl_platform_id p, cl_platform_info what) {
+// A string property of a platform or device ("" when the query fails).
+template <typename Object, typename Info>
+std::string info_string(cl_int (*get)(Object, Info, std::size_t, void*, std::size_t*), Object object, Info what) {
     std::size_t n = 0;
-    if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+    if (get(object, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
     std::string s(n, '\0');
-    if (clGetPlatformInfo(p, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
+    if (get(object, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
     s.resize(std::strlen(s.c_str()));
     return s;
 }
@@ -51,11 +53,7 @@ ClDevice describe_device(cl_platform_id platform, unsigned pi, cl_device_id id, 
 }  // namespace
 
 std::string device_string(cl_device_id d, cl_device_info what) {
-    std::size_t n = 0;
-    if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
-    std::string s(n, '\0');
-    if (clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
-    s.resize(std::strlen(s.c_str()));
+    std::string s = info_string(clGetDeviceInfo, d, what);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
     return s;
 }
@@ -89,7 +87,7 @@ std::vector<ClDevice> enumerate_devices(std::string& problem) {
         std::vector<cl_device_id> ids(nd);
         if (clGetDeviceIDs(platforms[pi], CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr) != CL_SUCCESS)
             continue;
-        const std::string pname = platform_string(platforms[pi], CL_PLATFORM_NAME);
+        const std::string pname = info_string(clGetPlatformInfo, platforms[pi], cl_platform_info(CL_PLATFORM_NAME));
         for (unsigned di = 0; di < nd; ++di) {
             out.push_back(describe_device(platforms[pi], pi, ids[di], di, pname));
             out.back().flat_index = unsigned(out.size() - 1);
