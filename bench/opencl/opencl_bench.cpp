@@ -278,7 +278,7 @@ struct ImghistTime {
 ImghistTime time_imghist(const Cl& cl, const Options& o, cl_mem img, std::uint32_t w, std::uint32_t h,
                          PixelFormat f, const Request& r) {
     auto engine = opencl::create_engine(cl.queue);
-    opencl::DeviceBuffer src{img, 0, w, h, 0, f};
+    const DeviceImage src = opencl::device_image(img, w, h, f);
     ImghistTime out;
     std::vector<double> totals;
     out.kernel = time_median(o, [&] {

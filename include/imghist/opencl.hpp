@@ -6,7 +6,7 @@
 //
 //   cl_command_queue queue = ...;            // yours: its context holds your buffers
 //   auto engine = imghist::opencl::create_engine(queue);
-//   imghist::opencl::DeviceBuffer src{buffer, 0, width, height, 0, imghist::PixelFormat::rgba8};
+//   imghist::DeviceImage src = imghist::opencl::device_image(buffer, width, height, imghist::PixelFormat::rgba8);
 //   imghist::Result r = imghist::opencl::compute(*engine, src);
 //
 // Nothing is copied to the host: the kernels read your buffer in place (an image is first
@@ -30,6 +30,7 @@
 #include <optional>
 
 #include "imghist/engine.hpp"
+#include "imghist/image.hpp"
 
 namespace imghist::opencl {
 
@@ -37,21 +38,25 @@ namespace imghist::opencl {
 // The engine retains the queue. Throws DeviceError if the queue is not usable.
 std::unique_ptr<Engine> create_engine(cl_command_queue queue);
 
-// Pixels in an OpenCL buffer: `height` rows of `width` pixels, the first at `offset_bytes`,
-// rows `stride_bytes` apart (0 = packed rows). Offset and stride must be multiples of the
-// sample size.
-struct DeviceBuffer {
-    cl_mem buffer = nullptr;
-    std::size_t offset_bytes = 0;
-    std::uint32_t width = 0;
-    std::uint32_t height = 0;
-    std::size_t stride_bytes = 0;
-    PixelFormat format = PixelFormat::rgba8;
-};
+// The device image of pixels in an OpenCL buffer (imghist::DeviceImage, image.hpp, with the
+// cl_mem as its memory): `height` rows of `width` pixels, the first at `offset_bytes`, rows
+// `stride_bytes` apart (0 = packed rows). Offset and stride must be multiples of the sample size.
+inline DeviceImage device_image(cl_mem buffer, std::uint32_t width, std::uint32_t height, PixelFormat format,
+                                std::uint64_t stride_bytes = 0, std::uint64_t offset_bytes = 0) {
+    DeviceImage image;
+    image.memory = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
+    image.offset_bytes = offset_bytes;
+    image.width = width;
+    image.height = height;
+    image.stride_bytes = stride_bytes;
+    image.format = format;
+    return image;
+}
 
-// Histograms of a device buffer. `engine` must be an opencl engine on the buffer's context
-// (else InvalidArgument); OpenCL failures throw DeviceError.
-Result compute(Engine& engine, const DeviceBuffer& image, const Request& request = {});
+// Histograms of a device image whose memory is a cl_mem buffer (device_image()). `engine` must
+// be an opencl engine on the buffer's context (else InvalidArgument); OpenCL failures throw
+// DeviceError.
+Result compute(Engine& engine, const DeviceImage& image, const Request& request = {});
 
 // Histograms of a 2D image (cl_mem of type CL_MEM_OBJECT_IMAGE2D). The pixel format comes
 // from the image format: channel order CL_R, CL_LUMINANCE (gray), CL_RGBA or CL_BGRA (8-bit

@@ -286,8 +286,8 @@ TEST(OpenClInterop, CallersBuffersPackedStridedAndOffset) {
                 const auto* p = static_cast<const std::byte*>(img.view.data);
                 bytes.insert(bytes.end(), p, p + img.view.stride_bytes * img.view.height);
                 cl_mem buf = upload(s, bytes.data(), bytes.size());
-                opencl::DeviceBuffer src{buf, offset, img.view.width, img.view.height,
-                                         padding ? img.view.stride_bytes : 0, f};
+                const DeviceImage src = opencl::device_image(buf, img.view.width, img.view.height, f,
+                                                             padding ? img.view.stride_bytes : 0, offset);
                 const std::string what = std::string(format_info(f).name) + " +" + std::to_string(padding) +
                                          "B stride, offset " + std::to_string(offset);
                 for (Request r : {Request{}, [] { Request q; q.count_alpha = true; q.bins.bins = 1000; return q; }()}) {
@@ -325,7 +325,7 @@ TEST(OpenClInterop, StridedBuffersWithEachLayout) {
         for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8}) {
             auto img = make_image(f, 301, 23, Pattern::bank_adversarial, ++seed, 12);
             cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
-            const opencl::DeviceBuffer src{buf, 0, 301, 23, img.view.stride_bytes, f};
+            const DeviceImage src = opencl::device_image(buf, 301, 23, f, img.view.stride_bytes);
             for (const Request& r : {Request{}, clamped})
                 expect_same_histograms(opencl::compute(*engine, src, r), reference->compute(img.view, r),
                                        std::string(tune) + " " + std::string(format_info(f).name));
@@ -344,7 +344,7 @@ TEST(OpenClInterop, PackedBufferInTilesKeepsVectorAlignment) {
     auto engine = opencl::create_engine(s.queue);
     auto img = make_image(PixelFormat::rgba8, 333, 67, Pattern::random, 3);
     cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
-    expect_same_histograms(opencl::compute(*engine, {buf, 0, 333, 67, 0, PixelFormat::rgba8}),
+    expect_same_histograms(opencl::compute(*engine, opencl::device_image(buf, 333, 67, PixelFormat::rgba8)),
                 create_engine("reference")->compute(img.view), "tiled packed buffer");
     clReleaseMemObject(buf);
 }
@@ -398,7 +398,7 @@ TEST(OpenClInterop, RejectsForeignEnginesContextsAndShortBuffers) {
     make_setup(s);
     auto img = make_image(PixelFormat::rgba8, 16, 4, Pattern::random, 1);
     cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
-    opencl::DeviceBuffer src{buf, 0, 16, 4, 0, PixelFormat::rgba8};
+    DeviceImage src = opencl::device_image(buf, 16, 4, PixelFormat::rgba8);
     auto cpu = create_engine("cpu");
     EXPECT_THROW(opencl::compute(*cpu, src), InvalidArgument);
     auto own = create_engine("opencl");  // its own context
@@ -427,7 +427,7 @@ TEST(OpenClInterop, OutOfOrderQueueAndNoProfiling) {
     auto engine = opencl::create_engine(s.queue);
     auto img = make_image(PixelFormat::rgba8, 100, 10, Pattern::random, 11);
     cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
-    expect_same_histograms(opencl::compute(*engine, {buf, 0, 100, 10, 0, PixelFormat::rgba8}),
+    expect_same_histograms(opencl::compute(*engine, opencl::device_image(buf, 100, 10, PixelFormat::rgba8)),
                 create_engine("reference")->compute(img.view), "queue without profiling");
     EXPECT_FALSE(opencl::last_device_times(*engine).has_value());
     clReleaseMemObject(buf);

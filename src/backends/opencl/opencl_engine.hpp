@@ -1,0 +1,101 @@
+// The opencl backend's engine: launches what the planner decided (opencl_planner.hpp) on one
+// context and in-order queue, for host views (accumulate) and for the caller's cl_mem buffers
+// and images (accumulate_device, through the interop calls of imghist/opencl.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/opencl/cl_util.hpp"
+#include "backends/opencl/opencl_devices.hpp"
+#include "backends/opencl/opencl_planner.hpp"
+#include "backends/opencl/opencl_tuning.hpp"
+#include "core/backend_engine.hpp"
+#include "imghist/opencl.hpp"
+
+namespace imghist::ocl {
+
+// A device buffer that grows to the largest size asked of it.
+struct GrowingBuffer {
+    Mem mem;
+    std::size_t size = 0;
+};
+
+class OpenClEngine final : public BackendEngine<> {
+public:
+    explicit OpenClEngine(const ClDevice& d);
+    explicit OpenClEngine(cl_command_queue queue);  // the caller's queue (imghist::opencl::create_engine)
+    ~OpenClEngine() override;
+
+    std::string_view backend_name() const override { return "opencl"; }
+    std::string device_name() const override { return limits_.name; }
+
+    void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
+    // `image.memory` is a cl_mem of the engine's context: a buffer, read in place, or a 2D image.
+    void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
+                           std::span<std::uint64_t> slots) override;
+
+    std::optional<opencl::DeviceTimes> last_times() const { return last_times_; }
+
+private:
+    // One count's pixels: a host view, or a cl_mem.
+    struct PixelInput {
+        PixelLayout layout;
+        const ImageView* host = nullptr;
+        cl_mem mem = nullptr;
+        std::size_t row_bytes = 0;
+    };
+
+    void init();
+    void check_context(cl_mem mem) const;
+    PixelLayout device_layout(cl_mem mem, const DeviceImage& image) const;
+    cl_program program(const std::string& options);
+    cl_kernel kernel(const std::string& options, const std::string& name);
+    void dump_program(cl_program prog, const std::string& dir, const std::string& opts) const;
+    const KernelLimitsByName& kernel_limits();
+    cl_mem ensure(GrowingBuffer& buffer, std::size_t need);
+
+    void count(const PixelInput& in, const HistogramPlan& plan, std::span<std::uint64_t> slots);
+    void clear_results(std::size_t total_slots, bool totals64);
+    void count_tile(const PixelInput& in, const LaunchPlan& lp, std::uint64_t tile);
+    cl_mem stage_rows(const PixelInput& in, std::uint64_t first_row, std::uint64_t rows);
+    void run_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
+                  std::uint64_t pixels);
+    void launch_histogram(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
+                          std::uint64_t pixels, std::size_t groups);
+    void launch_sum(const PassConfig& c, std::size_t groups);
+    void accumulate_totals(const std::string& program_options, std::size_t total_slots);
+    void read_counts(std::span<std::uint64_t> slots, bool totals64);
+    void enqueue(cl_kernel k, std::size_t global, std::size_t local, const char* what);
+    void abandon();
+
+    cl_event* ev() { return profiling_ ? &pending_event_ : nullptr; }
+    // Keeps the event of the command just enqueued (is_kernel: a histogram or merge kernel).
+    void take_event(bool is_kernel) {
+        if (pending_event_) events_.push_back({Event(std::exchange(pending_event_, nullptr)), is_kernel});
+    }
+    void finish_timing();
+
+    cl_device_id device_ = nullptr;
+    Context context_;
+    Queue queue_;
+    Tune tune_;
+    DeviceLimits limits_;
+    bool profiling_ = false;
+    std::map<std::string, Program> programs_;
+    std::map<std::string, Kernel> kernels_;
+    KernelLimitsByName kernel_limits_;
+    GrowingBuffer staging_, result32_, result64_, partials_;
+    struct Timed {
+        Event event;
+        bool is_kernel;
+    };
+    std::vector<Timed> events_;
+    cl_event pending_event_ = nullptr;
+    std::optional<opencl::DeviceTimes> last_times_;
+};
+
+}  // namespace imghist::ocl

@@ -1,0 +1,29 @@
+/*
+ * ih_cl_launch: the opencl backend's own kernel argument beside the contract's ih_bin_args
+ * (how the pixels of one launch are laid out and how the work-group counts them). Written in
+ * the contract's dialect (contract/lang.h) so that the host (opencl_planner.cpp fills it) and
+ * histogram.cl read one declaration: the build embeds this file and the host passes it to
+ * clCreateProgramWithSource before histogram.cl. Every field is 32-bit, so the layouts agree.
+ */
+#ifndef IMGHIST_OPENCL_LAUNCH_H
+#define IMGHIST_OPENCL_LAUNCH_H
+
+#include "contract/lang.h"
+
+IH_STRUCT(ih_cl_launch) {
+    IH_U32 width;         /* row mode: pixels per row */
+    IH_U32 stride;        /* row mode: samples from one row to the next */
+    IH_U32 packed;        /* 1: pixels follow each other from `first`; 0: rows from row `first` */
+    IH_U32 pixel_samples; /* samples per pixel */
+    IH_U32 local_slots;   /* local slots per channel */
+    IH_U32 first_slot;    /* this pass's first slot of the global result */
+    IH_U32 copies;        /* local sub-histograms, a power of two up to 32 */
+    IH_U32 pack;          /* 0: 32-bit counters, 1: two slots per word, 2: lane pairs */
+    IH_U32 merge;         /* 1: merge by global atomics, 0: partials summed by ih_sum_partials */
+    IH_U32 words;         /* local words per copy */
+    IH_U32 value;         /* 8-bit value mode (contract/value_mode.h) */
+    IH_U32 loads;         /* 16-byte loads in flight (ih_hist_u8x4): 2 or 4 */
+    IH_U32 swizzle;       /* value mode: slots swizzled over the banks (ih_value_swizzle) */
+} IH_END(ih_cl_launch)
+
+#endif /* IMGHIST_OPENCL_LAUNCH_H */

@@ -1,0 +1,95 @@
+// The opencl backend's decisions, apart from the code that launches them: from a plan, the
+// pixels' layout, the device's limits and the tuning, which kernels count which channels with
+// which local layout, in which tiles and launches (plan_launches). No OpenCL call is made
+// here, so tests can check the decisions without a device (tests/opencl/test_opencl_planner.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/opencl/opencl_launch.h"
+#include "backends/opencl/opencl_tuning.hpp"
+#include "core/plan.hpp"
+
+static_assert(sizeof(ih_bin_args) == 96, "ih_bin_args: host and OpenCL C layouts must agree");
+static_assert(sizeof(ih_cl_launch) == 13 * 4, "ih_cl_launch: host and OpenCL C layouts must agree");
+
+namespace imghist::ocl {
+
+// What the planner needs to know of the device (clGetDeviceInfo).
+struct DeviceLimits {
+    std::string name;
+    bool gpu = false;
+    unsigned compute_units = 1;
+    std::uint64_t local_mem = 0, max_alloc = 0;
+    std::size_t max_work_group = 1;
+};
+
+// A kernel's own limits (clGetKernelWorkGroupInfo; the same for every build of it).
+struct KernelLimits {
+    std::size_t work_group = 0;     // CL_KERNEL_WORK_GROUP_SIZE
+    std::uint64_t local_bytes = 0;  // CL_KERNEL_LOCAL_MEM_SIZE
+};
+using KernelLimitsByName = std::map<std::string, KernelLimits, std::less<>>;
+
+// The histogram kernels of histogram.cl that the planner chooses among.
+std::vector<std::string> histogram_kernel_names();
+
+// Where the pixels come from: host memory and images are staged into a device buffer tile by
+// tile, a caller's buffer is read in place.
+enum class PixelSource { host, buffer, image };
+
+struct PixelLayout {
+    PixelSource source = PixelSource::host;
+    std::uint32_t width = 0, height = 0;
+    std::uint64_t stride_bytes = 0;  // from one row to the next
+    std::uint64_t offset_bytes = 0;  // a buffer's first pixel
+};
+
+// How the pixels are cut into tiles: every 32-bit result counter stays below 2^32, and a staged
+// tile fits one buffer. Staged tiles and strided buffers go by whole rows; a packed buffer by
+// pixel ranges (multiples of 4 pixels, so 16-byte loads stay aligned).
+struct Tiling {
+    bool staged = true;
+    bool by_pixels = false;
+    bool packed = true;                 // rows follow each other without padding
+    std::uint64_t stride_samples = 0;   // row pitch, in samples
+    std::uint64_t base_samples = 0;     // a buffer's first pixel, in samples
+    std::uint64_t tile_rows = 0, tile_pixels = 0, tiles = 0;
+};
+
+// How one pass over the pixels counts channels [first_channel, first_channel + bins.channels).
+struct PassConfig {
+    unsigned first_channel = 0;
+    bool global = false;  // no local memory: global atomics
+    bool fast = false;    // ih_hist_u8x4
+    std::size_t work_group = 0, max_groups = 0;
+    std::uint64_t launch_units = 0;  // most units (pixels, or 4-pixel vectors) per launch
+    ih_bin_args bins{};              // HistogramPlan::bin_args of the pass
+    ih_cl_launch launch{};           // all but the per-tile fields (width, stride, packed)
+    std::string kernel_name;
+    std::string program_options;     // -D IH_C_* of the program the kernel comes from
+
+    unsigned pixels_per_unit() const { return fast ? 4u : 1u; }
+    std::uint64_t local_slot_count() const { return std::uint64_t(bins.channels) * launch.local_slots; }
+};
+
+struct LaunchPlan {
+    Tiling tiling;
+    std::vector<PassConfig> passes;
+    std::string note;  // for the Result, when the histogram did not fit the local memory at once
+};
+
+LaunchPlan plan_launches(const HistogramPlan& plan, const PixelLayout& pixels, const DeviceLimits& device,
+                         const KernelLimitsByName& kernels, const Tune& tune);
+
+// Pixels per launch and per tile: 32-bit counters and the kernels' 32-bit loop indices (which
+// step by the global size) stay far from overflow.
+inline constexpr std::uint64_t kMaxLaunchPixels = 1ull << 31;
+
+inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace imghist::ocl
