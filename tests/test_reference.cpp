@@ -255,7 +255,8 @@ TEST(Luma8Quotient, EqualsTheIntegerDivisionForEverySum) {
 
 // The cpu backend's one SIMD formulation of the same rule (src/backends/cpu/cpu_luma.hpp):
 // its quotient lanes against ih_luma8_quotient for every sum, and its SSE2 and AVX2 loops
-// against ih_luma_int for every 8-bit colour, in both colour orders of the 4-sample formats.
+// against ih_luma_int for every 8-bit colour, in the colour order of every 8-bit format of four
+// samples.
 #include "backends/cpu/cpu_luma.hpp"
 
 namespace imghist {
@@ -284,8 +285,9 @@ TEST(CpuLuma8Simd, LoopsEqualIhLumaIntForEveryColour) {
         px[4 * std::size_t(c) + 3] = std::uint8_t(c * 7);  // alpha weighs nothing
     }
     const std::uint32_t weights[3] = {2126, 7152, 722};
-    for (const PixelFormat f : {PixelFormat::rgba8, PixelFormat::bgra8}) {
+    for (const PixelFormat f : all_pixel_formats) {  // the 8-bit formats of four samples
         const FormatInfo& fi = format_info(f);
+        if (fi.sample != SampleType::u8 || fi.channels != 4) continue;
         const auto* p = reinterpret_cast<const std::byte*>(px.data());
         const auto check = [&](const char* isa, std::uint32_t done) {
             EXPECT_EQ(done, kColours) << isa;
@@ -304,6 +306,32 @@ TEST(CpuLuma8Simd, LoopsEqualIhLumaIntForEveryColour) {
     }
 }
 #endif
+
+}  // namespace
+}  // namespace imghist
+
+// The table kernels take colour positions from FormatInfo: every 8-bit format, whatever its
+// order, has one (none falls back to the slower direct path).
+#include "backends/cpu/cpu_kernels.hpp"
+
+namespace imghist {
+namespace {
+
+TEST(CpuKernels, EveryEightBitFormatHasATableKernel) {
+    for (const PixelFormat f : all_pixel_formats) {
+        if (format_info(f).sample != SampleType::u8) continue;
+        for (const Mode mode : {Mode::rgb, Mode::luma, Mode::all}) {
+            Request request;
+            request.mode = mode;
+            const HistogramPlan plan(f, request);
+            cpu::Tables tables(plan.info.sample, plan.layout, false);
+            cpu::build_tables(tables, cpu::Classifier{plan, nullptr}, true, plan.has_luma());
+            const cpu::ChannelSet cs = cpu::channel_set(plan);
+            EXPECT_TRUE(cs.ok) << format_info(f).name;
+            EXPECT_NE(cpu::pick_kernel(plan, tables, cs), nullptr) << format_info(f).name << " " << mode_name(mode);
+        }
+    }
+}
 
 }  // namespace
 }  // namespace imghist
