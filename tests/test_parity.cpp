@@ -184,19 +184,21 @@ TEST_P(FloatRangeParity, FloatRangesAtTheAcceptedBounds) {
     }
 }
 
-// The same fixture, instantiated for the 8-bit RGBA layouts only (below).
+// The same fixture, instantiated for every 8-bit format with colours (below).
 class LumaColourCube : public BackendParity {};
 
 TEST_P(LumaColourCube, EveryEightBitColourOnce) {
     // All 2^24 colours once each: every quotient of the exact integer luminance, as a SIMD or
     // GPU path computes it, is checked against the reference.
     const PixelFormat format = std::get<1>(GetParam());
-    std::vector<std::uint8_t> pixels(std::size_t(1) << 26);
+    const FormatInfo& fi = format_info(format);
+    std::vector<std::uint8_t> pixels((std::size_t(1) << 24) * fi.pixel_bytes());
     for (std::uint32_t c = 0; c < (1u << 24); ++c) {
-        pixels[4 * std::size_t(c) + 0] = std::uint8_t(c);
-        pixels[4 * std::size_t(c) + 1] = std::uint8_t(c >> 8);
-        pixels[4 * std::size_t(c) + 2] = std::uint8_t(c >> 16);
-        pixels[4 * std::size_t(c) + 3] = std::uint8_t(c * 7);
+        std::uint8_t* px = pixels.data() + std::size_t(c) * fi.pixel_bytes();
+        px[fi.red] = std::uint8_t(c);
+        px[fi.green] = std::uint8_t(c >> 8);
+        px[fi.blue] = std::uint8_t(c >> 16);
+        if (fi.alpha >= 0) px[fi.alpha] = std::uint8_t(c * 7);
     }
     const ImageView view = ImageView::packed(pixels.data(), 4096, 4096, format);
     for (LumaWeights w : {LumaWeights::rec709(), LumaWeights::rec601(), LumaWeights{1, 9998, 1}}) {
@@ -205,6 +207,14 @@ TEST_P(LumaColourCube, EveryEightBitColourOnce) {
         r.weights = w;
         expect_same(view, r, "all colours, weights " + std::to_string(w.r) + "," + std::to_string(w.g) + "," + std::to_string(w.b));
     }
+}
+
+// Every 8-bit format with colours: the layouts whose luminance a SIMD or GPU path computes.
+std::vector<PixelFormat> eight_bit_colour_formats() {
+    std::vector<PixelFormat> out;
+    for (const PixelFormat f : all_pixel_formats)
+        if (format_info(f).sample == SampleType::u8 && !format_info(f).is_gray()) out.push_back(f);
+    return out;
 }
 
 std::vector<std::string> backends_under_test() {
@@ -238,7 +248,7 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     AllBackends, LumaColourCube,
     ::testing::Combine(::testing::ValuesIn(backends_under_test()),
-                       ::testing::Values(PixelFormat::rgba8, PixelFormat::bgra8)),
+                       ::testing::ValuesIn(eight_bit_colour_formats())),
     [](const auto& info) {
         return std::get<0>(info.param) + "_" + std::string(format_info(std::get<1>(info.param)).name);
     });

@@ -13,6 +13,7 @@ enum class PixelFormat {
     gray16, rgb16, rgba16,
     gray_f16, rgb_f16, rgba_f16,
     gray_f32, rgb_f32, rgba_f32,
+    bgr8,  // OpenCV's native order: samples B, G, R
 };
 
 enum class SampleType { u8, u16, f16, f32 };
@@ -36,7 +37,7 @@ inline constexpr PixelFormat all_pixel_formats[] = {
     PixelFormat::gray8,    PixelFormat::rgb8,    PixelFormat::rgba8,    PixelFormat::bgra8,
     PixelFormat::gray16,   PixelFormat::rgb16,   PixelFormat::rgba16,   PixelFormat::gray_f16,
     PixelFormat::rgb_f16,  PixelFormat::rgba_f16, PixelFormat::gray_f32, PixelFormat::rgb_f32,
-    PixelFormat::rgba_f32,
+    PixelFormat::rgba_f32, PixelFormat::bgr8,
 };
 
 // A view of pixels someone else owns: rows of `width` pixels, `stride_bytes` apart.

@@ -29,14 +29,15 @@
 #define IH_FMT_GRAY_F32 IH_U(10)
 #define IH_FMT_RGB_F32 IH_U(11)
 #define IH_FMT_RGBA_F32 IH_U(12)
-#define IH_FORMATS IH_U(13)
+#define IH_FMT_BGR8 IH_U(13)
+#define IH_FORMATS IH_U(14)
 
 /* No such sample in the pixel (ih_format_alpha of a format without alpha). */
 #define IH_NO_SAMPLE IH_U(15)
 
 IH_FN IH_U32 ih_format_sample_type(IH_U32 f)
 {
-    if (f <= IH_FMT_BGRA8) return IH_T_U8;
+    if (f <= IH_FMT_BGRA8 || f == IH_FMT_BGR8) return IH_T_U8;
     if (f <= IH_FMT_RGBA16) return IH_T_U16;
     if (f <= IH_FMT_RGBA_F16) return IH_T_F16;
     return IH_T_F32;
@@ -51,18 +52,18 @@ IH_FN IH_U32 ih_sample_bytes(IH_U32 t)
 IH_FN IH_U32 ih_format_samples(IH_U32 f)
 {
     if (f == IH_FMT_GRAY8 || f == IH_FMT_GRAY16 || f == IH_FMT_GRAY_F16 || f == IH_FMT_GRAY_F32) return IH_U(1);
-    if (f == IH_FMT_RGB8 || f == IH_FMT_RGB16 || f == IH_FMT_RGB_F16 || f == IH_FMT_RGB_F32) return IH_U(3);
+    if (f == IH_FMT_RGB8 || f == IH_FMT_BGR8 || f == IH_FMT_RGB16 || f == IH_FMT_RGB_F16 || f == IH_FMT_RGB_F32) return IH_U(3);
     return IH_U(4);
 }
 
 /* Sample index of each colour within a pixel. Gray formats give sample 0 for red, green and
  * blue (their luminance is the gray value, docs/semantics.md). */
-IH_FN IH_U32 ih_format_red(IH_U32 f) { return f == IH_FMT_BGRA8 ? IH_U(2) : IH_U(0); }
+IH_FN IH_U32 ih_format_red(IH_U32 f) { return (f == IH_FMT_BGRA8 || f == IH_FMT_BGR8) ? IH_U(2) : IH_U(0); }
 IH_FN IH_U32 ih_format_green(IH_U32 f) { return ih_format_samples(f) == IH_U(1) ? IH_U(0) : IH_U(1); }
 IH_FN IH_U32 ih_format_blue(IH_U32 f)
 {
     if (ih_format_samples(f) == IH_U(1)) return IH_U(0);
-    return f == IH_FMT_BGRA8 ? IH_U(0) : IH_U(2);
+    return (f == IH_FMT_BGRA8 || f == IH_FMT_BGR8) ? IH_U(0) : IH_U(2);
 }
 IH_FN IH_U32 ih_format_alpha(IH_U32 f) { return ih_format_samples(f) == IH_U(4) ? IH_U(3) : IH_NO_SAMPLE; }
 

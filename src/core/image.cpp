@@ -14,7 +14,7 @@ namespace {
 // The format table is the contract's (src/contract/formats.h); only the names live here.
 constexpr std::string_view kNames[] = {"gray8",    "rgb8",    "rgba8",    "bgra8",    "gray16",
                                        "rgb16",    "rgba16",  "gray_f16", "rgb_f16",  "rgba_f16",
-                                       "gray_f32", "rgb_f32", "rgba_f32"};
+                                       "gray_f32", "rgb_f32", "rgba_f32", "bgr8"};
 static_assert(std::size(kNames) == IH_FORMATS && std::size(all_pixel_formats) == IH_FORMATS);
 static_assert(unsigned(PixelFormat::gray8) == IH_FMT_GRAY8 && unsigned(PixelFormat::bgra8) == IH_FMT_BGRA8 &&
               unsigned(PixelFormat::gray16) == IH_FMT_GRAY16 && unsigned(PixelFormat::gray_f16) == IH_FMT_GRAY_F16 &&

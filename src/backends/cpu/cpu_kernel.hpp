@@ -1,0 +1,307 @@
+// The table kernels: each worker reads its pixels once, with 64-bit loads (a group of 4 or 8
+// pixels at a time, samples pulled out of the words by constant shifts), and counts every
+// channel into kSubs interleaved sub-histograms (cpu_counters.hpp) through a sample -> slot
+// map. Luminance is computed per block of kBlockPixels pixels with ih_luma_int / ih_luma_float
+// (8-bit pixels of four samples: in SIMD, cpu_luma.hpp), then counted like a channel; luminance
+// alone of those with AVX2 is computed and counted in one loop (block_luma_avx2), over
+// kLumaSubs sub-histograms, with runs of 32 equal values counted by one add.
+// Included by cpu_kernels.cpp only: the instantiations live there.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "backends/cpu/cpu_counters.hpp"
+#include "backends/cpu/cpu_kernels.hpp"
+#include "backends/cpu/cpu_luma.hpp"
+
+namespace imghist::cpu {
+
+constexpr std::uint32_t kBlockPixels = 256;  // luminance is computed per block
+
+template <typename T>
+T load(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// Sample -> slot maps.
+struct LutMap {  // 8-bit, 16-bit general, half
+    const std::uint32_t* lut;
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
+};
+struct IdentityMap {  // 8-bit samples with the default bins: the shift mode with shift 0
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const { return ih_classify_int(v, IH_INT_SHIFT, 0, 0, 0, 0, 0); }
+};
+struct ShiftMap {  // integer samples in the plan's shift mode (8-bit identity, 16-bit v >> k)
+    std::uint32_t shift;
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const {
+        return ih_classify_int(v, IH_INT_SHIFT, shift, 0, 0, 0, 0);  // codes carry no flags here
+    }
+};
+struct Top16Map {  // float bits by their top half; may answer kFallback
+    const std::uint32_t* lut;
+    static constexpr bool kMayFallback = true;
+    std::uint32_t operator()(std::uint32_t bits) const { return lut[bits >> 16]; }
+};
+
+
+// Where a pixel's colours are: FormatInfo's red, green, blue and alpha (-1: none), fixed at
+// compile time so that the kernels read them with constant shifts. pick_kernel compiles a few
+// orders; a format whose positions match none of them takes the direct path.
+template <int R, int G, int B, int A>
+struct ColourOrder {
+    static constexpr int kRed = R, kGreen = G, kBlue = B, kAlpha = A;
+    static bool matches(const FormatInfo& fi) {
+        return fi.red == R && fi.green == G && fi.blue == B && fi.alpha == A;
+    }
+};
+
+// How a format's samples are laid out, and which of them a request counts.
+template <typename T, int CPP, class Order, bool RGB, bool ALPHA, bool LUMA>
+struct Layout {
+    using Sample = T;
+    static constexpr int kCpp = CPP;
+    static constexpr std::size_t kPixelBytes = std::size_t(CPP) * sizeof(T);
+    // Pixels per group: a multiple of kSubs whose bytes fill whole 64-bit words.
+    static constexpr int kGroup = (4 * kPixelBytes) % 8 == 0 ? 4 : 8;
+    static constexpr int kWords = int(kGroup * kPixelBytes / 8);
+    static constexpr bool kLuma = LUMA;
+    static constexpr int kRed = Order::kRed, kGreen = Order::kGreen, kBlue = Order::kBlue;
+    // The sample channels in plan order (R, G, B, A; or the gray sample), then luminance.
+    static constexpr std::array<int, 4> kSources = [] {
+        std::array<int, 4> s{-1, -1, -1, -1};
+        int n = 0;
+        if (CPP == 1) {
+            s[n++] = 0;
+        } else {
+            if (RGB) {
+                s[n++] = kRed;
+                s[n++] = kGreen;
+                s[n++] = kBlue;
+            }
+            if (ALPHA) s[n++] = Order::kAlpha;
+        }
+        return s;
+    }();
+    static constexpr int kSampleChannels = CPP == 1 ? 1 : (RGB ? 3 : 0) + (ALPHA ? 1 : 0);
+    static constexpr int kChannels = kSampleChannels + (LUMA ? 1 : 0);
+};
+
+template <int N, typename F>
+inline __attribute__((always_inline)) void static_for(F&& f) {
+    [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
+        std::make_integer_sequence<int, N>{});
+}
+
+// Sample I of a group held in 64-bit words (samples never straddle a word).
+template <typename T, int I, int W>
+inline std::uint32_t group_sample(const std::uint64_t (&w)[W]) {
+    constexpr int byte = I * int(sizeof(T));
+    constexpr int word = byte / 8, shift = (byte % 8) * 8;
+    if constexpr (sizeof(T) == 1) return std::uint32_t(w[word] >> shift) & 0xFFu;
+    else if constexpr (sizeof(T) == 2) return std::uint32_t(w[word] >> shift) & 0xFFFFu;
+    else return std::uint32_t(w[word] >> shift);
+}
+
+template <typename T>
+inline std::uint32_t sample_bits(const std::byte* p) {
+    return std::uint32_t(load<T>(p));
+}
+
+template <class L, class Map, class YMap, std::uint32_t P>
+class Kernel {
+public:
+    using T = typename L::Sample;
+    static constexpr bool kFloatLuma = std::is_same_v<YMap, Top16Map>;
+    using Y = std::conditional_t<kFloatLuma, float, T>;
+    // Integer luminance of 8-bit pixels of four samples: in SIMD (cpu_luma.hpp).
+    static constexpr bool kSimdLuma = L::kLuma && sizeof(T) == 1 && L::kCpp == 4;
+
+    Kernel(Counters& k, const Map& map, const YMap& ymap, const HistogramPlan& plan, const float* half_values)
+        : k_(k), map_(map), ymap_(ymap), plan_(plan), half_values_(half_values),
+          luma8_weights_(luma8_weights(plan.info, plan.weight_int)) {
+        for (unsigned s = 0; s < kMaxSubs; ++s)
+            for (int c = 0; c < L::kChannels; ++c) tab_[s][c] = k.table(s, unsigned(c));
+        base_ = k.sub.data();
+    }
+
+    // Pixels [begin, end) of the image in raster order.
+    void run(const ImageView& image, std::uint64_t begin, std::uint64_t end) {
+        const std::uint64_t width = image.width;
+        std::uint64_t pos = begin;
+        while (pos < end) {
+            const auto y = std::uint32_t(pos / width);
+            const auto x = std::uint32_t(pos % width);
+            const auto n = std::uint32_t(std::min<std::uint64_t>(width - x, end - pos));
+            const std::byte* row = image.row(y) + std::size_t(x) * L::kPixelBytes;
+            for (std::uint32_t done = 0; done < n;) {
+                const std::uint32_t m = std::min(block_pixels(), n - done);
+                block(row + std::size_t(done) * L::kPixelBytes, m);
+                done += m;
+            }
+            pos += n;
+        }
+    }
+
+private:
+    template <int S>
+    inline __attribute__((always_inline)) void increment(int c, std::uint32_t slot, std::uint32_t n = 1) {
+        if constexpr (P != 0) base_[(std::size_t(S) * L::kChannels + std::size_t(c)) * P + slot] += n;
+        else tab_[S][c][slot] += n;
+    }
+
+    template <int S>
+    inline __attribute__((always_inline)) void sample_slot(int c, std::uint32_t v) {
+        const std::uint32_t slot = map_(v);
+        if (Map::kMayFallback && slot == kFallback) [[unlikely]]
+            k_.classify_direct(unsigned(c), v);
+        else
+            increment<S>(c, slot);
+    }
+
+    // Counts luminance y (n times: a run of equal values).
+    template <int S>
+    inline __attribute__((always_inline)) void luma_slot(Y y, std::uint32_t n = 1) {
+        std::uint32_t v;
+        if constexpr (kFloatLuma) v = std::bit_cast<std::uint32_t>(y);
+        else v = std::uint32_t(y);
+        const std::uint32_t slot = ymap_(v);
+        if (YMap::kMayFallback && slot == kFallback) [[unlikely]]
+            for (std::uint32_t k = 0; k < n; ++k) k_.classify_direct(unsigned(L::kSampleChannels), v);
+        else
+            increment<S>(L::kSampleChannels, slot, n);
+    }
+
+    float as_float(std::uint32_t bits) const {
+        if constexpr (sizeof(T) == 2) return half_values_[bits];
+        else return std::bit_cast<float>(bits);
+    }
+
+    // Luminance of n pixels, exactly as the contract defines it (luminance.h).
+    void luma(const std::byte* p, std::uint32_t n, Y* out) const {
+        const std::uint32_t w0 = plan_.weight_int[0], w1 = plan_.weight_int[1], w2 = plan_.weight_int[2];
+        const float f0 = plan_.weight_float[0], f1 = plan_.weight_float[1], f2 = plan_.weight_float[2];
+        std::uint32_t i = 0;
+#if defined(__x86_64__)
+        if constexpr (kSimdLuma) {
+            if (kHaveAvx2) i = luma8_avx2(p, n, out, luma8_weights_);
+        }
+#endif
+#if defined(__SSE2__)
+        if constexpr (kSimdLuma) {
+            if (i == 0) i = luma8_sse2(p, n, out, luma8_weights_);  // no AVX2, or under 32 pixels
+        }
+#endif
+        for (; i < n; ++i) {
+            const std::byte* px = p + std::size_t(i) * L::kPixelBytes;
+            const std::uint32_t r = sample_bits<T>(px + L::kRed * sizeof(T));
+            const std::uint32_t g = sample_bits<T>(px + L::kGreen * sizeof(T));
+            const std::uint32_t b = sample_bits<T>(px + L::kBlue * sizeof(T));
+            if constexpr (kFloatLuma) out[i] = ih_luma_float(as_float(r), as_float(g), as_float(b), f0, f1, f2);
+            else out[i] = Y(ih_luma_int(r, g, b, w0, w1, w2));
+        }
+    }
+
+
+    // Pixels per block(): kBlockPixels (the luminance buffer), or more where block_luma_avx2
+    // takes all but the last few.
+    static std::uint32_t block_pixels() {
+#if defined(__x86_64__)
+        if (kFusedLuma && kHaveAvx2) return std::uint32_t(1) << 16;
+#endif
+        return kBlockPixels;
+    }
+
+#if defined(__x86_64__)
+    // Luminance alone of 8-bit pixels of four samples, with AVX2: the luminance of the next 32 pixels is
+    // computed (vector units) while the current 32 are counted (loads and stores), in one loop,
+    // so the two overlap; counting a block's luminance after computing all of it left the
+    // vector units idle during the counting. Returns the pixels done (a multiple of 32).
+    static constexpr bool kFusedLuma = L::kLuma && L::kSampleChannels == 0 && kSimdLuma;
+    __attribute__((target("avx2"))) std::uint32_t block_luma_avx2(const std::byte* p, std::uint32_t n) {
+        const Luma8Avx2 luma(luma8_weights_);
+        if (n < 32) return 0;
+        __m256i next = luma(p);
+        std::uint32_t i = 0;
+        for (; i + 32 <= n; i += 32) {
+            const __m256i y = next;
+            if (i + 64 <= n) next = luma(p + std::size_t(i + 32) * 4);
+            // 32 equal values (flat regions, constant images): one add of 32. Counted one by one,
+            // they would be four chains of dependent increments, each waiting on the last store.
+            const auto first = std::uint32_t(_mm256_extract_epi8(y, 0));
+            if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(char(first)))) == -1) {
+                luma_slot<0>(Y(first), 32);
+                continue;
+            }
+            const std::uint64_t q[4] = {std::uint64_t(_mm256_extract_epi64(y, 0)), std::uint64_t(_mm256_extract_epi64(y, 1)),
+                                        std::uint64_t(_mm256_extract_epi64(y, 2)), std::uint64_t(_mm256_extract_epi64(y, 3))};
+            static_for<32>([&](auto px) {
+                constexpr int kPx = decltype(px)::value;
+                luma_slot<kPx % kLumaSubs>(Y(q[kPx / 8] >> (8 * (kPx % 8))));
+            });
+        }
+        return i;
+    }
+#endif
+
+    void block(const std::byte* p, std::uint32_t n) {
+        if (k_.pending + n > kFlushPixels) k_.flush();
+        k_.pending += n;
+#if defined(__x86_64__)
+        if constexpr (kFusedLuma) {
+            if (kHaveAvx2) {
+                const std::uint32_t done = block_luma_avx2(p, n);
+                p += std::size_t(done) * L::kPixelBytes;
+                n -= done;
+                if (n == 0) return;
+            }
+        }
+#endif
+        alignas(64) Y ybuf[kBlockPixels];
+        if constexpr (L::kLuma) luma(p, n, ybuf);
+        std::uint32_t i = 0;
+        for (; i + L::kGroup <= n; i += L::kGroup) {
+            std::uint64_t w[L::kWords];
+            std::memcpy(w, p + std::size_t(i) * L::kPixelBytes, sizeof w);  // 64-bit loads
+            static_for<L::kGroup>([&](auto px) {
+                constexpr int kPx = decltype(px)::value;
+                constexpr int kSub = kPx % kSubs;
+                static_for<L::kSampleChannels>([&](auto ch) {
+                    constexpr int kCh = decltype(ch)::value;
+                    constexpr int kSample = kPx * L::kCpp + L::kSources[kCh];
+                    sample_slot<kSub>(kCh, group_sample<T, kSample>(w));
+                });
+                if constexpr (L::kLuma) luma_slot<kSub>(ybuf[i + kPx]);
+            });
+        }
+        for (; i < n; ++i) {  // the last pixels of a row: one at a time
+            const std::byte* px = p + std::size_t(i) * L::kPixelBytes;
+            static_for<L::kSampleChannels>([&](auto ch) {
+                constexpr int kCh = decltype(ch)::value;
+                sample_slot<0>(kCh, sample_bits<T>(px + L::kSources[kCh] * sizeof(T)));
+            });
+            if constexpr (L::kLuma) luma_slot<0>(ybuf[i]);
+        }
+    }
+
+    Counters& k_;
+    Map map_;
+    YMap ymap_;
+    const HistogramPlan& plan_;
+    const float* half_values_;
+    Luma8Weights luma8_weights_;
+    std::uint32_t* tab_[kMaxSubs][L::kChannels];
+    std::uint32_t* base_;
+};
+
+
+}  // namespace imghist::cpu

@@ -1,0 +1,153 @@
+// The table kernels' instantiations, and the choice among them.
+#include "backends/cpu/cpu_kernel.hpp"
+#include "imghist/error.hpp"
+
+namespace imghist::cpu {
+namespace {
+
+template <class L, class Map, class YMap, std::uint32_t P>
+void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::uint64_t begin,
+                std::uint64_t end) {
+    const HistogramPlan& plan = *ctx.plan;
+    const Tables& tb = *ctx.tables;
+    Map map{};
+    YMap ymap{};
+    if constexpr (std::is_same_v<Map, LutMap> || std::is_same_v<Map, Top16Map>) map.lut = tb.sample_lut.data();
+    if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
+    if constexpr (std::is_same_v<Map, ShiftExtremeMap>) map = tb.shift_extremes;
+    if (P != 0 && k.pitch != P) throw Error("internal error: cpu kernel table pitch mismatch");
+    if constexpr (std::is_same_v<YMap, Top16Map>)
+        ymap.lut = tb.sample == SampleType::f16 ? tb.float_lut.data() : tb.sample_lut.data();
+    else ymap = YMap(map);
+    Kernel<L, Map, YMap, P> kernel(k, map, ymap, plan, tb.half_values.data());
+    kernel.run(image, begin, end);
+}
+
+// Picks the kernel for the channels the plan asks for (R, G, B; alpha; luminance).
+template <typename T, int CPP, class Order, class Map, class YMap, std::uint32_t P>
+KernelFn pick_channels(const ChannelSet& cs) {
+    if constexpr (CPP == 1) {
+        return &run_kernel<Layout<T, 1, Order, false, false, false>, Map, YMap, P>;
+    } else {
+#define IMGHIST_PICK(R, A, Y)                                            \
+    if (cs.rgb == R && cs.alpha == A && cs.luma == Y)                    \
+        return &run_kernel<Layout<T, CPP, Order, R, A, Y>, Map, YMap, P>;
+        IMGHIST_PICK(true, false, false)
+        IMGHIST_PICK(false, false, true)
+        IMGHIST_PICK(true, false, true)
+        if constexpr (CPP == 4) {
+            IMGHIST_PICK(true, true, false)
+            IMGHIST_PICK(false, true, true)
+            IMGHIST_PICK(true, true, true)
+        }
+#undef IMGHIST_PICK
+        return nullptr;
+    }
+}
+
+// The first of the colour orders that matches the format's, or null.
+template <typename T, int CPP, class Map, class YMap, std::uint32_t P, class... Orders>
+KernelFn pick_order(const FormatInfo& fi, const ChannelSet& cs) {
+    KernelFn f = nullptr;
+    ((f = f == nullptr && Orders::matches(fi) ? pick_channels<T, CPP, Orders, Map, YMap, P>(cs) : f), ...);
+    return f;
+}
+
+// The colour orders the kernels are compiled for: R, G, B (then alpha); for 8-bit samples also
+// B, G, R (then alpha). Other formats take the direct path.
+template <typename T, class Map, class YMap, std::uint32_t P = 0>
+KernelFn pick_format(const FormatInfo& fi, const ChannelSet& cs) {
+    constexpr bool kReversed = sizeof(T) == 1;  // worth the code size only where it is used
+    switch (fi.channels) {
+        case 1: return pick_order<T, 1, Map, YMap, P, ColourOrder<0, 0, 0, -1>>(fi, cs);
+        case 3:
+            if constexpr (kReversed)
+                return pick_order<T, 3, Map, YMap, P, ColourOrder<0, 1, 2, -1>, ColourOrder<2, 1, 0, -1>>(fi, cs);
+            return pick_order<T, 3, Map, YMap, P, ColourOrder<0, 1, 2, -1>>(fi, cs);
+        case 4:
+            if constexpr (kReversed)
+                return pick_order<T, 4, Map, YMap, P, ColourOrder<0, 1, 2, 3>, ColourOrder<2, 1, 0, 3>>(fi, cs);
+            return pick_order<T, 4, Map, YMap, P, ColourOrder<0, 1, 2, 3>>(fi, cs);
+        default: return nullptr;
+    }
+}
+
+}  // namespace
+
+ChannelSet channel_set(const HistogramPlan& plan) {
+    ChannelSet cs;
+    const FormatInfo& fi = plan.info;
+    const auto& src = plan.sources;
+    if (fi.channels == 1) {
+        cs.ok = src.size() == 1 && src[0] == 0;
+        return cs;
+    }
+    std::size_t i = 0;
+    if (i + 3 <= src.size() && src[i] == fi.red && src[i + 1] == fi.green && src[i + 2] == fi.blue) {
+        cs.rgb = true;
+        i += 3;
+    }
+    if (i < src.size() && fi.alpha >= 0 && src[i] == fi.alpha) {
+        cs.alpha = true;
+        ++i;
+    }
+    if (i < src.size() && src[i] == kLumaSource) {
+        cs.luma = true;
+        ++i;
+    }
+    cs.ok = i == src.size() && (cs.rgb || cs.alpha || cs.luma);
+    return cs;
+}
+
+namespace {
+
+// Kernels by sample type and map. `small`: the layout fits kSmallPitch (Counters picks it),
+// whose kernels address the tables at constant displacements.
+KernelFn pick_u8(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs) {
+    const FormatInfo& fi = plan.info;
+    const bool shift = plan.int_mode == IH_INT_SHIFT;
+    // With extremes the 256-entry table gives them slots of their own.
+    if (tb.extremes || !shift) return pick_format<std::uint8_t, LutMap, LutMap>(fi, cs);
+    if (plan.shift == 0) return pick_format<std::uint8_t, IdentityMap, IdentityMap, kSmallPitch>(fi, cs);
+    return pick_format<std::uint8_t, ShiftMap, ShiftMap, kSmallPitch>(fi, cs);
+}
+
+KernelFn pick_u16(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, bool small) {
+    const FormatInfo& fi = plan.info;
+    if (plan.int_mode == IH_INT_SHIFT) {
+        if (tb.extremes && small)
+            return pick_format<std::uint16_t, ShiftExtremeMap, ShiftExtremeMap, kSmallPitch>(fi, cs);
+        if (tb.extremes) return pick_format<std::uint16_t, ShiftExtremeMap, ShiftExtremeMap>(fi, cs);
+        if (small) return pick_format<std::uint16_t, ShiftMap, ShiftMap, kSmallPitch>(fi, cs);
+        return pick_format<std::uint16_t, ShiftMap, ShiftMap>(fi, cs);
+    }
+    if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
+    return pick_format<std::uint16_t, LutMap, LutMap>(fi, cs);
+}
+
+KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, bool small) {
+    const FormatInfo& fi = plan.info;
+    if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
+    if (fi.sample == SampleType::f16) {
+        if (cs.luma && tb.float_lut.empty()) return nullptr;
+        if (small) return pick_format<std::uint16_t, LutMap, Top16Map, kSmallPitch>(fi, cs);
+        return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs);
+    }
+    if (small) return pick_format<std::uint32_t, Top16Map, Top16Map, kSmallPitch>(fi, cs);
+    return pick_format<std::uint32_t, Top16Map, Top16Map>(fi, cs);
+}
+
+}  // namespace
+
+KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs) {
+    const bool small = tb.slots.width() + 16u <= kSmallPitch;
+    switch (plan.info.sample) {
+        case SampleType::u8: return pick_u8(plan, tb, cs);
+        case SampleType::u16: return pick_u16(plan, tb, cs, small);
+        case SampleType::f16:
+        case SampleType::f32: return pick_float(plan, tb, cs, small);
+    }
+    return nullptr;
+}
+
+}  // namespace imghist::cpu

@@ -1,0 +1,64 @@
+#include "backends/cpu/cpu_tables.hpp"
+
+namespace imghist::cpu {
+namespace {
+
+// Float samples by their top 16 bits: the slot of the code all of a block's floats share, or
+// kFallback where they do not (float_top16_codes, in core/plan.hpp, says why this is exact).
+// With extremes, a block must also share one extreme (by the clipping plan's own top-16 codes).
+void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::uint32_t>& lut) {
+    lut = float_top16_codes([&](float v) { return cl.plan.classify_float(v); });
+    std::vector<std::uint32_t> clip;
+    if (cl.clipping) clip = float_top16_codes([&](float v) { return cl.clipping->classify_float(v); });
+    for (std::size_t t = 0; t < lut.size(); ++t) {
+        const bool resolved = lut[t] != kCodeUnresolved && (clip.empty() || clip[t] != kCodeUnresolved);
+        lut[t] = resolved ? slots.slot({lut[t], clip.empty() ? 0 : cl.clipping->extreme_of(clip[t])}) : kFallback;
+    }
+}
+
+void build_int_lut(Tables& tb, const Classifier& cl, std::uint32_t values) {
+    tb.sample_lut.resize(values);
+    for (std::uint32_t v = 0; v < values; ++v) tb.sample_lut[v] = tb.slots.slot(cl.of_int(v));
+}
+
+void build_u16_tables(Tables& tb, const Classifier& cl, bool big) {
+    const HistogramPlan& plan = cl.plan;
+    if (big && plan.int_mode != IH_INT_SHIFT && tb.sample_lut.empty()) build_int_lut(tb, cl, 65536);
+    if (tb.extremes && plan.int_mode == IH_INT_SHIFT) {
+        const auto max = std::uint32_t(cl.clipping->hi_int);  // the only value from hi_int up
+        tb.shift_extremes = {plan.shift, std::uint32_t(cl.clipping->lo_int), max, tb.slots.slot(cl.of_int(0)),
+                             tb.slots.slot(cl.of_int(max))};
+    }
+}
+
+void build_f16_tables(Tables& tb, const Classifier& cl, bool want_luma) {
+    if (tb.sample_lut.empty()) {
+        tb.sample_lut.resize(65536);
+        for (std::uint32_t h = 0; h < 65536; ++h)
+            tb.sample_lut[h] = tb.slots.slot(cl.of_float(half_to_float(std::uint16_t(h))));
+    }
+    if (want_luma && tb.float_lut.empty()) {
+        build_float_top16(cl, tb.slots, tb.float_lut);
+        tb.half_values.resize(65536);
+        for (std::uint32_t h = 0; h < 65536; ++h) tb.half_values[h] = half_to_float(std::uint16_t(h));
+    }
+}
+
+}  // namespace
+
+void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
+    switch (tb.sample) {
+        case SampleType::u8:
+            if (tb.sample_lut.empty()) build_int_lut(tb, cl, 256);
+            break;
+        case SampleType::u16: build_u16_tables(tb, cl, big); break;
+        case SampleType::f16:
+            if (big) build_f16_tables(tb, cl, want_luma);
+            break;
+        case SampleType::f32:
+            if (big && tb.sample_lut.empty()) build_float_top16(cl, tb.slots, tb.sample_lut);
+            break;
+    }
+}
+
+}  // namespace imghist::cpu

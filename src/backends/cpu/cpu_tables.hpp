@@ -1,0 +1,109 @@
+// The CPU backend's code tables: sample -> counter slot, built FROM the plan's classify
+// functions (the contract stays the only definition of the bin math), and cached by the
+// engine between calls.
+//     8-bit: 256 entries, classify_int(v)          16-bit: v >> shift, or 65536 entries
+//     half:  65536 entries, classify_float(half)   float: 65536 entries by the top 16 bits,
+// where a float block whose 65536 values do not all share one code is marked kFallback and
+// those samples are classified one by one (see build_float_top16()).
+// Codes that carry a below/above flag get their own extra counter slot per channel table,
+// expanded by count_code's rule at flush time, so each sample costs exactly one increment.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/plan.hpp"
+
+namespace imghist::cpu {
+
+constexpr std::uint32_t kFallback = 0xFFFFFFFFu;  // table entry: classify this sample directly
+
+// Which clipping extreme a value is (HistogramPlan::extreme_of): 0, IH_SLOT_BELOW or IH_SLOT_ABOVE.
+// Counted per channel into two counters, low then high.
+inline void count_extreme(std::uint64_t* channel_extremes, std::uint32_t extreme, std::uint64_t n = 1) {
+    if (extreme != 0) channel_extremes[extreme - IH_SLOT_BELOW] += n;
+}
+
+// A value's classify code and, when the extremes are counted, its extreme.
+struct Classified {
+    std::uint32_t code, extreme;
+};
+struct Classifier {
+    const HistogramPlan& plan;
+    const HistogramPlan* clipping;  // null: extremes are not counted
+    Classified of_int(std::uint32_t v) const {
+        return {plan.classify_int(v), clipping ? clipping->extreme_of(clipping->classify_int(v)) : 0};
+    }
+    Classified of_float(float v) const {
+        return {plan.classify_float(v), clipping ? clipping->extreme_of(clipping->classify_float(v)) : 0};
+    }
+};
+
+// Slots of one channel table: the plan's slots [0, bins + 3), then one extra slot for each
+// distinct (classify code, extreme) pair whose code carries a below/above flag or whose value
+// is an extreme.
+class SlotMap {
+public:
+    explicit SlotMap(std::uint32_t bins) : bins_(bins) {}
+
+    std::uint32_t slot(Classified c) {
+        if (!ih_code_has_extra(c.code) && c.extreme == 0) return c.code;
+        for (std::size_t j = 0; j < extra_.size(); ++j)
+            if (extra_[j].code == c.code && extra_[j].extreme == c.extreme) return bins_ + IH_EXTRA_SLOTS + std::uint32_t(j);
+        extra_.push_back(c);
+        return bins_ + IH_EXTRA_SLOTS + std::uint32_t(extra_.size() - 1);
+    }
+    std::uint32_t width() const { return bins_ + IH_EXTRA_SLOTS + std::uint32_t(extra_.size()); }
+
+    // Adds n counts of table slot s to one channel's slots, by count_code's rule, and to its
+    // extremes (null when they are not counted: then no slot has one).
+    void add(std::uint64_t* channel_slots, std::uint64_t* channel_extremes, std::uint32_t s, std::uint64_t n) const {
+        if (s < bins_ + IH_EXTRA_SLOTS) {
+            channel_slots[s] += n;
+            return;
+        }
+        const Classified& c = extra_[s - bins_ - IH_EXTRA_SLOTS];
+        count_code(channel_slots, bins_, c.code, n);
+        count_extreme(channel_extremes, c.extreme, n);
+    }
+
+private:
+    std::uint32_t bins_;
+    std::vector<Classified> extra_;
+};
+
+// The shift mode (bin = v >> shift) with the extremes on slots of their own: integer samples
+// and luminance lie in [0, max], so below the clipping plan's lo_int is only 0 and from its
+// hi_int up only max.
+struct ShiftExtremeMap {
+    std::uint32_t shift = 0, low_below = 0, high_from = 0, low_slot = 0, high_slot = 0;
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const {
+        // One compare (unsigned wrap) for the values between the extremes.
+        if (v - low_below < high_from - low_below) [[likely]]
+            return ih_classify_int(v, IH_INT_SHIFT, shift, 0, 0, 0, 0);
+        return v < low_below ? low_slot : high_slot;
+    }
+};
+
+// Lookup tables for one (sample type, bin layout), built from the plan's classify functions and
+// cached by the engine between calls.
+struct Tables {
+    SampleType sample;
+    BinLayout layout;
+    bool extremes;  // the slots tell the clipping extremes apart
+    SlotMap slots;
+    std::vector<std::uint32_t> sample_lut;  // u8: 256; u16 general / f16: 65536; f32: top 16 bits
+    std::vector<std::uint32_t> float_lut;   // top-16-bit table for float luminance (f16 input)
+    std::vector<float> half_values;         // f16 bits -> float, for luminance
+    ShiftExtremeMap shift_extremes;         // integer shift mode, when extremes are counted
+
+    Tables(SampleType s, const BinLayout& l, bool e) : sample(s), layout(l), extremes(e), slots(l.bins) {}
+};
+
+// Builds what `tb` lacks for this call. 8-bit tables are always built; the 65536-entry ones
+// only when the image is big enough (`big`) to pay for them, otherwise the kernel is not used.
+// `cl` counts extremes exactly when tb.extremes.
+void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma);
+
+}  // namespace imghist::cpu
