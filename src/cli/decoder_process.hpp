@@ -73,6 +73,10 @@ public:
 private:
     void start();
     bool send_request(const std::string& path, const ReadOptions& options);
+    void wait_for_answer();  // until the answer is there; past the time limit a ReadError
+    LoadedImage take_answer(const char* message, std::size_t size, int fd);
+    void map_pixels(LoadedImage& image, int fd, std::uint32_t width, std::uint32_t height, PixelFormat format);
+    ReadError bad_answer(const std::string& why);  // stops the process
     std::string end_process();  // kills the process if needed and says how it ended
     void stop();
 

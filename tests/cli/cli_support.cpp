@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -141,6 +142,28 @@ void ScratchDirTest::TearDownTestSuite() {
     for (const auto& e : fs::recursive_directory_iterator(dir_, ec))
         if (e.is_directory(ec)) fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add, ec);
     fs::remove_all(dir_);
+}
+
+void expect_matches(const json& histograms, const imghist::Result& want, const std::string& what) {
+    ASSERT_TRUE(histograms.is_object()) << what;
+    EXPECT_EQ(histograms.size(), want.channels.size()) << what << ": " << histograms.dump().substr(0, 200);
+    for (const auto& c : want.channels) {
+        const std::string name(imghist::channel_name(c.channel));
+        ASSERT_TRUE(histograms.contains(name)) << what << ": no channel " << name;
+        const json& h = histograms[name];
+        EXPECT_EQ(h["bins"].get<std::uint32_t>(), c.layout.bins) << what << " " << name;
+        EXPECT_EQ(h["range"][0].get<double>(), c.layout.lo) << what << " " << name;
+        EXPECT_EQ(h["range"][1].get<double>(), c.layout.hi) << what << " " << name;
+        EXPECT_EQ(h["counts"].get<std::vector<std::uint64_t>>(), c.counts) << what << " " << name;
+        EXPECT_EQ(h["nan"].get<std::uint64_t>(), c.nan) << what << " " << name;
+        EXPECT_EQ(h["below"].get<std::uint64_t>(), c.below) << what << " " << name;
+        EXPECT_EQ(h["above"].get<std::uint64_t>(), c.above) << what << " " << name;
+        const auto s = c.stats();
+        EXPECT_EQ(h["stats"]["count"].get<std::uint64_t>(), s.count) << what << " " << name;
+        const json& median = h["stats"]["median"];  // null when no sample is in a bin
+        EXPECT_EQ(median.is_null() ? std::nullopt : std::optional(median.get<std::uint32_t>()), s.median)
+            << what << " " << name;
+    }
 }
 
 }  // namespace imghist::cli_test

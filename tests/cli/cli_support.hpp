@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "imghist/result.hpp"
+
 namespace imghist::cli_test {
 
 namespace fs = std::filesystem;
@@ -51,6 +53,10 @@ CommandRun run_command(const fs::path& scratch, const std::vector<std::string>& 
                        const RunOptions& options = {});
 
 std::string slurp(const fs::path& file);
+
+// The JSON histograms of one result (its "histograms" object) equal the library's result,
+// channel by channel: bins, range, counts, nan, below, above, count and median.
+void expect_matches(const nlohmann::json& histograms, const Result& want, const std::string& what);
 
 // A fixture whose suite shares one scratch directory, readable by the unprivileged uid, removed
 // after the suite even where a test took its permissions away.

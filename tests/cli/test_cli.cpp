@@ -34,6 +34,7 @@ namespace {
 
 // --- running the binary ----------------------------------------------------------------------
 
+using imghist::cli_test::expect_matches;
 using imghist::cli_test::slurp;
 using Outcome = imghist::cli_test::CommandRun;
 
@@ -190,27 +191,6 @@ bool same_pixels(const imghist::ImageView& a, const imghist::ImageView& b) {
     for (std::uint32_t y = 0; y < a.height; ++y)
         if (std::memcmp(a.row(y), b.row(y), a.row_bytes()) != 0) return false;
     return true;
-}
-
-// The JSON histograms of one result equal the library's result, channel by channel.
-void expect_matches(const json& histograms, const imghist::Result& want, const std::string& what) {
-    ASSERT_TRUE(histograms.is_object()) << what;
-    EXPECT_EQ(histograms.size(), want.channels.size()) << what << ": " << histograms.dump().substr(0, 200);
-    for (const auto& c : want.channels) {
-        const std::string name(imghist::channel_name(c.channel));
-        ASSERT_TRUE(histograms.contains(name)) << what << ": no channel " << name;
-        const json& h = histograms[name];
-        EXPECT_EQ(h["bins"].get<std::uint32_t>(), c.layout.bins) << what << " " << name;
-        EXPECT_EQ(h["range"][0].get<double>(), c.layout.lo) << what << " " << name;
-        EXPECT_EQ(h["range"][1].get<double>(), c.layout.hi) << what << " " << name;
-        EXPECT_EQ(h["counts"].get<std::vector<std::uint64_t>>(), c.counts) << what << " " << name;
-        EXPECT_EQ(h["nan"].get<std::uint64_t>(), c.nan) << what << " " << name;
-        EXPECT_EQ(h["below"].get<std::uint64_t>(), c.below) << what << " " << name;
-        EXPECT_EQ(h["above"].get<std::uint64_t>(), c.above) << what << " " << name;
-        const auto s = c.stats();
-        EXPECT_EQ(h["stats"]["count"].get<std::uint64_t>(), s.count) << what << " " << name;
-        EXPECT_EQ(h["stats"]["median"].get<std::uint32_t>(), s.median) << what << " " << name;
-    }
 }
 
 const json* find_result(const json& doc, const std::string& file) {

@@ -1,0 +1,303 @@
+// imghist's side of its decoder processes: the launcher it starts and each worker's decoder.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "decoder_process.hpp"
+#include "decoder_protocol.hpp"
+
+extern char** environ;
+
+namespace imghist::cli {
+
+using namespace protocol;
+
+namespace {
+
+std::string seconds_text(double s) {
+    std::ostringstream os;
+    os << s;
+    return os.str();
+}
+
+std::string signal_text(int sig) {
+    const char* abbrev = ::sigabbrev_np(sig);
+    return abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+}
+
+
+}  // namespace
+
+DecoderLauncher::DecoderLauncher(DecoderSettings settings) : settings_(settings) {
+    if (settings_.in_process) return;
+    try {
+        start_launcher();
+    } catch (const ReadError&) {
+        // Reported for every file by launch(), which tries again.
+    }
+}
+
+DecoderLauncher::~DecoderLauncher() { stop_launcher(); }
+
+void DecoderLauncher::start_launcher() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+        throw ReadError("cannot start the decoder launcher: " + errno_text("socketpair"));
+    // dup2 onto itself would keep close-on-exec: make sure the child's end is not fd 3.
+    if (fds[1] == kLauncherSocket) {
+        const int moved = ::fcntl(fds[1], F_DUPFD_CLOEXEC, kLauncherSocket + 1);
+        ::close(fds[1]);
+        fds[1] = moved;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    // Anything a decoder prints goes to stderr: stdout carries the report.
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], kLauncherSocket);
+    posix_spawn_file_actions_addclosefrom_np(&actions, kLauncherSocket + 1);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+    std::string program = "/proc/self/exe", argument = kDecoderArgument, parent = std::to_string(::getpid());
+    char* argv[] = {program.data(), argument.data(), parent.data(), nullptr};
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(fds[1]);
+    if (rc != 0) {
+        ::close(fds[0]);
+        throw ReadError("cannot start the decoder launcher: " + std::string(std::strerror(rc)) +
+                        " (--decode-in-process reads without it)");
+    }
+    pid_ = pid;
+    socket_ = fds[0];
+}
+
+void DecoderLauncher::stop_launcher() {
+    if (socket_ >= 0) ::close(socket_);
+    socket_ = -1;
+    // It may still be starting; its decoders die with it.
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
+    if (pid_ > 0)
+        while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    pid_ = -1;
+}
+
+std::optional<std::int32_t> DecoderLauncher::ask(LauncherRequest what, std::int32_t value, int fd_to_pass) {
+    MessageWriter w;
+    w.put(kProtocol);
+    w.put(what);
+    w.put(value);
+    if (socket_ < 0 || !send_message(socket_, w.bytes(), fd_to_pass)) return std::nullopt;
+    std::vector<char> buffer;
+    int unused = -1;
+    const ssize_t n = receive_message(socket_, buffer, unused);
+    if (unused >= 0) ::close(unused);
+    if (n <= 0) return std::nullopt;
+    try {
+        MessageReader r(buffer.data(), std::size_t(n));
+        if (r.get<std::uint32_t>() == kProtocol) return r.get<std::int32_t>();
+    } catch (const MessageTooShort&) {
+    }
+    return std::nullopt;
+}
+
+DecoderLauncher::Decoder DecoderLauncher::launch() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+        throw ReadError("cannot start a decoder process: " + errno_text("socketpair"));
+    struct CloseFd {
+        int fd;
+        ~CloseFd() { ::close(fd); }
+    } decoder_end{fds[1]};
+    std::optional<std::int32_t> pid;
+    try {
+        std::lock_guard lock(mutex_);
+        const auto threads = std::int32_t(std::min(settings_.reader_threads, 1u << 16));
+        pid = ask(LauncherRequest::launch, threads, fds[1]);
+        if (!pid) {
+            // The launcher is gone (it could not start, or was killed): one fresh try.
+            stop_launcher();
+            start_launcher();
+            pid = ask(LauncherRequest::launch, threads, fds[1]);
+        }
+    } catch (...) {
+        ::close(fds[0]);
+        throw;
+    }
+    if (!pid || *pid <= 0) {
+        ::close(fds[0]);
+        errno = pid ? -*pid : EPIPE;
+        throw ReadError("cannot start a decoder process: " + errno_text("the decoder launcher"));
+    }
+    return {pid_t(*pid), fds[0]};
+}
+
+std::int32_t DecoderLauncher::reap(pid_t decoder) {
+    std::lock_guard lock(mutex_);
+    return ask(LauncherRequest::reap, std::int32_t(decoder), -1).value_or(-EPIPE);
+}
+
+void FileDecoder::start() {
+    const DecoderLauncher::Decoder d = launcher_.launch();
+    pid_ = d.pid;
+    socket_ = d.socket;
+}
+
+std::string FileDecoder::end_process() {
+    if (socket_ >= 0) ::close(socket_);
+    socket_ = -1;
+    if (pid_ < 0) return {};
+    const std::int32_t status = launcher_.reap(pid_);
+    pid_ = -1;
+    if (status < 0) return "the decoder process was lost";
+    if (WIFSIGNALED(status)) return "the decoder crashed (" + signal_text(WTERMSIG(status)) + ")";
+    return "the decoder exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+void FileDecoder::stop() {
+    if (pid_ >= 0) ::kill(pid_, SIGKILL);
+    (void)end_process();
+}
+
+bool FileDecoder::send_request(const std::string& path, const ReadOptions& options) {
+    MessageWriter w;
+    w.put(kProtocol);
+    w.put(options);
+    w.put_bytes(path);  // the rest of the message
+    return send_message(socket_, w.bytes(), -1);
+}
+
+LoadedImage FileDecoder::read(const std::string& path, const ReadOptions& options) {
+    if (launcher_.settings().in_process) return read_image(path, options);
+    if (path.size() > kMaxPath) throw ReadError("file name too long");
+
+    if (socket_ < 0) start();
+    if (!send_request(path, options)) {
+        // The process died between files (killed from outside): one more, fresh.
+        (void)end_process();
+        start();
+        if (!send_request(path, options))
+            throw ReadError("cannot reach the decoder process: " + errno_text("send"));
+    }
+    wait_for_answer();
+    std::vector<char> buffer;
+    int fd = -1;
+    const ssize_t n = receive_message(socket_, buffer, fd);
+    if (n <= 0) {
+        const std::string how = end_process();
+        throw ReadError(how + " while reading this file; the file is probably corrupt and hits a "
+                              "bug in its reader (the other files are not affected)");
+    }
+    struct CloseFd {
+        int fd;
+        ~CloseFd() {
+            if (fd >= 0) ::close(fd);
+        }
+    } fd_guard{fd};
+    return take_answer(buffer.data(), std::size_t(n), fd);
+}
+
+void FileDecoder::wait_for_answer() {
+    const double timeout = launcher_.settings().timeout_seconds;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    for (;;) {
+        int wait_ms = -1;
+        if (timeout > 0) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            wait_ms = int(std::clamp<long long>(left.count() + 1, 0, 1 << 30));
+        }
+        pollfd p{socket_, POLLIN, 0};
+        const int ready = ::poll(&p, 1, wait_ms);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0 && std::chrono::steady_clock::now() >= deadline) {
+            stop();
+            throw ReadError("took longer than " + seconds_text(timeout) +
+                            " s to read (--decode-timeout); the decoder was stopped");
+        }
+        if (ready > 0) return;
+    }
+}
+
+ReadError FileDecoder::bad_answer(const std::string& why) {
+    stop();
+    return ReadError("the decoder process sent a bad answer (" + why + ")");
+}
+
+// Anything the process sent is checked before it is used.
+LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int fd) {
+    try {
+        MessageReader r(message, size);
+        if (r.get<std::uint32_t>() != kProtocol) throw bad_answer("protocol");
+        const auto outcome = r.get<Outcome>();
+        // A reader that failed may have left its process in a bad state: the next file gets
+        // a fresh one.
+        if (outcome != Outcome::pixels) stop();
+        switch (outcome) {
+            case Outcome::pixels: break;
+            case Outcome::read_error: throw ReadError(r.get_string());
+            case Outcome::out_of_memory: throw std::bad_alloc();
+            case Outcome::other_error: throw std::runtime_error(r.get_string());
+            default: throw bad_answer("outcome");
+        }
+        const auto format = r.get<std::uint32_t>();
+        const auto width = r.get<std::uint32_t>();
+        const auto height = r.get<std::uint32_t>();
+        if (format >= std::size(all_pixel_formats) || width == 0 || height == 0) throw bad_answer("header");
+        LoadedImage image;
+        image.source_type = r.get_string();
+        const auto notes = r.get<std::uint32_t>();
+        if (notes > kMaxNotes) throw bad_answer("notes");
+        for (std::uint32_t i = 0; i < notes; ++i) image.notes.push_back(r.get_string());
+        map_pixels(image, fd, width, height, PixelFormat(format));
+        return image;
+    } catch (const MessageTooShort&) {
+        throw bad_answer("too short");
+    }
+}
+
+// Maps the sealed memfd of the answer read-only as the image's pixels.
+void FileDecoder::map_pixels(LoadedImage& image, int fd, std::uint32_t width, std::uint32_t height, PixelFormat format) {
+    const std::size_t row = std::size_t(width) * format_info(format).pixel_bytes();
+    const std::size_t bytes = row * height;
+    struct stat st{};
+    const int seals = fd >= 0 ? ::fcntl(fd, F_GET_SEALS) : -1;
+    constexpr int kNeeded = F_SEAL_SHRINK | F_SEAL_WRITE;
+    if (fd < 0 || ::fstat(fd, &st) != 0 || std::uint64_t(st.st_size) < bytes || seals < 0 ||
+        (seals & kNeeded) != kNeeded)
+        throw bad_answer("pixels");
+    void* mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapped == MAP_FAILED) throw std::bad_alloc();
+    image.pixels = std::unique_ptr<std::byte[], PixelRelease>(static_cast<std::byte*>(mapped), PixelRelease{bytes});
+    image.view = ImageView::packed(mapped, width, height, format);
+}
+
+
+}  // namespace imghist::cli

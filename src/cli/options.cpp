@@ -1,0 +1,244 @@
+#include "options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "imghist/imghist.hpp"
+#include "plot.hpp"
+
+namespace imghist::cli {
+
+namespace {
+
+constexpr std::uint64_t kDefaultMaxPixels = std::uint64_t(1) << 28;  // 16384 x 16384
+
+// The help text after the options, in three parts around the lists that come from the code
+// (the reader's trusted formats, the library's pixel formats), so the help cannot drift from them.
+const char* kFooterCounting = R"HELP(
+What it counts:
+  Pixels as the file stores them: 8-bit stays 8-bit (256 bins, bin = value), 16-bit stays
+  16-bit (256 bins, bin = value >> 8), half/float use 257 bins over [0, 1] (bin 256 holds 1.0
+  and above; NaN, values below 0 and above 1 are also reported as nan/below/above). Colour is
+  not premultiplied by alpha and not colour-converted (CMYK is refused). Channels are taken by
+  name: R,G,B (and A), or Y for gray; others (Z, AOVs) are left out with a note. Indexed
+  images are expanded to RGB. --bins/--range replace the default bins; values outside the
+  range are counted as below/above and binned only with --clamp.
+
+Inputs:
+  Regular files whose content is a trusted format (the reader is picked by the content,
+  not the name): )HELP";
+
+const char* kFooterInputs = R"HELP(.
+  Other formats need --untrusted-readers (less safe readers). FIFOs, devices and sockets
+  are refused. Directories are searched recursively for files with those formats'
+  extensions (hidden files skipped).
+  -- ends the options, so a file name that starts with '-' goes after it:
+  imghist -- -name.png
+
+Raw pixels (--raw FORMAT:WIDTHxHEIGHT[:STRIDE]):
+  Every input is read as headerless native-endian pixels of FORMAT, WIDTH x HEIGHT, rows
+  STRIDE bytes apart (default: packed). The file must hold exactly HEIGHT rows of STRIDE bytes
+  (the last row's padding may be left out). Raw files are read by imghist itself, in this
+  process: there is no decoder, so no decoder process. Directories are not searched.
+  FORMAT: )HELP";
+
+const char* kFooterRest = R"HELP(
+
+Output formats (--format):
+  table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins),
+         shares clipped in the first/last bin, NaN/below/above counts, notes. Errors on stderr.
+  json   one document: {"schema": 2, "imghist": VERSION, "results": [...], "errors": [...],
+         "sums": [...]} (schema in docs/cli.md; "sums" only with --sum).
+  csv    image,format,channel,kind,bin,lo,hi,count: one row per file, channel and bin (kind
+         bin), then rows of kind below, above and nans (bin -1). --sum adds rows with image
+         "(sum)", one set per layout, told apart by format.
+  --sum merges files of the same channels and bins; files of another layout (16-bit among
+  8-bit, gray among RGB) get a sum of their own, each listing its files.
+  Names and messages in the table, CSV, on stderr and in plot titles are escaped: \\ \n \t
+  \xHH for control and non-UTF-8 bytes, \uHHHH for invisible controls (docs/cli.md).
+
+Plot (--plot FILE.png or FILE.svg):
+  R, G and B curves over the luminance as a filled area, clipped shares at both ends.
+  One file: its histogram. Several files: their sum (one chart per layout, FILE-FORMATS.png,
+  when they differ), or one chart each when FILE contains {} (replaced by the file's name
+  without extension). A chart never replaces another chart of the same run or an input.
+  --log uses a log10 counts axis.
+
+Decoding:
+  Each worker decodes its files in a decoder process of its own, so a file that crashes or
+  hangs a reader is one error and the other files are still reported. --decode-timeout
+  bounds the time per file; --decode-in-process decodes in imghist itself (for debugging).
+
+Exit status:
+  0  every file was read and counted, and the report and plots were written
+  1  at least one file or directory failed (each failure is one line naming it and the
+     reason; the other files are still reported), a plot could not be written, or stdout
+     could not be written (a full disk)
+  2  usage error: bad option or value, unknown or unavailable backend/device, no input
+
+Examples:
+  imghist photo.jpg                         table for one file
+  imghist --plot hist.png photo.jpg         ... and a chart
+  imghist --mode luma --format json shots/  luminance of every image under shots/, as JSON
+  imghist --sum --plot all.svg --log *.png  one merged histogram, log-scale chart
+  imghist --bins 64 --range 0:4 --clamp render.exr   64 bins over [0, 4), outliers clamped
+  imghist --raw bgr8:1920x1080 frame.bin    a raw frame in OpenCV's native order
+  imghist --list-backends                   compiled backends and their devices
+  imghist --backend opencl --device 0:1 big.tif
+
+Environment:
+  IMGHIST_OPENCL_DEVICE, IMGHIST_VULKAN_DEVICE, IMGHIST_CUDA_DEVICE pick a device when
+  --device is not given.
+)HELP";
+
+std::uint64_t parse_count(const std::string& text) {
+    // An integer, optionally with a K/M/G suffix (powers of 1000).
+    std::size_t pos = 0;
+    unsigned long long v = 0;
+    try {
+        if (text.empty() || text[0] == '-') throw std::invalid_argument("negative");
+        v = std::stoull(text, &pos, 10);
+    } catch (const std::exception&) {
+        throw UsageError("--max-pixels: '" + text + "' is not a count");
+    }
+    std::string suffix = text.substr(pos);
+    std::uint64_t mul = 1;
+    if (suffix == "k" || suffix == "K") mul = 1000;
+    else if (suffix == "m" || suffix == "M") mul = 1000 * 1000;
+    else if (suffix == "g" || suffix == "G") mul = 1000 * 1000 * 1000;
+    else if (!suffix.empty()) throw UsageError("--max-pixels: '" + text + "' is not a count");
+    if (v > UINT64_MAX / mul) throw UsageError("--max-pixels: '" + text + "' is too large");
+    return v * mul;
+}
+
+double parse_double(const std::string& text, const std::string& what) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+        throw UsageError(what + ": '" + text + "' is not a finite number");
+    return v;
+}
+
+std::pair<double, double> parse_range(const std::string& text) {
+    // LO:HI; the separator is the first ':' that follows a digit or '.', so "-1:2" works.
+    std::size_t colon = std::string::npos;
+    for (std::size_t i = 1; i < text.size(); ++i)
+        if (text[i] == ':') { colon = i; break; }
+    if (colon == std::string::npos) throw UsageError("--range: expected LO:HI, got '" + text + "'");
+    const double lo = parse_double(text.substr(0, colon), "--range LO");
+    const double hi = parse_double(text.substr(colon + 1), "--range HI");
+    if (!(lo < hi)) throw UsageError("--range: LO must be below HI (got '" + text + "')");
+    return {lo, hi};
+}
+
+void add_counting_options(CLI::App& app, CommandLine& line) {
+    app.add_option("inputs", line.inputs, "Image files and directories (searched recursively)")->type_name("PATH...");
+    app.add_option("--mode", line.mode_text, "Histograms to compute: rgb (R, G, B), luma (Y), or all")
+        ->check(CLI::IsMember({"rgb", "luma", "all"}))->capture_default_str();
+    app.add_option("-b,--backend", line.backend_name, "Backend: auto, cpu, reference, opencl, vulkan, cuda (see --list-backends)")
+        ->capture_default_str();
+    app.add_flag("--list-backends", line.list, "List every compiled backend, its devices and whether they are available");
+    app.add_option("-d,--device", line.device, "Device for the backend: an id from --list-backends or a name substring");
+    // The callback records that --bins was given: its default depends on the sample type.
+    app.add_option_function<std::uint32_t>("--bins", [&line](std::uint32_t n) { line.bins = n, line.bins_given = true; },
+                                           "Number of bins (default: 256; 257 over [0, 1] for float)")
+        ->check(CLI::Range(1u, 1u << 20))->type_name("N");
+    app.add_option("--range", line.range_text, "Binned range [LO, HI), e.g. 0:256 or 0:1 (use --range=-1:1 for a negative LO)")
+        ->type_name("LO:HI");
+    app.add_flag("--clamp", line.clamp, "Fold values outside --range into the first and last bins");
+    app.add_option("--luma-weights", line.weights_text, "rec709, rec601, rec2020, or WR,WG,WB integers summing to 10000")
+        ->capture_default_str();
+    app.add_flag("--alpha", line.alpha, "Also count the alpha channel (A)");
+}
+
+void add_output_options(CLI::App& app, CommandLine& line) {
+    app.add_option("-f,--format", line.format, "Report format: table, json or csv")
+        ->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
+    app.add_flag("--sum", line.sum, "Also report the inputs merged: one histogram per layout (channels and bins)");
+    app.add_option("--plot", line.plot_path, "Draw the histogram chart to FILE.png or FILE.svg ({} = file name)")
+        ->type_name("FILE");
+    app.add_flag("--log", line.log, "Log-scale counts axis in the plot");
+    app.add_option("-j,--threads", line.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 4096u))->type_name("N");
+}
+
+void add_reading_options(CLI::App& app, CommandLine& line) {
+    app.add_option("--max-pixels", line.max_pixels_text,
+                   "Refuse images with more pixels, checked from the header before reading "
+                   "(default 268435456 = 16384 x 16384; K/M/G suffixes; 0 = no limit)")
+        ->type_name("N");
+    app.add_option("--decode-timeout", line.decoder_settings.timeout_seconds,
+                   "Seconds a file may take to decode before it is reported as an error (0 = no limit)")
+        ->check(CLI::NonNegativeNumber)->capture_default_str()->type_name("SECONDS");
+    app.add_flag("--decode-in-process", line.decoder_settings.in_process,
+                 "Decode in this process, not in decoder processes: no crash isolation, no time "
+                 "limit (for debugging and profiling)");
+    app.add_flag("--untrusted-readers", line.read_options.untrusted_readers,
+                 "Also read formats outside the trusted list (TGA, IFF, DPX, PSD, ...) with "
+                 "OpenImageIO's less safe readers, chosen by extension; directories then take "
+                 "their extensions too. Use only on files you trust");
+    app.add_option("--raw", line.raw_text,
+                   "Read every input as headerless native-endian pixels (read in this process: no "
+                   "decoder); FORMAT is one of " + raw_format_names() + "; STRIDE = bytes per row")
+        ->type_name("FORMAT:WIDTHxHEIGHT[:STRIDE]");
+    // Two flags: CLI11 shows one negatable flag as "--progress,--no-progress{false}".
+    app.add_flag("--progress", line.progress_on, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
+    app.add_flag("--no-progress", line.progress_off, "Never show progress");
+}
+
+Request request_for(const CommandLine& line) {
+    Request request;
+    request.mode = *parse_mode(line.mode_text);
+    request.weights = LumaWeights::parse(line.weights_text);
+    request.count_alpha = line.alpha;
+    if (line.bins_given) request.bins.bins = line.bins;
+    if (!line.range_text.empty()) request.bins.range = parse_range(line.range_text);
+    request.bins.clamp = line.clamp;
+    // Catches what is wrong for every sample type (bins, range) before any file is read.
+    (void)resolve_layout(SampleType::f32, request.bins);
+    return request;
+}
+
+void check_plot_options(const CommandLine& line) {
+    if (!line.plot_path.empty()) {
+        if (!plot_path_supported(line.plot_path))
+            throw UsageError("--plot: the file name must end in .png or .svg: " + line.plot_path);
+        if (!plot_available())
+            throw UsageError("--plot is not available: this imghist was built without cairo "
+                             "(install libcairo2-dev and rebuild)");
+    }
+    if (line.log && line.plot_path.empty()) throw UsageError("--log only changes the plot: add --plot FILE");
+}
+
+}  // namespace
+
+void add_options(CLI::App& app, CommandLine& line) {
+    app.footer(kFooterCounting + trusted_format_names() + kFooterInputs + raw_format_names() + kFooterRest);
+    app.get_formatter()->column_width(34);
+    add_counting_options(app, line);
+    add_output_options(app, line);
+    add_reading_options(app, line);
+}
+
+Settings settle(const CommandLine& line) {
+    Settings settings;
+    settings.request = request_for(line);
+    settings.read_options = line.read_options;
+    settings.read_options.max_pixels = kDefaultMaxPixels;
+    if (!line.max_pixels_text.empty()) settings.read_options.max_pixels = parse_count(line.max_pixels_text);
+    if (!line.raw_text.empty()) {
+        try {
+            settings.raw = parse_raw_layout(line.raw_text);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--raw: ") + e.what());
+        }
+    }
+    check_plot_options(line);
+    if (line.progress_on && line.progress_off) throw UsageError("--progress and --no-progress contradict each other");
+    if (line.inputs.empty())
+        throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");
+    return settings;
+}
+
+}  // namespace imghist::cli

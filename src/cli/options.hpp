@@ -1,0 +1,52 @@
+// The imghist command's options: their definitions and help text, and the checks that turn what
+// was typed into the run's settings (a bad value is a UsageError, before any file is read).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "decoder_process.hpp"
+#include "imghist/request.hpp"
+#include "reader.hpp"
+#include "reader_raw.hpp"
+
+namespace imghist::cli {
+
+// A bad option or value: exit status 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The options as typed, before they are checked.
+struct CommandLine {
+    std::vector<std::string> inputs;
+    ReadOptions read_options;
+    DecoderSettings decoder_settings;
+    std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
+    std::string format = "table", plot_path, max_pixels_text, raw_text;
+    std::uint32_t bins = 0;
+    bool bins_given = false;
+    unsigned threads = 0;
+    bool list = false, clamp = false, alpha = false, sum = false, log = false;
+    bool progress_on = false, progress_off = false;
+};
+
+// Defines every option of `app` (and its help text) to fill `line`.
+void add_options(CLI::App& app, CommandLine& line);
+
+// What the checked options ask for.
+struct Settings {
+    Request request;
+    ReadOptions read_options;
+    std::optional<RawLayout> raw;  // --raw: every input is headerless pixels of this layout
+};
+
+// Checks the options beyond their syntax; throws UsageError.
+Settings settle(const CommandLine& line);
+
+}  // namespace imghist::cli

@@ -1,0 +1,69 @@
+// What the reader's own files share (src/cli/reader*.cpp), not part of the reader's interface:
+// checks and buffers every reader uses, the reading policy, and the readers imghist has of its
+// own (PNM, TIFF around OpenImageIO, raw pixels).
+#pragma once
+
+#include <OpenImageIO/imageio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reader.hpp"
+
+namespace imghist::cli::reading {
+
+// --- reader_common.cpp: shared by every reader ----------------------------------------------
+
+// OpenImageIO messages may span lines; the report wants one.
+std::string one_line(std::string text);
+// "a,b,c".
+std::string join(const std::vector<std::string>& items);
+// The message for an errno of stat() or open() on the input.
+std::string path_error(int error);
+
+struct FileHead {
+    std::uint64_t size = 0;
+    unsigned char bytes[16] = {};
+    std::size_t count = 0;
+};
+// Checks that `path` is a readable, non-empty regular file and reads its first bytes.
+FileHead inspect(const std::string& path);
+
+// Zero sizes, sizes above options.max_pixels and sizes that do not fit 32 bits are ReadErrors.
+void check_size(std::uint64_t width, std::uint64_t height, const ReadOptions& options);
+// The format of `channels` (1, 3 or 4) samples of this type, in imghist's order.
+PixelFormat format_for(SampleType sample, int channels);
+// The bytes of `pixels` pixels of `pixel_bytes` each; too many for this machine is a ReadError.
+std::size_t image_bytes(std::uint64_t pixels, std::size_t pixel_bytes);
+// new[] memory; "out of memory" is a ReadError.
+decltype(LoadedImage::pixels) heap_bytes(std::size_t bytes);
+// A working buffer of the reader's own (never the result's pixels).
+decltype(LoadedImage::pixels) allocate(std::uint64_t pixels, std::size_t pixel_bytes);
+
+// --- reader_policy.cpp: which reader a file gets --------------------------------------------
+
+// (extension, reader) for every reader compiled into OpenImageIO; extensions in lower case.
+const std::vector<std::pair<std::string, std::string>>& reader_extensions();
+// OpenImageIO's name of the reader for this file (the first `n` bytes are `head`); throws
+// ReadError when the policy reads it with none.
+std::string choose_reader(const std::string& path, const unsigned char* head, std::size_t n,
+                          const ReadOptions& options);
+// Refuses PNG files whose chunks claim more bytes than the file holds (before libpng sees them).
+void check_png_chunks(const std::string& path, std::uint64_t file_size);
+
+// --- reader_pnm.cpp: PGM/PPM with 8- and 16-bit samples -------------------------------------
+
+bool is_pnm_read_here(const unsigned char* head, std::size_t n);
+LoadedImage read_pnm(const std::string& path, std::uint64_t file_size, const ReadOptions& options,
+                     const PixelAllocator& allocate_pixels);
+
+// --- reader_tiff.cpp: pixels through OpenImageIO, TIFF around its losses --------------------
+
+// Reads channels [chbegin, chend) of the first subimage in `type`, packed.
+bool read_pixels(OIIO_NAMESPACE::ImageInput& in, const std::string& path, const OIIO_NAMESPACE::ImageSpec& spec,
+                 int chbegin, int chend, OIIO_NAMESPACE::TypeDesc type, std::byte* dst);
+
+}  // namespace imghist::cli::reading

@@ -1,0 +1,170 @@
+// The reading policy (docs/cli.md, "Reading policy"): which reader a file gets, chosen by its
+// content among the trusted formats, and by its extension only with --untrusted-readers.
+#include <OpenImageIO/imageio.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string_view>
+
+#include "reader_internal.hpp"
+
+namespace imghist::cli {
+
+namespace OIIO = OIIO_NAMESPACE;
+
+namespace {
+
+// Formats read by default: OpenImageIO's thin wrappers over well-fuzzed libraries (libpng,
+// libjpeg, libtiff, OpenEXR, libwebp, giflib) and its small PNM/PFM, HDR and BMP readers (PNM
+// with 8/16-bit samples is read by imghist itself). Every other reader is OpenImageIO's own
+// parser of a rarer format (IFF, TGA, DPX, PSD, ...); two of them broke under fuzzing (issue 11).
+struct TrustedFormat {
+    const char* reader;  // OpenImageIO's name for it
+    const char* label;
+};
+constexpr TrustedFormat kTrusted[] = {
+    {"png", "PNG"}, {"jpeg", "JPEG"},     {"tiff", "TIFF"}, {"openexr", "OpenEXR"}, {"pnm", "PNM/PFM"},
+    {"hdr", "HDR"}, {"bmp", "BMP"},       {"webp", "WebP"}, {"gif", "GIF"},
+};
+
+// Readers never used: no image files (null invents one from any name, term only writes).
+const std::set<std::string> kNeverRead = {"null", "term"};
+// Readers a directory walk leaves out even with the flag: video, volumes, camera raw.
+const std::set<std::string> kNotWalked = {"ffmpeg", "openvdb", "raw"};
+
+bool is_trusted(const std::string& reader) {
+    return std::any_of(std::begin(kTrusted), std::end(kTrusted),
+                       [&](const TrustedFormat& f) { return reader == f.reader; });
+}
+
+// The trusted reader whose signature starts the file, or "".
+std::string reader_for_content(const unsigned char* head, std::size_t n) {
+    const auto starts = [&](std::string_view magic, std::size_t at = 0) {
+        return n >= at + magic.size() && std::memcmp(head + at, magic.data(), magic.size()) == 0;
+    };
+    using namespace std::string_view_literals;
+    if (starts("\x89PNG\r\n\x1a\n"sv)) return "png";
+    if (starts("\xFF\xD8\xFF"sv)) return "jpeg";
+    if (starts("II*\0"sv) || starts("MM\0*"sv) || starts("II+\0"sv) || starts("MM\0+"sv)) return "tiff";
+    if (starts("v/1\x01"sv)) return "openexr";
+    if (n >= 3 && head[0] == 'P' && std::strchr("123456Ff", head[1]) && head[1] && std::isspace(head[2]))
+        return "pnm";
+    if (starts("#?"sv)) return "hdr";
+    if (starts("BM"sv)) return "bmp";
+    if (starts("RIFF"sv) && starts("WEBP"sv, 8)) return "webp";
+    if (starts("GIF87a"sv) || starts("GIF89a"sv)) return "gif";
+    return "";
+}
+
+// (extension, reader) for every reader compiled into OpenImageIO, from its
+}  // namespace
+
+// (extension, reader) for every reader compiled into OpenImageIO, from its
+// "tiff:tif,tiff;jpeg:jpg,jpe,jpeg;..." list; extensions in lower case.
+const std::vector<std::pair<std::string, std::string>>& reading::reader_extensions() {
+    static const auto list = [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        const std::string all(OIIO::get_string_attribute("extension_list"));
+        std::size_t pos = 0;
+        while (pos < all.size()) {
+            std::size_t end = all.find(';', pos);
+            if (end == std::string::npos) end = all.size();
+            const std::string entry = all.substr(pos, end - pos);
+            pos = end + 1;
+            const std::size_t colon = entry.find(':');
+            if (colon == std::string::npos) continue;
+            const std::string reader = entry.substr(0, colon);
+            for (std::size_t p = colon + 1; p <= entry.size();) {
+                std::size_t e = entry.find(',', p);
+                if (e == std::string::npos) e = entry.size();
+                std::string ext = entry.substr(p, e - p);
+                for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+                if (!ext.empty()) out.emplace_back(ext, reader);
+                p = e + 1;
+            }
+        }
+        return out;
+    }();
+    return list;
+}
+
+namespace {
+
+// The reader OpenImageIO associates with the file's extension, or "".
+std::string reader_for_extension(const std::string& path) {
+    const std::size_t dot = path.rfind('.');
+    if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+    std::string ext = path.substr(dot + 1);
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& [e, reader] : reading::reader_extensions())
+        if (e == ext) return reader;
+    return "";
+}
+
+}  // namespace
+
+std::string trusted_format_names() {
+    std::string out;
+    for (const TrustedFormat& f : kTrusted) out += (out.empty() ? "" : ", ") + std::string(f.label);
+    return out;
+}
+
+// The reader for this file: a trusted one by content; otherwise, only with the flag, the one its
+// extension names. OpenImageIO is never left to probe its readers one after another.
+std::string reading::choose_reader(const std::string& path, const unsigned char* head, std::size_t n,
+                                   const ReadOptions& options) {
+    const std::string by_content = reader_for_content(head, n);
+    if (!by_content.empty()) return by_content;
+    std::string by_extension = reader_for_extension(path);
+    if (kNeverRead.count(by_extension)) by_extension.clear();
+    const bool other_reader = !by_extension.empty() && !is_trusted(by_extension);
+    if (options.untrusted_readers && other_reader) return by_extension;
+    const std::string trusted = "the content is none of the trusted formats (" + trusted_format_names() + ")";
+    if (options.untrusted_readers)
+        throw ReadError("not an image imghist reads: " + trusted + ", and the extension names no other reader");
+    if (other_reader)
+        throw ReadError(trusted + "; OpenImageIO's " + by_extension +
+                        " reader is less safe and is used only with --untrusted-readers");
+    throw ReadError("not an image imghist reads: " + trusted +
+                    " (--untrusted-readers also tries OpenImageIO's less safe readers, chosen by extension)");
+}
+
+// libpng allocates the length a chunk claims before it reads the chunk: a 262-byte file whose
+// tEXt chunk claims 1.8 GB made it take 2 GB of memory (found by fuzz/fuzz_reader.cpp). A chunk
+// cannot be longer than the rest of the file, so every chunk header is checked against the
+// file size before libpng sees the file. Only the 8-byte headers are read.
+void reading::check_png_chunks(const std::string& path, std::uint64_t file_size) {
+    std::ifstream f(path, std::ios::binary);
+    std::uint64_t at = 8;  // after the signature
+    unsigned char header[8];
+    while (at + 8 <= file_size && f.seekg(std::streamoff(at)) && f.read(reinterpret_cast<char*>(header), 8)) {
+        const std::uint64_t length = (std::uint64_t(header[0]) << 24) | (std::uint64_t(header[1]) << 16) |
+                                     (std::uint64_t(header[2]) << 8) | std::uint64_t(header[3]);
+        const std::string type(reinterpret_cast<const char*>(header + 4), 4);
+        const std::uint64_t end = at + 12 + length;  // length, type, data, CRC
+        if (length > 0x7FFFFFFFu || end > file_size)
+            throw ReadError("corrupt PNG: chunk '" + type + "' at byte " + std::to_string(at) + " claims " +
+                            std::to_string(length) + " bytes, more than the " +
+                            std::to_string(file_size - std::min(file_size, at + 12)) + " left in the file");
+        if (type == "IEND") return;
+        at = end;
+    }
+}
+
+const std::vector<std::string>& image_extensions(bool untrusted_readers) {
+    const auto make = [](bool untrusted) {
+        std::set<std::string> exts;
+        for (const auto& [ext, reader] : reading::reader_extensions())
+            if (untrusted ? !kNeverRead.count(reader) && !kNotWalked.count(reader) : is_trusted(reader))
+                exts.insert(ext);
+        return std::vector<std::string>(exts.begin(), exts.end());
+    };
+    static const std::vector<std::string> trusted = make(false), all = make(true);
+    return untrusted_readers ? all : trusted;
+}
+
+}  // namespace imghist::cli
