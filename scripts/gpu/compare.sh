@@ -1,13 +1,18 @@
 # Before/after benchmarks of a change, on one GPU machine in one sitting (the rule for any change
 # to a GPU backend). Sourced by scripts/gpu-check.sh, which sets up the loaders first.
 #   git archive <old-commit> | (mkdir -p .old && tar -x -C .old)   # on the development machine
-#   scripts/gpu-check.sh oldbuild build      # builds .old/ and this tree (carry .gl and .old)
+#   scripts/gpu-check.sh oldbuild build      # builds .old/'s benchmarks and this tree (carry .gl and .old)
 #   scripts/gpu-check.sh compare             # default cases of every GPU bench, old/new alternately
 # IMGHIST_COMPARE_ROUNDS (default 2) rounds of old-then-new; tables go to $OUT/compare/.
+# The old tree's benchmarks only, built outside .old/ (a `carry` of .old replaces that folder).
+old_build=build-gpu-old
 step_oldbuild() {
   [ -d .old ] || { note "oldbuild: no .old/ tree"; return 1; }
-  (cd .old && IMGHIST_GPU_BUILD_DIR=build-gpu OUT="$OUT/old" bash scripts/gpu-check.sh build) > "$OUT/oldbuild.log" 2>&1
-  note "old tree build: $(grep -E '^build:' "$OUT/oldbuild.log" | tail -1)"
+  { cmake -S .old -B "$old_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_TESTS=OFF \
+          -DIMGHIST_BENCH=ON -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 &&
+    cmake --build "$old_build" -j"$(nproc)" --target imghist_cuda_bench imghist_opencl_bench imghist_vulkan_bench
+  } > "$OUT/oldbuild.log" 2>&1
+  note "old tree build: rc=$?"
 }
 
 compare_one() {  # <tree root> <build dir> <label>
@@ -23,7 +28,7 @@ compare_one() {  # <tree root> <build dir> <label>
 step_compare() {
   local rounds=${IMGHIST_COMPARE_ROUNDS:-2}
   for r in $(seq "$rounds"); do
-    compare_one "$root/.old" build-gpu "old-$r"
+    compare_one "$root" "$old_build" "old-$r"
     compare_one "$root" "$build" "new-$r"
   done
 }
