@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/kernel_scalars.hpp"
 #include "contract/contract.h"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
@@ -21,7 +20,7 @@ namespace imghist {
 // Which input a histogram channel counts: one sample of the pixel, or the luminance.
 inline constexpr int kLumaSource = -1;
 
-class HistogramPlan : public KernelScalars {
+class HistogramPlan {
 public:
     HistogramPlan(PixelFormat format, const Request& request);
 
@@ -31,7 +30,12 @@ public:
     std::vector<Channel> channels;
     std::vector<int> sources;  // per channel: sample index within the pixel, or kLumaSource
 
-    // The rest of the classify arguments (the range and weight scalars are KernelScalars).
+    // The classify and luminance arguments beyond the sample (kernels get them as ih_bin_args).
+    std::int64_t lo_int = 0, hi_int = 0;  // integer samples: ih_classify_int
+    float lo_float = 0, scale_float = 0;  // float samples: ih_classify_float
+    std::uint32_t lo_key = 0, hi_key = 0;
+    float weight_float[3] = {0, 0, 0};        // luminance weights as fp32 fractions
+    std::uint32_t weight_int[3] = {0, 0, 0};  // and as integers over IH_LUMA_WEIGHT_SUM
     std::uint32_t int_mode = IH_INT_SHIFT;
     std::uint32_t shift = 0;
     std::uint32_t closed_top = 0, clamp = 0;
