@@ -4,6 +4,8 @@
 #   scripts/gpu-check.sh oldbuild build      # builds .old/'s benchmarks and this tree (carry .gl and .old)
 #   scripts/gpu-check.sh compare             # default cases of every GPU bench, old/new alternately
 # IMGHIST_COMPARE_ROUNDS (default 2) rounds of old-then-new; tables go to $OUT/compare/.
+# On the device tool: at most 8 files come back per call (cat the tables into one file), and a
+# `pgrep -f` on a step name matches the command line itself (wait on a PID instead).
 # The old tree's benchmarks only, built outside .old/ (a `carry` of .old replaces that folder).
 old_build=build-gpu-old
 step_oldbuild() {
