@@ -65,7 +65,7 @@ const Variant kVariants[] = {
     {"gpu", "copies=32,pack=1,spec=1,wg=256,gpc=2",
      {PixelFormat::rgba8, PixelFormat::gray16, PixelFormat::rgba_f16}},
     {"gpu-generic", "copies=32,pack=1,spec=0,wg=256,gpc=2",
-     {PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::rgba16,
+     {PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::bgr8, PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::rgba16,
       PixelFormat::rgb_f16, PixelFormat::gray_f32, PixelFormat::rgba_f32}},
     {"sum-merge", "copies=16,pack=1,merge=sum,wg=128", {PixelFormat::rgba8, PixelFormat::rgb16, PixelFormat::rgba_f32}},
     {"no-fast", "fast=0,copies=8,pack=0", {PixelFormat::rgba8, PixelFormat::bgra8}},
@@ -172,8 +172,8 @@ TEST(OpenClLayouts, MatchReferenceBitForBit) {
         ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
         auto engine = create_engine("opencl");
         std::uint64_t seed = 200;
-        // RGBA8/BGRA8 take the 16-byte kernel, gray8/rgb8 the per-pixel one.
-        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::gray8, PixelFormat::rgb8}) {
+        // RGBA8/BGRA8 take the 16-byte kernel, gray8/rgb8/bgr8 the per-pixel one.
+        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::bgr8}) {
             for (Pattern pattern : {Pattern::random, Pattern::constant, Pattern::bank_adversarial, Pattern::specials}) {
                 // 2317 pixels: not a multiple of 4 or of any work-group size; padded rows.
                 auto img = make_image(f, 331, 7, pattern, ++seed, 12);

@@ -344,6 +344,7 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
     const Case cases[] = {{PixelFormat::rgba8, Pattern::bank_adversarial, 333, 67, 0},
                           {PixelFormat::bgra8, Pattern::random, 1027, 31, 0},
                           {PixelFormat::rgb8, Pattern::natural, 301, 45, 4},
+                          {PixelFormat::bgr8, Pattern::specials, 299, 13, 4},
                           {PixelFormat::gray8, Pattern::constant, 4099, 5, 0},
                           {PixelFormat::rgba16, Pattern::random, 257, 33, 0},
                           {PixelFormat::rgba_f16, Pattern::specials, 199, 41, 0},
