@@ -308,6 +308,7 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
     configure_readers_once();
     const std::string reader = choose_reader(path, head.bytes, head.count, options);
     if (reader == "png") check_png_chunks(path, head.size);
+    if (reader == "gif") check_gif_screen(head, options);
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {

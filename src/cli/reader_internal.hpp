@@ -53,6 +53,9 @@ std::string choose_reader(const std::string& path, const unsigned char* head, st
                           const ReadOptions& options);
 // Refuses PNG files whose chunks claim more bytes than the file holds (before libpng sees them).
 void check_png_chunks(const std::string& path, std::uint64_t file_size);
+// Refuses GIF files whose logical screen (the canvas OpenImageIO allocates on open) exceeds
+// options.max_pixels, from the header alone.
+void check_gif_screen(const FileHead& head, const ReadOptions& options);
 
 // --- reader_pnm.cpp: PGM/PPM with 8- and 16-bit samples -------------------------------------
 

@@ -155,6 +155,16 @@ void reading::check_png_chunks(const std::string& path, std::uint64_t file_size)
     }
 }
 
+// OpenImageIO's GIF reader allocates its canvas (the logical screen, 4 bytes a pixel) as it
+// opens the file, before any size check can run: a 36-byte GIF claiming 16722 x 29252 took 2 GB
+// (found by fuzz/fuzz_reader.cpp). The screen size is in the header, so --max-pixels sees it first.
+void reading::check_gif_screen(const FileHead& head, const ReadOptions& options) {
+    if (head.count < 10 || options.max_pixels == 0) return;  // too short: the GIF reader refuses it
+    const std::uint64_t width = head.bytes[6] | (std::uint64_t(head.bytes[7]) << 8);
+    const std::uint64_t height = head.bytes[8] | (std::uint64_t(head.bytes[9]) << 8);
+    if (width * height > options.max_pixels) check_size(width, height, options);
+}
+
 const std::vector<std::string>& image_extensions(bool untrusted_readers) {
     const auto make = [](bool untrusted) {
         std::set<std::string> exts;

@@ -13,11 +13,12 @@ namespace fs = std::filesystem;
 namespace {
 
 // Reads a reproducer of tests/data/repro/ and expects a ReadError containing every one of `says`.
-void expect_read_error(const std::string& name, std::initializer_list<const char*> says) {
+void expect_read_error(const std::string& name, std::initializer_list<const char*> says,
+                       const imghist::cli::ReadOptions& options = {}) {
     const fs::path file = fs::path(IMGHIST_SOURCE_DIR) / "tests/data/repro" / name;
     ASSERT_TRUE(fs::is_regular_file(file)) << file;
     try {
-        (void)imghist::cli::read_image(file.string(), {});
+        (void)imghist::cli::read_image(file.string(), options);
         ADD_FAILURE() << name << " was read";
     } catch (const imghist::cli::ReadError& e) {
         for (const char* part : says) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
@@ -37,4 +38,13 @@ TEST(ReaderFuzzFindings, DecoderExceptionIsAReadError) {
 // found the end of the file. The chunk is refused from its header, naming the chunk.
 TEST(ReaderFuzzFindings, PngChunkLongerThanTheFileIsRefusedFromItsHeader) {
     expect_read_error("fuzz_png_chunk_longer_than_file.png", {"chunk 'tEXt'", "left in the file"});
+}
+
+// A 36-byte GIF whose logical screen is 16722 x 29252: OpenImageIO's GIF reader allocated the
+// 2 GB canvas as it opened the file. The screen size is checked against --max-pixels (here the
+// command's default, 16384 x 16384) from the header, before the reader sees the file.
+TEST(ReaderFuzzFindings, GifScreenBeyondMaxPixelsIsRefusedFromItsHeader) {
+    imghist::cli::ReadOptions options;
+    options.max_pixels = std::uint64_t(16384) * 16384;
+    expect_read_error("fuzz_gif_screen_canvas_2gb.gif", {"16722 x 29252", "exceeds the limit"}, options);
 }
