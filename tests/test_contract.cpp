@@ -115,9 +115,15 @@ TEST(Contract, FormatTableMatchesTheDocumentedLayouts) {
 }
 
 TEST(Contract, ValueSwizzleIsItsOwnInverseAndSpreadsBanks) {
+    for (std::uint32_t v = 0; v < IH_VALUE_SLOTS; ++v) {
+        ASSERT_LT(ih_value_swizzle(v), IH_VALUE_SLOTS);
+        ASSERT_EQ(ih_value_swizzle(ih_value_swizzle(v)), v);
+    }
+    // The slot form is the same permutation within each channel, whose bits it leaves alone.
     for (std::uint32_t s = 0; s < 8 * IH_VALUE_SLOTS; ++s) {
-        ASSERT_EQ(ih_value_swizzle(ih_value_swizzle(s)), s);
-        ASSERT_EQ(ih_value_swizzle(s) / IH_VALUE_SLOTS, s / IH_VALUE_SLOTS);  // stays in its channel
+        const std::uint32_t channel = s / IH_VALUE_SLOTS, value = s % IH_VALUE_SLOTS;
+        ASSERT_EQ(ih_value_slot_swizzle(s), channel * IH_VALUE_SLOTS + ih_value_swizzle(value)) << s;
+        ASSERT_EQ(ih_value_slot_swizzle(ih_value_slot_swizzle(s)), s);
     }
     // b, b + 32, ..., b + 224 share a bank unswizzled (mod 32); swizzled they use 8 banks.
     for (std::uint32_t b = 0; b < 32; ++b) {

@@ -110,7 +110,7 @@ uint slot_index(uint s) {
     if (SWIZZLE != 0u && VALUE_MODE != 0u) {
         // Value slots: the contract's two-instruction swizzle (value_mode.h); the general
         // swizzle below, for bin slots, is this backend's own bank layout.
-        s = ih_value_swizzle(s);
+        s = ih_value_slot_swizzle(s);
     } else if (SWIZZLE != 0u && GROUP > 1u) {
         uint h = (s / GROUP) ^ (s / (GROUP * GROUP)) ^ (s / (GROUP * GROUP * GROUP));
         s ^= h % GROUP;
