@@ -4,7 +4,10 @@
 //
 //   auto engine = imghist::cuda::create_engine();            // --device / IMGHIST_CUDA_DEVICE
 //   auto img = imghist::cuda::device_image(d_pixels, width, height, pitch, imghist::PixelFormat::rgba8);
-//   imghist::Result r = engine->compute_device(img, {}, stream);   // d_pixels: device memory
+//   imghist::Result r = imghist::cuda::compute(*engine, img, {}, stream);   // d_pixels: device memory
+//
+// device_image / create_engine / compute are the call shape of every interop API (opencl.hpp,
+// vulkan.hpp); the members of cuda::Engine add the asynchronous and batched calls.
 //
 // The plain Engine::compute() of this engine takes host memory and stages it through pinned
 // buffers, overlapping the copies with counting.
@@ -78,5 +81,10 @@ public:
 // Throws BackendUnavailable when the library has no CUDA backend or no usable device matches
 // options.device (else IMGHIST_CUDA_DEVICE, else device 0): an index or a name substring.
 std::unique_ptr<Engine> create_engine(const EngineOptions& options = {});
+
+// engine.compute_device(image, request, stream), for `engine` made by create_engine(); an engine
+// of another backend throws InvalidArgument.
+Result compute(imghist::Engine& engine, const DeviceImage& image, const Request& request = {},
+               Stream stream = nullptr);
 
 }  // namespace imghist::cuda

@@ -9,6 +9,9 @@
 //   imghist::DeviceImage src = imghist::opencl::device_image(buffer, width, height, imghist::PixelFormat::rgba8);
 //   imghist::Result r = imghist::opencl::compute(*engine, src);
 //
+// device_image / create_engine / compute are the call shape of every interop API (cuda.hpp,
+// vulkan.hpp); compute_image and last_device_times are OpenCL's own.
+//
 // Nothing is copied to the host: the kernels read your buffer in place (an image is first
 // copied into a device buffer, row tiles at a time, with clEnqueueCopyImageToBuffer). The
 // engine enqueues on your queue (on an in-order queue it waits for work you enqueued before;

@@ -15,6 +15,10 @@
 // Clipping: to_result() sets the exact clipping counts only where the histogram proves them;
 // elsewhere ChannelHistogram::clipped_low_count / clipped_high_count are empty, meaning
 // unknown (docs/semantics.md, "Statistics"). compute() counts them, as Engine::compute does.
+//
+// The call shape of every interop API (opencl.hpp, cuda.hpp) is here too:
+//   auto engine = imghist::vulkan::create_engine(context, queue);
+//   imghist::Result r = imghist::vulkan::compute(*engine, imghist::vulkan::device_image(buffer, 0, w, h, 0, format));
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -24,6 +28,7 @@
 #include <span>
 #include <vector>
 
+#include "imghist/engine.hpp"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
 #include "imghist/result.hpp"
@@ -103,5 +108,15 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// An Engine (backend "vulkan") on the caller's device: a Histogrammer whose compute() submits
+// to `queue` (of context.queue_family). It counts device images, through compute() below; its
+// Engine::compute() of host images throws InvalidArgument (the vulkan backend's own engine,
+// imghist::create_engine("vulkan"), counts those). Throws DeviceError.
+std::unique_ptr<Engine> create_engine(const DeviceContext& context, VkQueue queue);
+
+// Histogrammer::compute on an engine made by create_engine(); an engine of another backend, or
+// the vulkan backend's own, throws InvalidArgument.
+Result compute(Engine& engine, const DeviceImage& image, const Request& request = {});
 
 }  // namespace imghist::vulkan

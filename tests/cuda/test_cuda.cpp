@@ -25,6 +25,7 @@
 #include "imghist/cuda.hpp"
 #include "imghist/imghist.hpp"
 #include "histogram_asserts.hpp"
+#include "interop_checks.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -202,6 +203,38 @@ TEST(CudaDevice, AllFormatsPitchesAndOffsets) {
             }
         }
     }
+}
+
+// cuda::compute, the call shape shared with opencl::compute and vulkan::compute: a free
+// function on the public Engine, on the caller's stream or the default one.
+TEST(CudaDevice, FreeComputeOnTheCallersStreamAndTheDefaultOne) {
+    REQUIRE_GPU();
+    std::unique_ptr<Engine> engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t stream = nullptr;
+    CK(cudaStreamCreate(&stream));
+    std::uint64_t seed = 40;
+    for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::gray16, PixelFormat::rgb_f16, PixelFormat::rgba_f32}) {
+        const FormatInfo& fi = format_info(format);
+        const TestImage img = make_image(format, 257, 19, Pattern::specials, ++seed);
+        DeviceCopy d = upload(img.view, img.view.row_bytes() + fi.bytes_per_sample, fi.pixel_bytes());
+        ASSERT_NE(d.mem.ptr, nullptr);
+        Request r;
+        r.count_alpha = true;
+        expect_same_histograms(cuda::compute(*engine, d.view, r, stream), reference->compute(img.view, r),
+                               std::string(fi.name) + " on a stream");
+        expect_same_histograms(cuda::compute(*engine, d.view), reference->compute(img.view),
+                               std::string(fi.name) + " on the default stream");
+    }
+    CK(cudaStreamDestroy(stream));
+}
+
+// Rejected before any CUDA call, so this runs without a GPU too.
+TEST(CudaInterop, EngineOfAnotherBackendIsRejectedNamingBoth) {
+    auto reference = create_engine("reference");
+    static const unsigned char pixels[64] = {};
+    const DeviceImage image = cuda::device_image(pixels, 4, 4, 0, PixelFormat::rgba8);
+    testing::expect_wrong_engine([&] { cuda::compute(*reference, image); }, "reference", "cuda");
 }
 
 TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {

@@ -16,6 +16,7 @@
 #include "imghist/imghist.hpp"
 #include "imghist/opencl.hpp"
 #include "histogram_asserts.hpp"
+#include "interop_checks.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -275,6 +276,8 @@ TEST(OpenClInterop, CallersBuffersPackedStridedAndOffset) {
     auto engine = opencl::create_engine(s.queue);
     EXPECT_EQ(engine->backend_name(), "opencl");
     auto reference = create_engine("reference");
+    const auto host = make_image(PixelFormat::rgb16, 97, 13, Pattern::specials, 69);
+    expect_same_histograms(engine->compute(host.view), reference->compute(host.view), "host view, caller's queue");
     std::uint64_t seed = 70;
     for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8, PixelFormat::rgb16, PixelFormat::rgba_f16,
                           PixelFormat::rgba_f32}) {
@@ -400,7 +403,8 @@ TEST(OpenClInterop, RejectsForeignEnginesContextsAndShortBuffers) {
     cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
     DeviceImage src = opencl::device_image(buf, 16, 4, PixelFormat::rgba8);
     auto cpu = create_engine("cpu");
-    EXPECT_THROW(opencl::compute(*cpu, src), InvalidArgument);
+    testing::expect_wrong_engine([&] { opencl::compute(*cpu, src); }, "cpu", "opencl");
+    testing::expect_wrong_engine([&] { opencl::compute_image(*cpu, buf); }, "cpu", "opencl");
     auto own = create_engine("opencl");  // its own context
     try {
         opencl::compute(*own, src);

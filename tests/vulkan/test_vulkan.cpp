@@ -16,6 +16,8 @@
 #include "backends/vulkan/vk_util.hpp"
 #include "imghist/imghist.hpp"
 #include "imghist/vulkan.hpp"
+#include "histogram_asserts.hpp"
+#include "interop_checks.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -243,6 +245,53 @@ TEST_F(VulkanInterop, RejectsBadInput) {
     EXPECT_THROW(vulkan::Histogrammer({}), InvalidArgument);
     // Still usable afterwards.
     expect_same(h.compute(app_->queue, bi), reference_->compute(img.view), "after errors");
+}
+
+// vulkan::create_engine and vulkan::compute, the call shape shared with opencl:: and cuda::.
+TEST_F(VulkanInterop, EngineOnTheCallersDeviceAndQueue) {
+    const vulkan::DeviceContext context{app_->physical, app_->device, app_->family, app_->float_controls};
+    std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
+    EXPECT_EQ(engine->backend_name(), "vulkan");
+    std::uint64_t seed = 20;
+    for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::bgr8, PixelFormat::gray16, PixelFormat::rgba_f16}) {
+        auto img = make_image(format, 203, 17, Pattern::specials, ++seed, 8);
+        vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * img.view.height, 16);
+        const DeviceImage bi = vulkan::device_image(pixels.buffer.get(), 16, img.view.width, img.view.height,
+                                                    img.view.stride_bytes, format);
+        for (Mode mode : {Mode::all, Mode::luma}) {
+            Request r;
+            r.mode = mode;
+            const Result got = vulkan::compute(*engine, bi, r);
+            // Clipping counts included: compute() counts them as Engine::compute does.
+            ASSERT_FALSE(got.channels.empty());
+            EXPECT_TRUE(got.channels[0].clipped_low_count && got.channels[0].clipped_high_count);
+            testing::expect_same_histograms(got, reference_->compute(img.view, r), std::string(format_info(format).name));
+        }
+    }
+    // Host pixels: a clear error pointing at the vulkan backend's own engine.
+    const auto host = make_image(PixelFormat::rgba8, 8, 8, Pattern::random, 1);
+    try {
+        engine->compute(host.view);
+        ADD_FAILURE() << "a host image was accepted";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("create_engine(\"vulkan\")"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(vulkan::create_engine(context, VK_NULL_HANDLE), InvalidArgument);
+}
+
+TEST_F(VulkanInterop, ComputeRejectsEnginesNotMadeOnTheCallersDevice) {
+    auto img = make_image(PixelFormat::rgba8, 8, 8, Pattern::random, 2);
+    vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * 8);
+    const DeviceImage bi = vulkan::device_image(pixels.buffer.get(), 0, 8, 8, 0, PixelFormat::rgba8);
+    testing::expect_wrong_engine([&] { vulkan::compute(*reference_, bi); }, "reference", "vulkan");
+    // The backend's own engine runs on a device of its own, which cannot read this buffer.
+    auto own = create_engine("vulkan");
+    try {
+        vulkan::compute(*own, bi);
+        ADD_FAILURE() << "the backend's own engine was accepted";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("vulkan::create_engine"), std::string::npos) << e.what();
+    }
 }
 
 // Counts `img` (copied into a host-visible VkBuffer) with the context's core, as the engine

@@ -2,6 +2,7 @@
 // stream.
 #include <algorithm>
 
+#include "core/interop.hpp"
 #include "cuda_engine.hpp"
 
 namespace imghist::cuda_detail {
@@ -121,3 +122,11 @@ Result CudaEngine::unpack(const DeviceImage& image, const Request& request, std:
 }
 
 }  // namespace imghist::cuda_detail
+
+namespace imghist::cuda {
+
+Result compute(imghist::Engine& engine, const DeviceImage& image, const Request& request, Stream stream) {
+    return interop_engine<Engine>(engine, "cuda").compute_device(image, request, stream);
+}
+
+}  // namespace imghist::cuda

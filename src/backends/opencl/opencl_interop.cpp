@@ -3,18 +3,13 @@
 #include <cstdio>
 
 #include "backends/opencl/opencl_engine.hpp"
+#include "core/interop.hpp"
 #include "imghist/opencl.hpp"
 
 namespace imghist::opencl {
 namespace {
 
-ocl::OpenClEngine& as_opencl(Engine& engine) {
-    auto* e = dynamic_cast<ocl::OpenClEngine*>(&engine);
-    if (e == nullptr)
-        throw InvalidArgument("imghist::opencl: the engine is a '" + std::string(engine.backend_name()) +
-                              "' engine, not an opencl one");
-    return *e;
-}
+ocl::OpenClEngine& as_opencl(Engine& engine) { return interop_engine<ocl::OpenClEngine>(engine, "opencl"); }
 
 std::string hex(unsigned value) {
     char b[16];

@@ -7,6 +7,7 @@
 
 #include "backends/vulkan/vk_histogram.hpp"
 #include "core/backend_engine.hpp"
+#include "core/interop.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::vulkan {
@@ -144,6 +145,46 @@ Result Histogrammer::compute(VkQueue queue, const DeviceImage& image, const Requ
 Result Histogrammer::to_result(const DeviceImage& image, const Request& request,
                                std::span<const std::uint64_t> slots) const {
     return HistogramPlan(image.format, request).make_result(image, slots, "vulkan", impl_->device_name());
+}
+
+namespace {
+
+// create_engine()'s engine: a Histogrammer on the caller's device and the queue it submits to.
+class InteropEngine final : public BackendEngine<> {
+public:
+    InteropEngine(const DeviceContext& context, VkQueue queue) : histogrammer_(context), queue_(queue) {
+        VkPhysicalDeviceProperties properties{};
+        vkGetPhysicalDeviceProperties(context.physical_device, &properties);
+        device_name_ = properties.deviceName;
+    }
+
+    std::string_view backend_name() const override { return "vulkan"; }
+    std::string device_name() const override { return device_name_; }
+
+    // Host pixels would need the staging of the backend's own engine, which owns its device.
+    void accumulate(const ImageView&, const HistogramPlan&, std::span<std::uint64_t>) override {
+        throw InvalidArgument("imghist::vulkan: an engine of vulkan::create_engine counts device images "
+                              "(vulkan::compute); count host images with imghist::create_engine(\"vulkan\")");
+    }
+    Result compute_device(const DeviceImage& image, const Request& request) {
+        return histogrammer_.compute(queue_, image, request);
+    }
+
+private:
+    Histogrammer histogrammer_;
+    VkQueue queue_;
+    std::string device_name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> create_engine(const DeviceContext& context, VkQueue queue) {
+    if (queue == VK_NULL_HANDLE) throw InvalidArgument("imghist::vulkan::create_engine: no queue");
+    return std::make_unique<InteropEngine>(context, queue);
+}
+
+Result compute(Engine& engine, const DeviceImage& image, const Request& request) {
+    return interop_engine<InteropEngine>(engine, "vulkan").compute_device(image, request);
 }
 
 }  // namespace imghist::vulkan
