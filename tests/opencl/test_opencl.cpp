@@ -501,7 +501,7 @@ TEST(OpenClErrors, NamesTheCallAndTheCode) {
         ocl::check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel");
         ADD_FAILURE();
     } catch (const DeviceError& e) {
-        EXPECT_STREQ(e.what(), "clEnqueueNDRangeKernel: CL_OUT_OF_RESOURCES");
+        EXPECT_STREQ(e.what(), "OpenCL clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5)");
     }
 }
 
@@ -516,7 +516,7 @@ TEST(OpenClErrors, BuildFailureCarriesTheLogAndTheEngineRecovers) {
             ADD_FAILURE() << "a broken build did not throw";
         } catch (const DeviceError& e) {
             const std::string msg = e.what();
-            EXPECT_EQ(msg.rfind("clBuildProgram: CL_", 0), 0u) << msg;
+            EXPECT_EQ(msg.rfind("OpenCL clBuildProgram failed: CL_", 0), 0u) << msg;
             EXPECT_NE(msg.find("histogram.cl"), std::string::npos) << msg;
         }
     }

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cuda_engine.hpp"
+#include "gpu/staging.hpp"
 
 namespace imghist::cuda_detail {
 
@@ -159,14 +160,12 @@ void CudaEngine::stage_rows(Staging& st, const ImageView& v, std::uint32_t slot)
     const std::size_t row_bytes = v.row_bytes();
     std::uint32_t row = 0;
     while (row < v.height) {
-        const std::size_t room = st.room() / row_bytes;
-        if (room == 0 || st.full()) {
+        const std::uint32_t n = std::uint32_t(gpu::rows_that_fit(st.room(), row_bytes, v.height - row));
+        if (n == 0 || st.full()) {
             dispatch(st);
             continue;
         }
-        const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(v.height - row, room));
-        unsigned char* dst = stage_host_[st.stream].ptr + st.used;
-        for (std::uint32_t r = 0; r < n; ++r) std::memcpy(dst + std::size_t(r) * row_bytes, v.row(row + r), row_bytes);
+        gpu::copy_rows(reinterpret_cast<std::byte*>(stage_host_[st.stream].ptr + st.used), row_bytes, v, row, n);
         st.pieces.push_back({stage_dev_[st.stream].ptr + st.used, std::uint64_t(n) * row_bytes,
                              std::uint64_t(n) * v.width, 1, slot});
         st.used = (st.used + std::size_t(n) * row_bytes + 255) / 256 * 256;

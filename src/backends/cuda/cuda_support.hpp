@@ -8,21 +8,23 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/api_error.hpp"
+#include "gpu/growing_buffer.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::cuda_detail {
 
+// CUDA's name of the error and its message, in the one shape of gpu/api_error.hpp:
+// "CUDA <call> failed: <name> (<code>): <string>".
 inline std::string cuda_message(const char* call, cudaError_t err) {
-    return std::string("CUDA ") + call + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
-           ")";
+    return gpu::api_error_message("CUDA", call, cudaGetErrorName(err), err, cudaGetErrorString(err));
+}
+inline void check(cudaError_t err, const char* call) {
+    if (err != cudaSuccess) gpu::throw_api_error("CUDA", call, cudaGetErrorName(err), err, cudaGetErrorString(err));
 }
 
 // Every CUDA call is checked; a failure throws DeviceError naming the call and CUDA's message.
-#define IH_CHECK(call)                                                                             \
-    do {                                                                                           \
-        const cudaError_t ih_err_ = (call);                                                        \
-        if (ih_err_ != cudaSuccess) throw ::imghist::DeviceError(::imghist::cuda_detail::cuda_message(#call, ih_err_)); \
-    } while (0)
+#define IH_CHECK(call) ::imghist::cuda_detail::check((call), #call)
 
 // Makes `device` current for the scope of a call and restores the caller's device after.
 class DeviceScope {
@@ -42,31 +44,46 @@ private:
     int previous_ = -1;
 };
 
-// Memory that only grows: on the device (cudaMalloc) or pinned on the host (cudaHostAlloc).
-// Growing waits for the device first, so nothing queued can still use the old allocation.
+// Memory that only grows (gpu/growing_buffer.hpp): on the device (cudaMalloc) or pinned on
+// the host (cudaHostAlloc). Growing waits for the device first, so nothing queued can still
+// use the old allocation.
 enum class BufferKind { device, pinned };
+template <BufferKind M>
+struct CudaMemoryTraits {
+    using Handle = void*;
+    void* allocate(std::size_t bytes) const {
+        void* p = nullptr;
+        if constexpr (M == BufferKind::device) IH_CHECK(cudaMalloc(&p, bytes));
+        else IH_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
+        return p;
+    }
+    static void release(void*& p) noexcept {
+        if constexpr (M == BufferKind::device) cudaFree(p);
+        else cudaFreeHost(p);
+    }
+    void wait_before_free() const { IH_CHECK(cudaDeviceSynchronize()); }
+};
+
+// `count` elements of T. `ptr` and `count` mirror the memory for the engine to read; only
+// reserve() and release() set them.
 template <typename T, BufferKind M>
 struct GrowingBuffer {
     T* ptr = nullptr;
     std::size_t count = 0;
     void release() {
-        if (ptr) {
-            if constexpr (M == BufferKind::device) cudaFree(ptr);
-            else cudaFreeHost(ptr);
-        }
+        memory_.release();
         ptr = nullptr;
         count = 0;
     }
     // Grows (contents lost); `zero` clears the new buffer.
     void reserve(std::size_t n, bool zero = false) {
         if (n <= count) return;
-        if (ptr) IH_CHECK(cudaDeviceSynchronize());
-        release();
-        void** p = reinterpret_cast<void**>(&ptr);
-        if constexpr (M == BufferKind::device) IH_CHECK(cudaMalloc(p, n * sizeof(T)));
-        else IH_CHECK(cudaHostAlloc(p, n * sizeof(T), cudaHostAllocDefault));
-        count = n;
-        if (!zero) return;
+        ptr = nullptr;  // a failed growth leaves no pointer to freed memory
+        count = 0;
+        const bool grew = memory_.ensure(n * sizeof(T));
+        ptr = static_cast<T*>(memory_.get());
+        count = memory_.size() / sizeof(T);
+        if (!grew || !zero) return;
         if constexpr (M == BufferKind::device) {
             IH_CHECK(cudaMemset(ptr, 0, n * sizeof(T)));
             IH_CHECK(cudaDeviceSynchronize());
@@ -74,6 +91,9 @@ struct GrowingBuffer {
             std::memset(ptr, 0, n * sizeof(T));
         }
     }
+
+private:
+    gpu::GrowingBuffer<CudaMemoryTraits<M>> memory_;
 };
 template <typename T>
 using DeviceBuffer = GrowingBuffer<T, BufferKind::device>;

@@ -7,8 +7,10 @@
 #include <CL/cl.h>
 
 #include <string>
+#include <string_view>
 #include <utility>
 
+#include "gpu/api_error.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::ocl {
@@ -16,12 +18,14 @@ namespace imghist::ocl {
 // "CL_OUT_OF_RESOURCES" for -5, etc.; "CL error -1234" for codes it does not know.
 std::string error_name(cl_int code);
 
-// Throws DeviceError("<call>: <error name>[: detail]") unless code is CL_SUCCESS.
-inline void check(cl_int code, const char* call, const std::string& detail = {}) {
-    if (code == CL_SUCCESS) return;
-    std::string msg = std::string(call) + ": " + error_name(code);
-    if (!detail.empty()) msg += ": " + detail;
-    throw DeviceError(msg);
+// "OpenCL <call> failed: <error name> (<code>)[: detail]", the shape of gpu/api_error.hpp.
+inline std::string error_message(cl_int code, const char* call, std::string_view detail = {}) {
+    return gpu::api_error_message("OpenCL", call, error_name(code), code, detail);
+}
+
+// Throws DeviceError(error_message(...)) unless code is CL_SUCCESS.
+inline void check(cl_int code, const char* call, std::string_view detail = {}) {
+    if (code != CL_SUCCESS) gpu::throw_api_error("OpenCL", call, error_name(code), code, detail);
 }
 
 // An owning handle of one OpenCL object type (retain/release through the given functions).

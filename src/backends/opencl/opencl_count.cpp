@@ -5,6 +5,7 @@
 
 #include "backends/opencl/opencl_engine.hpp"
 #include "core/plan.hpp"
+#include "gpu/staging.hpp"
 
 namespace imghist::ocl {
 namespace {
@@ -91,14 +92,14 @@ void OpenClEngine::abandon() {
 void OpenClEngine::clear_results(std::size_t total_slots, bool totals64) {
     ensure(result32_, total_slots * 4);
     const cl_uint zero = 0;
-    check(clEnqueueFillBuffer(queue_.get(), result32_.mem.get(), &zero, sizeof zero, 0, total_slots * 4, 0, nullptr,
+    check(clEnqueueFillBuffer(queue_.get(), result32_.get(), &zero, sizeof zero, 0, total_slots * 4, 0, nullptr,
                               ev()),
           "clEnqueueFillBuffer");
     take_event(false);
     if (!totals64) return;
     ensure(result64_, total_slots * 8);
     const cl_ulong zero64 = 0;
-    check(clEnqueueFillBuffer(queue_.get(), result64_.mem.get(), &zero64, sizeof zero64, 0, total_slots * 8, 0,
+    check(clEnqueueFillBuffer(queue_.get(), result64_.get(), &zero64, sizeof zero64, 0, total_slots * 8, 0,
                               nullptr, nullptr),
           "clEnqueueFillBuffer");
 }
@@ -114,8 +115,7 @@ void OpenClEngine::count_tile(const PixelInput& in, const LaunchPlan& lp, std::u
         for (const PassConfig& c : lp.passes) run_pass(c, in.mem, tl.base_samples, first, n);
         return;
     }
-    const std::uint64_t y0 = tile * tl.tile_rows;
-    const std::uint64_t rows = std::min<std::uint64_t>(tl.tile_rows, in.layout.height - y0);
+    const auto [y0, rows] = gpu::RowPieces{in.layout.height, tl.tile_rows}[tile];
     cl_mem data = in.mem;
     std::uint64_t base = tl.base_samples + y0 * tl.stride_samples;
     if (tl.staged) {
@@ -177,7 +177,7 @@ void OpenClEngine::launch_histogram(const PassConfig& c, cl_mem data, std::uint6
     set_arg(k, ai++, cl_uint(pixels));
     set_arg(k, ai++, c.bins);
     set_arg(k, ai++, c.launch);
-    cl_mem out = result32_.mem.get();
+    cl_mem out = result32_.get();
     if (!c.global) {
         check(clSetKernelArg(k, ai++, std::size_t(c.launch.words) * c.launch.copies * 4, nullptr),
               "clSetKernelArg(local)");
@@ -191,19 +191,19 @@ void OpenClEngine::launch_histogram(const PassConfig& c, cl_mem data, std::uint6
 // The summing merge: adds the work-groups' partial histograms into the result.
 void OpenClEngine::launch_sum(const PassConfig& c, std::size_t groups) {
     const cl_kernel sum = kernel(c.program_options, "ih_sum_partials");
-    set_arg(sum, 0, partials_.mem.get());
+    set_arg(sum, 0, partials_.get());
     set_arg(sum, 1, cl_uint(groups));
     set_arg(sum, 2, c.bins);
     set_arg(sum, 3, c.launch);
-    set_arg(sum, 4, result32_.mem.get());
+    set_arg(sum, 4, result32_.get());
     enqueue(sum, ceil_div(c.local_slot_count(), 64) * 64, 64, "ih_sum_partials");
 }
 
 // Adds the tile's 32-bit result into the 64-bit totals and clears it.
 void OpenClEngine::accumulate_totals(const std::string& program_options, std::size_t total_slots) {
     const cl_kernel acc = kernel(program_options, "ih_accumulate64");
-    set_arg(acc, 0, result32_.mem.get());
-    set_arg(acc, 1, result64_.mem.get());
+    set_arg(acc, 0, result32_.get());
+    set_arg(acc, 1, result64_.get());
     set_arg(acc, 2, cl_uint(total_slots));
     enqueue(acc, ceil_div(total_slots, 64) * 64, 64, "ih_accumulate64");
 }
@@ -228,8 +228,8 @@ void read_into(cl_command_queue queue, cl_mem mem, std::span<std::uint64_t> slot
 }  // namespace
 
 void OpenClEngine::read_counts(std::span<std::uint64_t> slots, bool totals64) {
-    if (totals64) read_into<cl_ulong>(queue_.get(), result64_.mem.get(), slots, ev());
-    else read_into<cl_uint>(queue_.get(), result32_.mem.get(), slots, ev());
+    if (totals64) read_into<cl_ulong>(queue_.get(), result64_.get(), slots, ev());
+    else read_into<cl_uint>(queue_.get(), result32_.get(), slots, ev());
     take_event(false);
 }
 

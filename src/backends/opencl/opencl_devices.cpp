@@ -70,14 +70,14 @@ std::vector<ClDevice> enumerate_devices(std::string& problem) {
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, nullptr, &np);
     if (err != CL_SUCCESS || np == 0) {
-        problem = err != CL_SUCCESS ? "clGetPlatformIDs: " + error_name(err) +
-                                          " (no OpenCL ICD installed or none loads)"
-                                    : "no OpenCL platform";
+        problem = err != CL_SUCCESS
+                      ? error_message(err, "clGetPlatformIDs", "no OpenCL ICD installed or none loads")
+                      : "no OpenCL platform";
         return out;
     }
     std::vector<cl_platform_id> platforms(np);
     if ((err = clGetPlatformIDs(np, platforms.data(), nullptr)) != CL_SUCCESS) {
-        problem = "clGetPlatformIDs: " + error_name(err);
+        problem = error_message(err, "clGetPlatformIDs");
         return out;
     }
     for (unsigned pi = 0; pi < np; ++pi) {

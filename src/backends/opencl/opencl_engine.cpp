@@ -165,15 +165,16 @@ const KernelLimitsByName& OpenClEngine::kernel_limits() {
     return kernel_limits_;
 }
 
-cl_mem OpenClEngine::ensure(GrowingBuffer& buffer, std::size_t need) {
-    need = std::max<std::size_t>(need, 64);
-    if (buffer.mem && buffer.size >= need) return buffer.mem.get();
-    buffer.mem = Mem();
+cl_mem MemTraits::allocate(std::size_t bytes) const {
     cl_int err = CL_SUCCESS;
-    buffer.mem = Mem(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, need, nullptr, &err));
-    check(err, "clCreateBuffer", std::to_string(need) + " bytes");
-    buffer.size = need;
-    return buffer.mem.get();
+    const cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    check(err, "clCreateBuffer", std::to_string(bytes) + " bytes");
+    return mem;
+}
+
+cl_mem OpenClEngine::ensure(GrowingBuffer& buffer, std::size_t need) {
+    buffer.ensure(std::max<std::size_t>(need, 64), MemTraits{context_.get()});
+    return buffer.get();
 }
 
 void OpenClEngine::finish_timing() {

@@ -14,15 +14,21 @@
 #include "backends/opencl/opencl_planner.hpp"
 #include "backends/opencl/opencl_tuning.hpp"
 #include "core/backend_engine.hpp"
+#include "gpu/growing_buffer.hpp"
 #include "imghist/opencl.hpp"
 
 namespace imghist::ocl {
 
-// A device buffer that grows to the largest size asked of it.
-struct GrowingBuffer {
-    Mem mem;
-    std::size_t size = 0;
+// Read-write device buffers for gpu::GrowingBuffer. clReleaseMemObject frees only once the
+// commands that use the buffer are done, so growing need not wait.
+struct MemTraits {
+    using Handle = cl_mem;
+    cl_context context = nullptr;
+    cl_mem allocate(std::size_t bytes) const;
+    static void release(cl_mem& mem) noexcept { clReleaseMemObject(mem); }
+    void wait_before_free() const {}
 };
+using GrowingBuffer = gpu::GrowingBuffer<MemTraits>;
 
 class OpenClEngine final : public BackendEngine<> {
 public:

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/device_select.hpp"
+#include "gpu/api_error.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::vk {
@@ -44,8 +45,7 @@ const char* result_name(VkResult r) {
 }
 
 void check(VkResult r, const char* call) {
-    if (r == VK_SUCCESS) return;
-    throw DeviceError(std::string(call) + " failed: " + result_name(r) + " (" + std::to_string(int(r)) + ")");
+    if (r != VK_SUCCESS) gpu::throw_api_error("Vulkan", call, result_name(r), r);
 }
 
 Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceSize size,

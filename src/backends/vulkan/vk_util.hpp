@@ -5,6 +5,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "gpu/growing_buffer.hpp"
 #include "imghist/engine.hpp"
 
 #include <cstdint>
@@ -16,7 +17,8 @@
 namespace imghist::vk {
 
 const char* result_name(VkResult result);
-// Throws DeviceError("<call> failed: <VK_...>") unless result is VK_SUCCESS.
+// Throws DeviceError (gpu/api_error.hpp: "Vulkan <call> failed: <VK_...> (<code>)") unless
+// result is VK_SUCCESS.
 void check(VkResult result, const char* call);
 #define IMGHIST_VK(fn, ...) ::imghist::vk::check(fn(__VA_ARGS__), #fn)
 
@@ -69,6 +71,22 @@ struct Allocation {
 // host_visible: HOST_VISIBLE | HOST_COHERENT memory, mapped; otherwise DEVICE_LOCAL.
 Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceSize size,
                            VkBufferUsageFlags usage, bool host_visible);
+
+// allocate_buffer's buffers for gpu::GrowingBuffer. Vulkan frees at once: a buffer is grown
+// only while no submitted work uses it (the engines wait on their fences first).
+struct BufferTraits {
+    using Handle = Allocation;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    VkBufferUsageFlags usage = 0;
+    bool host_visible = false;
+    Allocation allocate(std::size_t bytes) const {
+        return allocate_buffer(physical, device, bytes, usage, host_visible);
+    }
+    static void release(Allocation& a) noexcept { a = Allocation{}; }
+    void wait_before_free() const {}
+};
+using GrowingBuffer = gpu::GrowingBuffer<BufferTraits>;
 
 // A global memory barrier between two stages.
 void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,

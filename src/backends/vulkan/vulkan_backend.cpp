@@ -9,6 +9,7 @@
 #include "backends/vulkan/vk_device.hpp"
 #include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
+#include "gpu/staging.hpp"
 
 namespace imghist {
 namespace {
@@ -79,38 +80,27 @@ private:
     void run(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
         const VkDevice device = ctx_.device();
         const std::size_t row_bytes = image.row_bytes();
-        const std::uint32_t rows_per_chunk =
-            std::uint32_t(std::clamp<std::uint64_t>(kChunkBytes / row_bytes, 1, image.height));
-        const VkDeviceSize staging_bytes = VkDeviceSize(rows_per_chunk) * row_bytes + 64;
-        for (auto& s : staging_)
-            if (s.size < staging_bytes)
-                s = vk::allocate_buffer(ctx_.physical(), device, std::max(staging_bytes, kChunkBytes + 64),
-                                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+        const gpu::RowPieces chunks = gpu::split_rows(image.height, row_bytes, kChunkBytes);
+        const VkDeviceSize staging_bytes = VkDeviceSize(chunks.rows_per_piece) * row_bytes + 64;
+        const vk::BufferTraits host_buffer{ctx_.physical(), device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true};
+        for (auto& s : staging_) s.ensure(std::max(staging_bytes, kChunkBytes + 64), host_buffer);
 
-        std::uint32_t index = 0;
-        for (std::uint32_t y = 0; y < image.height; y += rows_per_chunk, ++index) {
+        for (std::uint64_t index = 0; index < chunks.count(); ++index) {
             const std::uint32_t k = index % 2;
-            const std::uint32_t rows = std::min(rows_per_chunk, image.height - y);
+            const auto [y, rows] = chunks[index];
             VkFence fence = fences_[k].get();
             IMGHIST_VK(vkWaitForFences, device, 1, &fence, VK_TRUE, UINT64_MAX);
             arenas_[k]->reset();
-            pack_rows(image, y, rows, static_cast<std::byte*>(staging_[k].mapped));
-            const DeviceImage chunk = vulkan::device_image(staging_[k].buffer.get(), 0, image.width, rows, 0, image.format);
-            record_chunk(k, chunk, plan, index == 0, y + rows >= image.height);
+            const vk::Allocation& staging = staging_[k].get();
+            gpu::copy_rows(static_cast<std::byte*>(staging.mapped), row_bytes, image, std::uint32_t(y),
+                           std::uint32_t(rows));
+            const DeviceImage chunk =
+                vulkan::device_image(staging.buffer.get(), 0, image.width, std::uint32_t(rows), 0, image.format);
+            record_chunk(k, chunk, plan, index == 0, index + 1 == chunks.count());
         }
         VkFence all[2] = {fences_[0].get(), fences_[1].get()};
         IMGHIST_VK(vkWaitForFences, device, 2, all, VK_TRUE, UINT64_MAX);
         std::memcpy(slots.data(), totals_.mapped, slots.size() * sizeof(std::uint64_t));
-    }
-
-    // Rows [y, y + rows) of `image`, packed (the device reads them as one run of pixels).
-    static void pack_rows(const ImageView& image, std::uint32_t y, std::uint32_t rows, std::byte* dst) {
-        const std::size_t row_bytes = image.row_bytes();
-        if (image.stride_bytes == row_bytes) {
-            std::memcpy(dst, image.row(y), std::size_t(rows) * row_bytes);
-            return;
-        }
-        for (std::uint32_t r = 0; r < rows; ++r) std::memcpy(dst + std::size_t(r) * row_bytes, image.row(y + r), row_bytes);
     }
 
     // Records and submits the count of one staged chunk into the totals (started afresh by the
@@ -136,7 +126,7 @@ private:
     std::unique_ptr<vk::DescriptorArena> arenas_[2];
     VkCommandBuffer cmds_[2] = {};
     vk::Fence fences_[2];
-    vk::Allocation staging_[2];
+    vk::GrowingBuffer staging_[2];  // the chunks, packed (the device reads each as one run of pixels)
     vk::Allocation totals_;
     std::optional<bool> flushes_;
 };
