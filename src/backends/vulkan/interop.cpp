@@ -17,7 +17,7 @@ struct Histogrammer::Impl final : SlotCounter {
         : context(c), core(c.physical_device, c.device, vk::tuning_from_env(), c.float_controls_enabled),
           arena(c.device) {}
     ~Impl() override {
-        if (result.buffer) vkDeviceWaitIdle(context.device);
+        if (result.size() != 0) vkDeviceWaitIdle(context.device);
     }
 
     void accumulate(const ImageView&, const HistogramPlan&, std::span<std::uint64_t>) override {
@@ -42,7 +42,7 @@ struct Histogrammer::Impl final : SlotCounter {
     // For compute(): created on first use.
     vk::CommandPool pool;
     vk::Fence fence;
-    vk::Allocation result;
+    vk::GrowingBuffer result;  // compute()'s counters, host-visible
 
 private:
     void make_pool();
@@ -80,8 +80,7 @@ void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const Histo
     make_pool();
     const VkDevice device = context.device;
     const VkDeviceSize bytes = VkDeviceSize(plan.total_slots()) * 8;
-    if (result.size < bytes)
-        result = vk::allocate_buffer(context.physical_device, device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+    result.ensure(bytes, {context.physical_device, device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = pool.get();
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -101,12 +100,12 @@ void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const Histo
     // The caller's earlier writes to the pixels, in submission order on this queue.
     vk::barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT);
-    record(cmd, image, plan, result.buffer.get(), 0);
+    record(cmd, image, plan, result.get().buffer.get(), 0);
     vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                 VK_ACCESS_HOST_READ_BIT);
     IMGHIST_VK(vkEndCommandBuffer, cmd);
     submit_and_wait(cmd);
-    std::memcpy(slots.data(), result.mapped, slots.size() * sizeof(std::uint64_t));
+    std::memcpy(slots.data(), result.get().mapped, slots.size() * sizeof(std::uint64_t));
 }
 
 Histogrammer::Histogrammer(const DeviceContext& context) {
