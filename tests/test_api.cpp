@@ -191,38 +191,3 @@ TEST(DeviceSelect, IndexIdSubstringAutoAndErrors) {
 
 }  // namespace
 }  // namespace imghist
-
-// The backends' tuning variables (IMGHIST_<NAME>_TUNE), parsed by one rule.
-#include "core/tune.hpp"
-
-namespace imghist {
-namespace {
-
-TEST(TuneKnobs, KeyValueListsAndErrors) {
-    ::unsetenv("IMGHIST_TEST_TUNE");
-    EXPECT_TRUE(tune_knobs("IMGHIST_TEST_TUNE").empty()) << "unset: the defaults";
-    ::setenv("IMGHIST_TEST_TUNE", "layout=pairs,,wg=1024,", 1);
-    const auto knobs = tune_knobs("IMGHIST_TEST_TUNE");
-    ASSERT_EQ(knobs.size(), 2u) << "empty items are skipped";
-    EXPECT_EQ(knobs[0].key, "layout");
-    EXPECT_EQ(knobs[0].value, "pairs");
-    EXPECT_EQ(knobs[1].number(), 1024u);
-    EXPECT_THROW(knobs[0].number(), InvalidArgument) << "'pairs' is not a number";
-    try {
-        knobs[1].unknown("a, b");
-        ADD_FAILURE() << "unknown() must throw";
-    } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("IMGHIST_TEST_TUNE: unknown key 'wg' (keys: a, b)"), std::string::npos)
-            << e.what();
-    }
-    ::setenv("IMGHIST_TEST_TUNE", "wg", 1);
-    EXPECT_THROW(tune_knobs("IMGHIST_TEST_TUNE"), InvalidArgument) << "an item without '='";
-    ::setenv("IMGHIST_TEST_TUNE", "wg=-1", 1);
-    EXPECT_THROW(tune_knobs("IMGHIST_TEST_TUNE")[0].number(), InvalidArgument);
-    ::setenv("IMGHIST_TEST_TUNE", "wg=99999999999999999999", 1);
-    EXPECT_THROW(tune_knobs("IMGHIST_TEST_TUNE")[0].number(), InvalidArgument) << "too many digits";
-    ::unsetenv("IMGHIST_TEST_TUNE");
-}
-
-}  // namespace
-}  // namespace imghist

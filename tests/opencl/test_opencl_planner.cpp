@@ -2,6 +2,7 @@
 // plan, the pixels' layout, the device's limits and the tuning (opencl_planner.hpp).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -101,6 +102,24 @@ TEST(OpenClPlanner, StridedBuffersGoByRowsPackedOnesByAlignedPixelRanges) {
     EXPECT_NO_THROW(plan_launches(plan16, misaligned, gpu_limits(), kernel_limits(), tune));
     const PixelLayout odd{PixelSource::buffer, 333, 67, 333 * 8, 1};
     EXPECT_THROW(plan_launches(plan16, odd, gpu_limits(), kernel_limits(), tune), InvalidArgument);
+}
+
+// Devices that are not GPUs (PoCL) take the generic program without the value swizzle: their
+// tuning family (opencl_tuning.cpp) says so, GPUs keep the defaults.
+TEST(OpenClPlanner, DevicesThatAreNotGpusTakeTheGenericProgramWithoutSwizzle) {
+    ::unsetenv("IMGHIST_OPENCL_TUNE");
+    EXPECT_EQ(tune_for({"NVIDIA Corporation", "NVIDIA H200", true}), Tune{});
+    DeviceLimits cpu = gpu_limits();
+    cpu.gpu = false;
+    const HistogramPlan plan(PixelFormat::rgba8, Request{});
+    const LaunchPlan lp = plan_launches(plan, host_pixels(640, 480, PixelFormat::rgba8), cpu, kernel_limits(),
+                                        tune_for({"The pocl project", "cpu-haswell", false}));
+    ASSERT_EQ(lp.passes.size(), 1u);
+    const PassConfig& c = lp.passes[0];
+    EXPECT_EQ(c.launch.value, 1u);
+    EXPECT_EQ(c.launch.swizzle, 0u);
+    EXPECT_NE(c.program_options.find("-DIH_C_VALUE=1u -DIH_C_SWIZZLE=0u"), std::string::npos) << c.program_options;
+    EXPECT_EQ(c.program_options.find("-DIH_C_BINS"), std::string::npos) << c.program_options;
 }
 
 }  // namespace

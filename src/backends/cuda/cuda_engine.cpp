@@ -6,9 +6,10 @@
 
 namespace imghist::cuda_detail {
 
-CudaEngine::CudaEngine(int device) : device_(device), tune_(Tune::from_env()) {
+CudaEngine::CudaEngine(int device) : device_(device) {
     DeviceScope scope(device_);
     IH_CHECK(cudaGetDeviceProperties(&props_, device_));
+    tune_ = tune_for({"NVIDIA", props_.name, true});
     try {
         setup();
     } catch (...) {

@@ -31,6 +31,9 @@ void fill_plan(KernelParams& p, const HistogramPlan& plan) {
     p.value_mode = ih_value_mode_fits(ih_format_sample_type(p.bin.format));
 }
 
+// cuda_tune.cpp (no CUDA headers) names the layouts by these values and caps block at 1024.
+static_assert(kLanes32 == 0 && kLanes16 == 1 && kCopies == 2 && kGlobal == 3 && kMaxBlock == 1024);
+
 // Counters: per-lane 32-bit sub-histograms when they fit in a block's shared memory (up to 5
 // channels of 256 values, or of 259 slots; measured faster than packed 16-bit ones at two blocks
 // per multiprocessor), then packed 16-bit ones, then plain copies, then 64-bit global atomics

@@ -4,16 +4,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpu/tuning.hpp"
+
 namespace imghist::cuda_detail {
 
 // packed_kernel looks float codes up (Tune::float_lut = 1) from images of this many pixels: each
 // block copies the 128 KiB table into shared memory first.
 inline constexpr std::uint64_t kCodeLutMinPixels = std::uint64_t(1) << 20;
 
-// Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,...", keys block, gpt,
-// layout (lanes32|lanes16|copies|global), flush, blocks_per_sm, scalar, chunk_mb, copy_threads,
-// acc_stride, prefetch, packed, packed_float, ahead, early, slot_merge, float_lut, graph. The
-// defaults are what measured best on an H200 (docs/performance.md).
+// Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,..." (the keys and device
+// families: the table in cuda_tune.cpp, src/gpu/tuning.hpp). The defaults are what measured best
+// on an H200 (docs/performance.md).
 struct Tune {
     int block = 1024;
     int gpt = 0;          // 0: the format's maximum
@@ -42,7 +43,12 @@ struct Tune {
     int float_lut = 1;
     bool graph = true;     // single device images: replay the launch from a cached CUDA graph
 
-    static Tune from_env();  // IMGHIST_CUDA_TUNE (cuda_tune.cpp)
+    bool operator==(const Tune&) const = default;
 };
+
+// Plain C++ (no CUDA headers), built on every configuration: tests/gpu/test_tuning.cpp prints it.
+const gpu::TuningTable<Tune>& tuning_table();
+// The defaults, `device`'s family and IMGHIST_CUDA_TUNE; throws InvalidArgument.
+Tune tune_for(const gpu::DeviceIdentity& device);
 
 }  // namespace imghist::cuda_detail

@@ -72,9 +72,9 @@ OpenClEngine::~OpenClEngine() {
 }
 
 void OpenClEngine::init() {
-    tune_ = parse_tune();
     limits_.name = device_string(device_, CL_DEVICE_NAME);
     limits_.gpu = (device_value<cl_device_type>(device_, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
+    tune_ = tune_for({device_string(device_, CL_DEVICE_VENDOR), limits_.name, limits_.gpu});
     limits_.compute_units = std::max<cl_uint>(1, device_value<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS));
     limits_.local_mem = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
     limits_.max_alloc = device_value<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE);

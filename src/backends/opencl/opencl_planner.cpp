@@ -239,13 +239,14 @@ std::vector<Layout> Planner::layout_chain(bool value, std::size_t wg) const {
     return chain;
 }
 
-// Whether a value-mode pass swizzles its slots over the banks (ih_value_swizzle). On GPUs by
-// default when it counts a raw sample: values 32 apart (posterised or bit-shifted data, the
-// bank-adversarial test image) would otherwise put a warp on one bank of one copy. Luminance
-// alone skips it: its values rarely line up like that, and the swizzle costs it 2% (96 -> 94%).
+// Whether a value-mode pass swizzles its slots over the banks (ih_value_swizzle). By default
+// (off on devices that are not GPUs: opencl_tuning.cpp) when it counts a raw sample: values 32
+// apart (posterised or bit-shifted data, the bank-adversarial test image) would otherwise put a
+// warp on one bank of one copy. Luminance alone skips it: its values rarely line up like that,
+// and the swizzle costs it 2% (96 -> 94%).
 bool Planner::value_swizzle(unsigned first, unsigned count) const {
     if (tune_.swizzle >= 0) return tune_.swizzle != 0;
-    return device_.gpu && plan_.counts_a_sample(first, count);
+    return plan_.counts_a_sample(first, count);
 }
 
 // Not even one channel fits the local memory: global atomics, all channels in one pass.
@@ -263,7 +264,8 @@ PassConfig Planner::global_pass() const {
 }
 
 // The -D IH_C_* options that make the pass's fields compile-time constants (histogram.cl,
-// ih_specialised_*): all of them on GPUs, value mode and loads in flight everywhere.
+// ih_specialised_*): all of them by default (not on devices that are not GPUs: opencl_tuning.cpp),
+// value mode and loads in flight everywhere.
 std::string Planner::program_options(const PassConfig& c) const {
     std::string o;
     auto def = [&](const char* k, std::uint64_t v) { o += std::string(" -DIH_C_") + k + "=" + std::to_string(v) + "u"; };
@@ -273,8 +275,7 @@ std::string Planner::program_options(const PassConfig& c) const {
         def("SWIZZLE", c.launch.swizzle);
         def("LOADS", c.launch.loads);
     }
-    const bool spec = tune_.spec >= 0 ? tune_.spec != 0 : device_.gpu;
-    if (!spec) return o;
+    if (tune_.spec == 0) return o;
     def("NCH", c.bins.channels);
     def("SOURCES", c.bins.sources);
     def("BINS", c.bins.bins);

@@ -1,57 +1,68 @@
-// IMGHIST_OPENCL_TUNE (opencl_tuning.hpp).
+// The opencl backend's tuning table and device families (opencl_tuning.hpp). Plain C++: built on
+// every configuration, so tests/gpu/test_tuning.cpp prints it.
 #include "backends/opencl/opencl_tuning.hpp"
 
-#include <bit>
-#include <string>
-
-#include "core/tune.hpp"
-#include "imghist/error.hpp"
-
 namespace imghist::ocl {
+namespace {
 
-Tune parse_tune() {
-    Tune t;
-    for (const TuneKnob& k : tune_knobs("IMGHIST_OPENCL_TUNE")) {
-        const std::string& key = k.key;
-        const std::string& val = k.value;
-        if (key == "wg") t.wg = unsigned(k.number());
-        else if (key == "gpc") t.gpc = unsigned(k.number());
-        else if (key == "groups") t.groups = unsigned(k.number());
-        else if (key == "copies") t.copies = unsigned(k.number());
-        else if (key == "pack") t.pack = k.number() != 0;
-        else if (key == "value") t.value = k.number() != 0;
-        else if (key == "loads") t.loads = unsigned(k.number());
-        else if (key == "layout") {
-            if (val == "copies") t.layout = LayoutKind::copies;
-            else if (val == "lanes") t.layout = LayoutKind::lanes;
-            else if (val == "pairs") t.layout = LayoutKind::pairs;
-            else throw InvalidArgument("IMGHIST_OPENCL_TUNE: layout is 'copies', 'lanes' or 'pairs'");
-        }
-        else if (key == "merge") {
-            if (val != "atomic" && val != "sum")
-                throw InvalidArgument("IMGHIST_OPENCL_TUNE: merge is 'atomic' or 'sum'");
-            t.merge_atomic = val == "atomic";
-        } else if (key == "fast") t.fast = k.number() != 0;
-        else if (key == "spec") t.spec = k.number() != 0;
-        else if (key == "global") t.force_global = k.number() != 0;
-        else if (key == "max_local") t.max_local = k.number();
-        else if (key == "tile_pixels") t.tile_pixels = k.number();
-        else if (key == "launch_pixels") t.launch_pixels = k.number();
-        else if (key == "reserve") t.reserve = std::int64_t(k.number());
-        else if (key == "swizzle") t.swizzle = k.number() != 0;
-        else k.unknown("wg, gpc, groups, copies, pack, value, loads, layout, merge, fast, spec, global, max_local, "
-                       "tile_pixels, launch_pixels, reserve, swizzle");
-    }
-    if (t.copies != 0 && (!std::has_single_bit(t.copies) || t.copies > 32))
-        throw InvalidArgument("IMGHIST_OPENCL_TUNE: copies must be a power of two up to 32");
-    if (t.wg != 0 && !std::has_single_bit(t.wg))
-        throw InvalidArgument("IMGHIST_OPENCL_TUNE: wg must be a power of two");
-    if (t.loads != 0 && t.loads != 2 && t.loads != 4)
-        throw InvalidArgument("IMGHIST_OPENCL_TUNE: loads is 2 or 4");
-    // copies/pack without a layout mean the copies layout (as before layouts had names);
-    // layout=pairs takes copies too.
+using gpu::Range;
+
+// copies or pack without a layout mean the copies layout (as before layouts had names);
+// layout=pairs takes copies too.
+void finish(Tune& t) {
     if (t.layout == LayoutKind::any && (t.copies != 0 || t.pack >= 0)) t.layout = LayoutKind::copies;
-    return t;
 }
+
+gpu::TuningTable<Tune> make_table() {
+    return {"IMGHIST_OPENCL_TUNE",
+            {
+                gpu::number("wg", &Tune::wg, "work-items per work-group (auto: 256 on GPUs, 64 elsewhere)",
+                            Range{.power_of_two = true, .automatic = 0}),
+                gpu::number("gpc", &Tune::gpc, "work-groups (partial histograms) per compute unit (auto: 4)",
+                            Range{.automatic = 0}),
+                gpu::number("groups", &Tune::groups, "work-groups per launch, instead of gpc", Range{.automatic = 0}),
+                gpu::number("copies", &Tune::copies, "local copies of every slot, copies and pairs layouts (auto: 1, pairs 16)",
+                            Range{.max = 32, .power_of_two = true, .automatic = 0}),
+                gpu::tristate("pack", &Tune::pack, "copies layout: two 16-bit slots per word (auto: unpacked, then packed)"),
+                gpu::tristate("value", &Tune::value, "8-bit samples: count raw values, bin them at the merge (auto: on)"),
+                gpu::number("loads", &Tune::loads, "16-byte loads in flight per work-item (auto: 4 on GPUs, 2 elsewhere)",
+                            Range{.min = 2, .max = 4, .power_of_two = true, .automatic = 0}),
+                gpu::choice("layout", &Tune::layout,
+                            {{"copies", LayoutKind::copies}, {"lanes", LayoutKind::lanes}, {"pairs", LayoutKind::pairs},
+                             {"auto", LayoutKind::any}},
+                            "local layout: copies, lanes (a counter per lane), pairs (two lanes per word)"),
+                gpu::choice("merge", &Tune::merge_atomic, {{"atomic", 1}, {"sum", 0}, {"auto", -1}},
+                            "work-groups merge into the result with atomics, or by a sum (auto: atomic)"),
+                gpu::tristate("fast", &Tune::fast, "RGBA8: the 16-byte kernel ih_hist_u8x4 where it fits (auto: on)"),
+                gpu::tristate("spec", &Tune::spec, "compile the pass's fields as constants, -D IH_C_* (auto: on)"),
+                gpu::flag("global", &Tune::force_global, "count with global atomics, no local histogram"),
+                gpu::number("max_local", &Tune::max_local, "bytes of local memory a layout may take (0: no cap)"),
+                gpu::number("tile_pixels", &Tune::tile_pixels, "pixels per tile at most (0: 2^31)"),
+                gpu::number("launch_pixels", &Tune::launch_pixels, "pixels per launch at most (0: no cap)"),
+                gpu::number("reserve", &Tune::reserve,
+                            "bytes of local memory kept for the kernel itself (auto: CL_KERNEL_LOCAL_MEM_SIZE; 0 offers "
+                            "a layout all of CL_DEVICE_LOCAL_MEM_SIZE, to see whether the device runs it)",
+                            Range{.automatic = -1}),
+                gpu::tristate("swizzle", &Tune::swizzle,
+                              "value mode: slots spread over the banks, ih_value_swizzle (auto: passes that count a "
+                              "raw sample)"),
+            },
+            {
+                // PoCL and other devices that are not GPUs: the value swizzle spreads a warp's
+                // counters over GPU banks, and the -D IH_C_* program is what GPUs were measured
+                // with; the generic program keeps value mode, swizzle and loads as constants.
+                {"cpu", {.type = gpu::DeviceMatch::Type::not_gpu}, "spec=0,swizzle=0"},
+            },
+            finish};
+}
+
+}  // namespace
+
+const gpu::TuningTable<Tune>& tuning_table() {
+    static const gpu::TuningTable<Tune> table = make_table();
+    return table;
+}
+
+Tune tune_for(const gpu::DeviceIdentity& device) { return gpu::resolve(tuning_table(), device); }
 
 }  // namespace imghist::ocl

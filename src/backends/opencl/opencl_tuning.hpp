@@ -1,19 +1,15 @@
-// The opencl backend's tuning knobs (IMGHIST_OPENCL_TUNE), parsed once per engine. The
-// defaults that they override are the planner's (opencl_planner.cpp).
+// The opencl backend's tuning (src/gpu/tuning.hpp): its fields, with a line of help each, and
+// its device families are the table in opencl_tuning.cpp; IMGHIST_OPENCL_TUNE="key=value,..."
+// overrides them for measurements and tests (docs/performance.md). 0 and -1 (auto) leave the
+// choice to the planner (opencl_planner.cpp).
 #pragma once
 
 #include <cstdint>
 
+#include "gpu/tuning.hpp"
+
 namespace imghist::ocl {
 
-// Defaults come from the device; IMGHIST_OPENCL_TUNE="key=value,..." overrides them for
-// measurements and tests (docs/performance.md): wg, gpc (work-groups per compute unit),
-// groups (work-groups per launch, instead of gpc), layout (copies/lanes/pairs), copies,
-// pack (0/1), value (0/1), loads (2/4), merge (atomic/sum), fast (0/1), spec (0/1),
-// global (0/1), max_local (bytes), tile_pixels, launch_pixels, reserve (bytes of local memory
-// kept for the kernel itself, instead of CL_KERNEL_LOCAL_MEM_SIZE: reserve=0 offers a layout all
-// of CL_DEVICE_LOCAL_MEM_SIZE, to see whether the device runs it), swizzle (0/1: value-mode
-// slots spread over the banks, ih_value_swizzle).
 enum class LayoutKind { any, copies, lanes, pairs };
 
 struct Tune {
@@ -23,10 +19,12 @@ struct Tune {
     bool force_global = false;
     std::uint64_t max_local = 0, tile_pixels = 0, launch_pixels = 0;
     std::int64_t reserve = -1;
+
+    bool operator==(const Tune&) const = default;
 };
 
-
-// IMGHIST_OPENCL_TUNE, checked; throws InvalidArgument.
-Tune parse_tune();
+const gpu::TuningTable<Tune>& tuning_table();
+// The defaults, `device`'s family and IMGHIST_OPENCL_TUNE; throws InvalidArgument.
+Tune tune_for(const gpu::DeviceIdentity& device);
 
 }  // namespace imghist::ocl

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backends/vulkan/vk_histogram.hpp"
+#include "backends/vulkan/vk_tuning.hpp"
 #include "core/backend_engine.hpp"
 #include "core/interop.hpp"
 #include "imghist/error.hpp"
@@ -14,7 +15,9 @@ namespace imghist::vulkan {
 
 struct Histogrammer::Impl final : SlotCounter {
     explicit Impl(const DeviceContext& c)
-        : context(c), core(c.physical_device, c.device, vk::tuning_from_env(), c.float_controls_enabled),
+        : context(c),
+          core(c.physical_device, c.device, vk::tuning_for(vk::device_identity(c.physical_device)),
+               c.float_controls_enabled),
           arena(c.device) {}
     ~Impl() override {
         if (result.size() != 0) vkDeviceWaitIdle(context.device);

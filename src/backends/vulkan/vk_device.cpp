@@ -2,14 +2,16 @@
 
 #include <vector>
 
+#include "backends/vulkan/vk_tuning.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::vk {
 
-Context::Context(const std::string& selector, Tuning tuning) : instance_(validation_requested()) {
+Context::Context(const std::string& selector, std::optional<Tuning> tuning) : instance_(validation_requested()) {
     const auto devices = physical_devices(instance_.get());
     const PhysicalDevice& pick = select_device(devices, selector);
     physical_ = pick.handle;
+    if (!tuning) tuning = tuning_for(device_identity(physical_));
     family_ = pick.compute_family;
     name_ = pick.name;
 
@@ -45,7 +47,7 @@ Context::Context(const std::string& selector, Tuning tuning) : instance_(validat
         VkCommandPool p = VK_NULL_HANDLE;
         IMGHIST_VK(vkCreateCommandPool, device_, &pool, nullptr, &p);
         pool_ = CommandPool(device_, p);
-        core_ = std::make_unique<HistogramCore>(physical_, device_, tuning, float_controls);
+        core_ = std::make_unique<HistogramCore>(physical_, device_, *tuning, float_controls);
     } catch (...) {
         core_.reset();
         pool_.reset();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/vulkan/vk_histogram.hpp"
@@ -12,8 +13,9 @@ namespace imghist::vk {
 class Context {
 public:
     // selector: index or name substring, empty = best device. IMGHIST_VULKAN_VALIDATION=1
-    // enables the Khronos validation layer. Throws BackendUnavailable / DeviceError.
-    explicit Context(const std::string& selector, Tuning tuning = {});
+    // enables the Khronos validation layer. tuning: none for the chosen device's (its family and
+    // IMGHIST_VULKAN_TUNE, vk_tuning.hpp). Throws BackendUnavailable / DeviceError / InvalidArgument.
+    explicit Context(const std::string& selector, std::optional<Tuning> tuning = Tuning{});
     ~Context();
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "core/tune.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::vk {
@@ -168,36 +167,6 @@ void check_launch(const HistogramPlan& plan, std::uint64_t totals_offset, const 
 }
 
 }  // namespace
-
-Tuning tuning_from_env() {
-    Tuning t;
-    for (const TuneKnob& k : tune_knobs("IMGHIST_VULKAN_TUNE")) {
-        if (k.key == "layout") {
-            if (k.value == "copies") t.layout = SharedLayout::copies;
-            else if (k.value == "lanes") t.layout = SharedLayout::lanes;
-            else if (k.value == "pairs") t.layout = SharedLayout::pairs;
-            else throw InvalidArgument("IMGHIST_VULKAN_TUNE: layout is copies, lanes or pairs");
-            continue;
-        }
-        const std::uint64_t n = k.number();
-        if (k.key == "value") t.value_mode = n != 0;
-        else if (k.key == "copies") {
-            if (n == 0 || n > 32 || (n & (n - 1)) != 0)
-                throw InvalidArgument("IMGHIST_VULKAN_TUNE: copies is a power of two up to 32");
-            t.max_copies = std::uint32_t(n);
-        } else if (k.key == "rounds") {
-            if (n == 0 || n > 64) throw InvalidArgument("IMGHIST_VULKAN_TUNE: rounds is 1 to 64");
-            t.rounds = std::uint32_t(n);
-        } else if (k.key == "swizzle") t.swizzle = n != 0 ? 1 : 0;
-        else if (k.key == "wg") {
-            if (n < 32 || n > 1024 || n % 32 != 0)
-                throw InvalidArgument("IMGHIST_VULKAN_TUNE: wg is a multiple of 32 from 32 to 1024");
-            t.group_size = std::uint32_t(n);
-        } else if (k.key == "tile_pixels") t.max_tile_pixels = n;  // checked where it is used
-        else k.unknown("layout, value, copies, rounds, swizzle, wg, tile_pixels");
-    }
-    return t;
-}
 
 std::uint32_t max_bins(const DeviceLimits& limits) {
     // One channel, one copy, rounded to 32 slots, must fit the shared memory.

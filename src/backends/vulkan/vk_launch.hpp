@@ -19,7 +19,8 @@ enum class SharedLayout : std::uint32_t {
     pairs = 2,   // two lanes' 16-bit counters per word
 };
 
-// Shader choices (docs/performance.md, "## Vulkan", has the H200 sweeps behind them).
+// Shader choices (docs/performance.md, "## Vulkan", has the H200 sweeps behind them); their
+// keys and device families: vk_tuning.cpp.
 struct Tuning {
     // Lanes and pairs take 32-48 KiB of shared memory per work-group, and NVIDIA's driver then
     // keeps fewer work-groups per SM. With 1024 invocations per work-group, pairs held 55-62% of
@@ -39,13 +40,9 @@ struct Tuning {
     // they are. 0: never; 1: every pass.
     int swizzle = -1;
     std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
-};
 
-// The defaults, overridden by IMGHIST_VULKAN_TUNE="key=value,..." (keys layout = copies, lanes
-// or pairs; value, copies, rounds, swizzle, wg, tile_pixels), as benchmarks and tests do and as
-// a caller with adversarial images may (layout=pairs holds its speed on every distribution).
-// Throws InvalidArgument on a bad key or value.
-Tuning tuning_from_env();
+    bool operator==(const Tuning&) const = default;
+};
 
 // What the launch plan needs to know of a device (VkPhysicalDeviceLimits and float controls).
 struct DeviceLimits {

@@ -8,6 +8,7 @@
 
 #include "core/device_select.hpp"
 #include "gpu/api_error.hpp"
+#include "gpu/tuning.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::vk {
@@ -237,11 +238,20 @@ int rank(VkPhysicalDeviceType t) {
         default: return 3;
     }
 }
+
+bool is_gpu(VkPhysicalDeviceType t) { return t != VK_PHYSICAL_DEVICE_TYPE_CPU && t != VK_PHYSICAL_DEVICE_TYPE_OTHER; }
 }  // namespace
 
 DeviceInfo device_info(const PhysicalDevice& d) {
-    return {std::to_string(d.index), d.name,
-            d.type != VK_PHYSICAL_DEVICE_TYPE_CPU && d.type != VK_PHYSICAL_DEVICE_TYPE_OTHER, d.available, d.note};
+    return {std::to_string(d.index), d.name, is_gpu(d.type), d.available, d.note};
+}
+
+gpu::DeviceIdentity device_identity(VkPhysicalDevice physical) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(physical, &props);
+    char vendor[16];
+    std::snprintf(vendor, sizeof vendor, "0x%04x", props.vendorID);
+    return {vendor, props.deviceName, is_gpu(props.deviceType)};
 }
 
 const PhysicalDevice& select_device(const std::vector<PhysicalDevice>& devices, const std::string& selector) {

@@ -14,6 +14,10 @@
 #include <utility>
 #include <vector>
 
+namespace imghist::gpu {
+struct DeviceIdentity;
+}
+
 namespace imghist::vk {
 
 const char* result_name(VkResult result);
@@ -132,6 +136,8 @@ struct PhysicalDevice {
 std::vector<PhysicalDevice> physical_devices(VkInstance instance);
 // What devices() lists for a physical device.
 DeviceInfo device_info(const PhysicalDevice& d);
+// What the tuning's device families match on (vk_tuning.hpp); the vendor is its PCI id, "0x10de".
+gpu::DeviceIdentity device_identity(VkPhysicalDevice physical);
 // The shared --device rule (core/device_select.hpp), with IMGHIST_VULKAN_DEVICE; empty picks
 // the best available device (discrete GPU, integrated, virtual, other, CPU).
 const PhysicalDevice& select_device(const std::vector<PhysicalDevice>& devices, const std::string& selector);

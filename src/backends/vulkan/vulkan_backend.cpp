@@ -18,7 +18,7 @@ constexpr VkDeviceSize kChunkBytes = VkDeviceSize(64) << 20;  // per staging buf
 
 class VulkanEngine final : public BackendEngine<> {
 public:
-    explicit VulkanEngine(const EngineOptions& options) : ctx_(options.device, vk::tuning_from_env()) {
+    explicit VulkanEngine(const EngineOptions& options) : ctx_(options.device, std::nullopt) {
         for (auto& a : arenas_) a = std::make_unique<vk::DescriptorArena>(ctx_.device());
         VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
         info.commandPool = ctx_.command_pool();
