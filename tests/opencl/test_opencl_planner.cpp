@@ -39,7 +39,7 @@ PixelLayout host_pixels(std::uint32_t width, std::uint32_t height, PixelFormat f
 TEST(OpenClPlanner, RgbaOnAGpuIsOneValueModePassOfTheVectorKernel) {
     const HistogramPlan plan(PixelFormat::rgba8, Request{});
     const LaunchPlan lp = plan_launch(plan, host_pixels(1920, 1080, PixelFormat::rgba8), gpu_limits(),
-                                        kernel_limits(), Tune{});
+                                      kernel_limits(), Tune{});
     EXPECT_TRUE(lp.note.empty());
     EXPECT_EQ(lp.tiling.tiles, 1u);
     ASSERT_EQ(lp.passes.size(), 1u);
