@@ -1,4 +1,4 @@
-// The opencl planner's decisions, without a device: plan_launches is a pure function of the
+// The opencl planner's decisions, without a device: plan_launch is a pure function of the
 // plan, the pixels' layout, the device's limits and the tuning (opencl_planner.hpp).
 #include <gtest/gtest.h>
 
@@ -39,8 +39,8 @@ PixelLayout host_pixels(std::uint32_t width, std::uint32_t height, PixelFormat f
 
 TEST(OpenClPlanner, RgbaOnAGpuIsOneValueModePassOfTheVectorKernel) {
     const HistogramPlan plan(PixelFormat::rgba8, Request{});
-    const LaunchPlan lp = plan_launches(plan, host_pixels(1920, 1080, PixelFormat::rgba8), gpu_limits(),
-                                        kernel_limits(), Tune{});
+    const LaunchPlan lp = plan_launch(plan, host_pixels(1920, 1080, PixelFormat::rgba8), gpu_limits(),
+                                      kernel_limits(), Tune{});
     EXPECT_TRUE(lp.note.empty());
     EXPECT_EQ(lp.tiling.tiles, 1u);
     ASSERT_EQ(lp.passes.size(), 1u);
@@ -66,7 +66,7 @@ TEST(OpenClPlanner, TooManyBinsSplitIntoChannelPassesThenGlobalAtomics) {
     tune.copies = 1;
     tune.pack = 0;
     tune.max_local = 20000;  // one channel of 4099 32-bit slots fits, two do not
-    LaunchPlan lp = plan_launches(plan, host_pixels(64, 3, PixelFormat::rgba8), gpu_limits(), kernel_limits(), tune);
+    LaunchPlan lp = plan_launch(plan, host_pixels(64, 3, PixelFormat::rgba8), gpu_limits(), kernel_limits(), tune);
     ASSERT_EQ(lp.passes.size(), plan.channels.size());
     for (std::size_t i = 0; i < lp.passes.size(); ++i) {
         EXPECT_EQ(lp.passes[i].first_channel, i);
@@ -75,7 +75,7 @@ TEST(OpenClPlanner, TooManyBinsSplitIntoChannelPassesThenGlobalAtomics) {
     }
     EXPECT_NE(lp.note.find("passes"), std::string::npos) << lp.note;
     tune.max_local = 1000;
-    lp = plan_launches(plan, host_pixels(64, 3, PixelFormat::rgba8), gpu_limits(), kernel_limits(), tune);
+    lp = plan_launch(plan, host_pixels(64, 3, PixelFormat::rgba8), gpu_limits(), kernel_limits(), tune);
     ASSERT_EQ(lp.passes.size(), 1u);
     EXPECT_TRUE(lp.passes[0].global);
     EXPECT_EQ(lp.passes[0].kernel_name, "ih_hist_global_u8");
@@ -87,21 +87,21 @@ TEST(OpenClPlanner, StridedBuffersGoByRowsPackedOnesByAlignedPixelRanges) {
     Tune tune;
     tune.tile_pixels = 1002;
     const PixelLayout packed{PixelSource::buffer, 333, 67, 333 * 4, 0};
-    LaunchPlan lp = plan_launches(plan, packed, gpu_limits(), kernel_limits(), tune);
+    LaunchPlan lp = plan_launch(plan, packed, gpu_limits(), kernel_limits(), tune);
     EXPECT_TRUE(lp.tiling.by_pixels);
     EXPECT_EQ(lp.tiling.tile_pixels, 1000u);  // a multiple of 4 pixels
     EXPECT_EQ(lp.tiling.tiles, (333u * 67u + 999u) / 1000u);
     const PixelLayout strided{PixelSource::buffer, 333, 67, 333 * 4 + 12, 0};
-    lp = plan_launches(plan, strided, gpu_limits(), kernel_limits(), tune);
+    lp = plan_launch(plan, strided, gpu_limits(), kernel_limits(), tune);
     EXPECT_FALSE(lp.tiling.by_pixels);
     EXPECT_EQ(lp.passes[0].launch.packed, 0u);
     EXPECT_EQ(lp.passes[0].launch.stride, (333u * 4u + 12u));
     EXPECT_NE(lp.passes[0].kernel_name, "ih_hist_u8x4");  // 16-byte loads need packed rows
     const PixelLayout misaligned{PixelSource::buffer, 333, 67, 333 * 4, 2 * 2};
     const HistogramPlan plan16(PixelFormat::rgba16, Request{});
-    EXPECT_NO_THROW(plan_launches(plan16, misaligned, gpu_limits(), kernel_limits(), tune));
+    EXPECT_NO_THROW(plan_launch(plan16, misaligned, gpu_limits(), kernel_limits(), tune));
     const PixelLayout odd{PixelSource::buffer, 333, 67, 333 * 8, 1};
-    EXPECT_THROW(plan_launches(plan16, odd, gpu_limits(), kernel_limits(), tune), InvalidArgument);
+    EXPECT_THROW(plan_launch(plan16, odd, gpu_limits(), kernel_limits(), tune), InvalidArgument);
 }
 
 // Devices that are not GPUs (PoCL) take the generic program without the value swizzle: their

@@ -6,6 +6,8 @@
 
 namespace imghist::cuda_detail {
 
+using gpu::ceil_div;
+
 KernelFormat kernel_format(PixelFormat format) {
     const std::uint32_t f = std::uint32_t(format);
     const std::uint32_t samples = ih_format_samples(f);
@@ -78,8 +80,8 @@ void fill_counters(KernelParams& p, int layout, std::uint64_t slots, std::uint64
 // (a thread counts at most gpt groups plus a few edge pixels per tile).
 std::uint32_t flush_tiles(const Shape& sh, int layout, const Tune& tune) {
     const std::uint64_t per_thread = std::uint64_t(sh.params.gpt) * sh.pixels_per_group +
-                                     (std::uint64_t(sh.edge_rows_cap) * 2 * sh.pixels_per_group + sh.block - 1) / sh.block;
-    const std::uint64_t sharing = layout == kCopies ? sh.block : (sh.block + 31) / 32;
+                                     ceil_div(std::uint64_t(sh.edge_rows_cap) * 2 * sh.pixels_per_group, sh.block);
+    const std::uint64_t sharing = layout == kCopies ? sh.block : ceil_div(sh.block, 32);
     const std::uint64_t per_tile = per_thread * sharing * 2;  // extra: nan/below/above share nothing, x2 margin
     const std::uint64_t limit = layout == kLanes16 ? 0xFFFFu : 0xFFFFFFFFu;
     std::uint64_t flush = std::max<std::uint64_t>(1, limit / per_tile);
@@ -112,7 +114,7 @@ void decide_packed_path(Shape& sh, const HistogramPlan& plan, const DeviceLimits
     const KernelParams& p = sh.params;
     const int nch = int(p.bin.channels);
     const bool luma = p.has_luma != 0;
-    const std::uint64_t per_step = std::uint64_t(kPackedSteps) * (16 / sh.pixel_bytes) * ((sh.block + 31) / 32);
+    const std::uint64_t per_step = std::uint64_t(kPackedSteps) * (16 / sh.pixel_bytes) * ceil_div(sh.block, 32);
     std::uint64_t steps = std::max<std::uint64_t>(1, 0xFFFFFFFFull / per_step - 3);
     if (tune.flush > 0) steps = std::min<std::uint64_t>(steps, std::uint64_t(tune.flush));
     sh.packed_flush_steps = std::uint32_t(std::min<std::uint64_t>(steps, 0x7FFFFFFFu));
@@ -193,14 +195,14 @@ ImageDesc describe(const Shape& sh, const Piece& pc, bool force_scalar) {
     const std::uint64_t tile_units = std::uint64_t(sh.block) * sh.params.gpt;
     if (d.units_per_row >= tile_units) {
         d.rows_per_tile = 1;
-        d.segs = std::uint32_t((d.units_per_row + tile_units - 1) / tile_units);
+        d.segs = std::uint32_t(ceil_div(d.units_per_row, tile_units));
     } else {
         std::uint64_t r = tile_units / std::max<std::uint64_t>(d.units_per_row, 1);
         if (!d.scalar) r = std::min<std::uint64_t>(r, sh.edge_rows_cap);
         d.rows_per_tile = std::uint32_t(std::clamp<std::uint64_t>(r, 1, pc.rows));
         d.segs = 1;
     }
-    const std::uint64_t tiles = (std::uint64_t(pc.rows) + d.rows_per_tile - 1) / d.rows_per_tile * d.segs;
+    const std::uint64_t tiles = ceil_div(pc.rows, d.rows_per_tile) * d.segs;
     if (tiles > 0x3FFFFFFFu) throw InvalidArgument("cuda: image too large for one launch");
     d.tiles = std::uint32_t(tiles);
     return d;
@@ -215,7 +217,7 @@ bool takes_packed(const Shape& sh, const Piece& pc) {
 unsigned decide_packed(Shape& sh, const Piece& pc, bool lut, const Tune& tune) {
     KernelParams& p = sh.params;
     const std::uint64_t vectors = pc.row_px * sh.pixel_bytes / 16;
-    const unsigned grid = unsigned(std::clamp<std::uint64_t>((vectors + sh.block - 1) / sh.block, 1,
+    const unsigned grid = unsigned(std::clamp<std::uint64_t>(ceil_div(vectors, sh.block), 1,
                                                              lut ? sh.code_lut_grid_cap : sh.packed_grid_cap));
     ImageDesc& d = p.img[0];
     d = ImageDesc{};
@@ -239,6 +241,32 @@ unsigned decide_packed(Shape& sh, const Piece& pc, bool lut, const Tune& tune) {
     p.finalize = 1;
     p.img_dev = nullptr;
     return grid;
+}
+
+gpu::CounterLayout counter_layout(std::uint32_t code) {
+    switch (code) {
+        case kLanes32: return gpu::CounterLayout::lanes32;
+        case kLanes16: return gpu::CounterLayout::lanes16;
+        case kCopies: return gpu::CounterLayout::copies;
+        default: return gpu::CounterLayout::global;
+    }
+}
+
+// One launch counts the whole piece: its 32-bit shared counters are flushed into 64-bit ones
+// before they could overflow (flush_tiles), so no tile limit applies.
+gpu::LaunchDescription launch_description(const Shape& sh, const Piece& pc, const DeviceLimits& device,
+                                          const Tune& tune) {
+    const std::uint64_t pixels = pc.row_px * pc.rows;
+    gpu::LaunchDescription d{"cuda", pc.row_px, pc.rows, device.dynamic_smem, pc.rows > 1, {}, {}, {}};
+    d.tiles.push_back({0, pc.rows > 1 ? pc.rows : pixels});
+    Shape s = sh;
+    const bool packed = takes_packed(sh, pc);
+    const std::uint64_t groups = packed ? decide_packed(s, pc, false, tune)
+                                        : std::min<std::uint64_t>(describe(sh, pc, tune.scalar).tiles, sh.grid_cap);
+    const KernelParams& p = s.params;
+    d.passes.push_back({{0, p.bin.channels}, counter_layout(p.layout), p.copies, p.value_mode != 0, sh.smem, sh.block,
+                        groups, pixels, packed ? "packed_kernel" : "histogram_kernel"});
+    return d;
 }
 
 }  // namespace imghist::cuda_detail

@@ -9,6 +9,7 @@
 
 #include "core/plan.hpp"
 #include "cuda_tune.hpp"
+#include "gpu/launch_plan.hpp"
 #include "imghist/image.hpp"
 #include "kernel_params.hpp"
 
@@ -21,7 +22,7 @@ struct DeviceLimits {
 };
 
 // Resident blocks per multiprocessor of one kernel (blocks_per_sm's answer, at least 1). `layout`
-// is a Layout, or kPacked with the plan's channels and luminance.
+// is a CounterLayoutCode, or kPacked with the plan's channels and luminance.
 using Occupancy = std::function<int(KernelFormat format, int layout, unsigned block, std::size_t smem, int nch,
                                     bool luma)>;
 
@@ -70,5 +71,11 @@ bool takes_packed(const Shape& shape, const Piece& piece);
 // packed_kernel's work fields for one piece; `lut`: it looks float codes up (code_lut is set by
 // the caller). Returns the grid.
 unsigned decide_packed(Shape& shape, const Piece& piece, bool lut, const Tune& tune);
+
+// A CounterLayoutCode in the shared vocabulary.
+gpu::CounterLayout counter_layout(std::uint32_t code);
+// The launch of one piece in the shared vocabulary (without the code table), for reports and tests.
+gpu::LaunchDescription launch_description(const Shape& shape, const Piece& piece, const DeviceLimits& device,
+                                          const Tune& tune);
 
 }  // namespace imghist::cuda_detail

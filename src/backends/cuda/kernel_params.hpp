@@ -38,8 +38,9 @@ enum KernelFormat : int {
     kKernelFormats
 };
 
-// Where the shared-memory counters live and how they are laid out.
-enum Layout : std::uint32_t {
+// Where the shared-memory counters live and how they are laid out: the kernels' numbers of the
+// shared gpu::CounterLayout (cuda_shape.cpp, counter_layout, maps them).
+enum CounterLayoutCode : std::uint32_t {
     kLanes32 = 0,  // word = slot * 32 + lane: every lane on its own bank, 32-bit counters
     kLanes16 = 1,  // word = (slot / 2) * 32 + lane, two 16-bit counters per word
     kCopies = 2,   // `copies` plain copies of the histogram, 32-bit counters
@@ -76,7 +77,7 @@ struct KernelParams {
     // Shared-memory counters.
     std::uint32_t value_mode;   // 8-bit samples: count raw values 0..255, classify at the merge
     std::uint32_t hist_slots;   // counters per copy: value_mode ? nch * 256 : total_slots
-    std::uint32_t layout;       // Layout
+    std::uint32_t layout;       // CounterLayoutCode
     std::uint32_t copies;       // kCopies: number of copies
     std::uint32_t copy_stride;  // kCopies: words between copies
     std::uint32_t smem_words;   // dynamic shared memory in 32-bit words (multiple of 4)

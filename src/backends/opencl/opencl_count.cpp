@@ -63,7 +63,7 @@ void OpenClEngine::count(const PixelInput& in, const HistogramPlan& plan, std::s
     events_.clear();
     last_times_.reset();
     try {
-        const LaunchPlan lp = plan_launches(plan, in.layout, limits_, kernel_limits(), tune_);
+        const LaunchPlan lp = plan_launch(plan, in.layout, limits_, kernel_limits(), tune_);
         if (!lp.note.empty()) add_note(lp.note);
         const bool totals64 = lp.tiling.tiles > 1;
         clear_results(plan.total_slots(), totals64);

@@ -22,14 +22,14 @@ std::string sample_suffix(SampleType t) {
     return "u8";
 }
 
-// A local layout of histogram.cl: `copies` sub-histograms; pack 0 = 32-bit counters, 1 = two
-// slots per word, 2 = lane pairs (two work-items per word).
-struct Layout {
+// A local counter layout of histogram.cl: `copies` sub-histograms; pack 0 = 32-bit counters,
+// 1 = two slots per word, 2 = lane pairs (two work-items per word).
+struct LocalLayout {
     unsigned copies, pack;
 };
 
 // The work-items of a work-group of `wg` that increment one counter of the layout.
-std::uint64_t sharers(Layout layout, std::size_t wg) {
+std::uint64_t sharers(LocalLayout layout, std::size_t wg) {
     return ceil_div(wg, layout.pack == 2 ? 2 * layout.copies : layout.copies);
 }
 
@@ -92,7 +92,7 @@ private:
     std::optional<PassConfig> configure(unsigned first, unsigned count) const;
     PassConfig base_config(unsigned first, unsigned count, bool global) const;
     bool fit_layout(PassConfig& c, bool value, std::uint64_t avail) const;
-    std::vector<Layout> layout_chain(bool value, std::size_t wg) const;
+    std::vector<LocalLayout> layout_chain(bool value, std::size_t wg) const;
     bool value_swizzle(unsigned first, unsigned count) const;
     PassConfig global_pass() const;
     std::string program_options(const PassConfig& c) const;
@@ -120,11 +120,15 @@ const KernelLimits& Planner::limits(const std::string& name) const {
 std::vector<PassConfig> Planner::passes(std::string& note) const {
     const unsigned total = unsigned(plan_.channels.size());
     const std::string local_mem = std::to_string(device_.local_mem / 1024) + " KiB of local memory";
-    for (unsigned per = total; per >= 1 && !tune_.force_global; --per) {
-        std::optional<PassConfig> first = configure(0, per);
-        if (!first) continue;
+    std::optional<PassConfig> first;
+    const unsigned per = tune_.force_global ? 0 : gpu::most_channels_that_fit(total, [&](unsigned n) {
+        first = configure(0, n);
+        return first.has_value();
+    });
+    if (per > 0) {
         std::vector<PassConfig> passes{*first};
-        for (unsigned c0 = per; c0 < total; c0 += per) passes.push_back(configure(c0, std::min(per, total - c0)).value());
+        for (const gpu::ChannelPass& p : gpu::split_channel_passes(total, per, gpu::PassSplit::fill))
+            if (p.first > 0) passes.push_back(configure(p.first, p.count).value());
         if (per < total)
             note = "opencl: " + std::to_string(plan_.bins()) + " bins x " + std::to_string(total) +
                    " channels do not fit the device's " + local_mem + " at once; counted in " +
@@ -186,7 +190,7 @@ bool Planner::fit_layout(PassConfig& c, bool value, std::uint64_t avail) const {
     const std::uint64_t slots = std::uint64_t(c.bins.channels) * lspc;
     const unsigned ppu = c.pixels_per_unit();
     const std::size_t wg = c.work_group;
-    for (const Layout layout : layout_chain(value, wg)) {
+    for (const LocalLayout layout : layout_chain(value, wg)) {
         // A 16-bit counter takes at most one count per pixel from each of its sharers: bound
         // the units (pixels, or 4-pixel vectors) per work-item and launch.
         const std::uint64_t per_item = layout.pack ? 65535 / (sharers(layout, wg) * ppu) : 0;
@@ -213,8 +217,8 @@ bool Planner::fit_layout(PassConfig& c, bool value, std::uint64_t avail) const {
 }
 
 // The local layouts to try, best first; the first that fits the local memory wins.
-std::vector<Layout> Planner::layout_chain(bool value, std::size_t wg) const {
-    std::vector<Layout> chain;
+std::vector<LocalLayout> Planner::layout_chain(bool value, std::size_t wg) const {
+    std::vector<LocalLayout> chain;
     // Default on GPUs for the RGBA8 kernel in value mode (H200 measurements, docs/performance.md):
     // one copy, with the value swizzle where raw samples are counted (value_swizzle).
     // - R, G, B: 67-70% of the floor on random data, 80-85% on natural, constant and
@@ -302,12 +306,33 @@ std::vector<std::string> histogram_kernel_names() {
     return names;
 }
 
-LaunchPlan plan_launches(const HistogramPlan& plan, const PixelLayout& pixels, const DeviceLimits& device,
-                         const KernelLimitsByName& kernels, const Tune& tune) {
+LaunchPlan plan_launch(const HistogramPlan& plan, const PixelLayout& pixels, const DeviceLimits& device,
+                       const KernelLimitsByName& kernels, const Tune& tune) {
     LaunchPlan lp;
     lp.tiling = plan_tiles(plan.info, pixels, device, tune);
     lp.passes = Planner(plan, pixels, lp.tiling, device, kernels, tune).passes(lp.note);
     return lp;
+}
+
+gpu::CounterLayout counter_layout(const PassConfig& pass) {
+    if (pass.global) return gpu::CounterLayout::global;
+    switch (pass.launch.pack) {
+        case 1: return gpu::CounterLayout::packed_copies;
+        case 2: return gpu::CounterLayout::lane_pairs;
+        default: return gpu::CounterLayout::copies;
+    }
+}
+
+gpu::LaunchDescription launch_description(const LaunchPlan& lp, const PixelLayout& pixels, const DeviceLimits& device) {
+    gpu::LaunchDescription d{"opencl", pixels.width, pixels.height, device.local_mem, !lp.tiling.by_pixels, {}, {}, lp.note};
+    for (const PassConfig& p : lp.passes)
+        d.passes.push_back({{p.first_channel, p.bins.channels}, counter_layout(p), p.launch.copies, p.launch.value != 0,
+                            p.global ? 0 : std::uint64_t(p.launch.words) * p.launch.copies * 4, unsigned(p.work_group),
+                            p.max_groups, p.launch_units * p.pixels_per_unit(), p.kernel_name});
+    const std::uint64_t total = d.tiles_by_rows ? pixels.height : std::uint64_t(pixels.width) * pixels.height;
+    const std::uint64_t per_tile = d.tiles_by_rows ? lp.tiling.tile_rows : lp.tiling.tile_pixels;
+    for (std::uint64_t i = 0; i < lp.tiling.tiles; ++i) d.tiles.push_back(gpu::tile_of(total, per_tile, i));
+    return d;
 }
 
 }  // namespace imghist::ocl

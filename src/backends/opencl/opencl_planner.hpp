@@ -1,6 +1,6 @@
 // The opencl backend's decisions, apart from the code that launches them: from a plan, the
 // pixels' layout, the device's limits and the tuning, which kernels count which channels with
-// which local layout, in which tiles and launches (plan_launches). No OpenCL call is made
+// which local layout, in which tiles and launches (plan_launch). No OpenCL call is made
 // here, so tests can check the decisions without a device (tests/opencl/test_opencl_planner.cpp).
 #pragma once
 
@@ -13,6 +13,7 @@
 #include "backends/opencl/opencl_launch.h"
 #include "backends/opencl/opencl_tuning.hpp"
 #include "core/plan.hpp"
+#include "gpu/launch_plan.hpp"
 
 static_assert(sizeof(ih_bin_args) == 96, "ih_bin_args: host and OpenCL C layouts must agree");
 static_assert(sizeof(ih_cl_launch) == 13 * 4, "ih_cl_launch: host and OpenCL C layouts must agree");
@@ -83,13 +84,15 @@ struct LaunchPlan {
     std::string note;  // for the Result, when the histogram did not fit the local memory at once
 };
 
-LaunchPlan plan_launches(const HistogramPlan& plan, const PixelLayout& pixels, const DeviceLimits& device,
-                         const KernelLimitsByName& kernels, const Tune& tune);
+LaunchPlan plan_launch(const HistogramPlan& plan, const PixelLayout& pixels, const DeviceLimits& device,
+                       const KernelLimitsByName& kernels, const Tune& tune);
 
-// Pixels per launch and per tile: 32-bit counters and the kernels' 32-bit loop indices (which
-// step by the global size) stay far from overflow.
-inline constexpr std::uint64_t kMaxLaunchPixels = 1ull << 31;
+// A pass's local counters in the shared vocabulary (from its ih_cl_launch::pack).
+gpu::CounterLayout counter_layout(const PassConfig& pass);
+// The plan in the shared vocabulary, for reports and tests.
+gpu::LaunchDescription launch_description(const LaunchPlan& lp, const PixelLayout& pixels, const DeviceLimits& device);
 
-inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+using gpu::ceil_div;
+using gpu::kMaxLaunchPixels;
 
 }  // namespace imghist::ocl

@@ -13,8 +13,9 @@ constexpr std::uint32_t kBatch = 4;  // BATCH in histogram.comp
 // (and a 48-byte unit boundary).
 constexpr std::uint64_t kTileQuantum = 4096;
 
-std::uint64_t round_down(std::uint64_t v, std::uint64_t a) { return v / a * a; }
-std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+using gpu::ceil_div;
+using gpu::round_down;
+using gpu::round_up;
 
 int shader_variant(const FormatInfo& fi, bool denorm_preserve) {
     const int sample = fi.sample == SampleType::u8    ? 0
@@ -38,7 +39,7 @@ std::uint32_t shared_words(std::uint32_t channels, std::uint32_t channel_slots, 
     const std::uint32_t slot_words = layout == SharedLayout::lanes   ? 32
                                      : layout == SharedLayout::pairs ? 16
                                                                      : copies;
-    return (channels * channel_slots + 31) / 32 * 32 * slot_words;
+    return std::uint32_t(round_up(channels * channel_slots, 32)) * slot_words;
 }
 
 std::uint32_t pixels_per_group(const HistogramPlan& plan, const Shape& shape, const Tuning& tuning) {
@@ -92,8 +93,8 @@ SpecConstants spec_constants(const ih_bin_args& bin, const Shape& shape, const T
 std::vector<PassLaunch> pass_launches(const HistogramPlan& plan, const Shape& shape, const Tuning& tuning) {
     std::vector<PassLaunch> passes;
     const auto channels = std::uint32_t(plan.channels.size());
-    for (std::uint32_t first = 0; first < channels; first += shape.channels_per_pass) {
-        const std::uint32_t n = std::min(shape.channels_per_pass, channels - first);
+    for (const gpu::ChannelPass& pass : gpu::split_channel_passes(channels, shape.channels_per_pass, gpu::PassSplit::fill)) {
+        const std::uint32_t first = pass.first, n = pass.count;
         const bool swizzle =
             tuning.swizzle > 0 || (tuning.swizzle < 0 && shape.value_mode && plan.counts_a_sample(first, n));
         PassLaunch p;
@@ -113,9 +114,9 @@ TileLaunch tile(std::uint64_t start, std::uint64_t bytes, std::uint64_t pixels, 
     t.bind_bytes = round_up(start - t.bind_offset + bytes, 4);
     t.base_byte = std::uint32_t(start - t.bind_offset);
     t.pixels = std::uint32_t(pixels);
-    const std::uint64_t groups = (pixels + per_group - 1) / per_group;
+    const std::uint64_t groups = ceil_div(pixels, per_group);
     t.groups_x = std::uint32_t(std::min<std::uint64_t>(groups, limits.max_groups_x));
-    const std::uint64_t gy = (groups + t.groups_x - 1) / t.groups_x;
+    const std::uint64_t gy = ceil_div(groups, t.groups_x);
     if (gy > limits.max_groups_y) throw Error("internal error: vulkan tile too large");
     t.groups_y = std::uint32_t(gy);
     return t;
@@ -133,9 +134,9 @@ void packed_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& i
         std::min<std::uint64_t>(tuning.max_tile_pixels, binding_room(limits) / pb) / kTileQuantum * kTileQuantum;
     if (tile_max == 0) throw DeviceError("vulkan: maxStorageBufferRange is too small");
     const std::uint32_t per_group = pixels_per_group(plan, l.shape, tuning);
-    for (std::uint64_t first = 0; first < total; first += tile_max) {
-        const std::uint64_t n = std::min(tile_max, total - first);
-        l.tiles.push_back(tile(image.offset_bytes + first * pb, n * pb, n, per_group, limits));
+    for (std::uint64_t i = 0; i < ceil_div(total, tile_max); ++i) {
+        const gpu::Tile t = gpu::tile_of(total, tile_max, i);
+        l.tiles.push_back(tile(image.offset_bytes + t.first * pb, t.count * pb, t.count, per_group, limits));
     }
 }
 
@@ -149,10 +150,10 @@ void strided_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& 
     const std::uint64_t rows_max =
         std::max<std::uint64_t>(1, std::min<std::uint64_t>((room - row_bytes) / stride + 1, tuning.max_tile_pixels / image.width));
     const std::uint32_t per_group = pixels_per_group(plan, l.shape, tuning);
-    for (std::uint64_t y = 0; y < image.height; y += rows_max) {
-        const std::uint64_t rows = std::min<std::uint64_t>(rows_max, image.height - y);
-        l.tiles.push_back(tile(image.offset_bytes + y * stride, (rows - 1) * stride + row_bytes, rows * image.width,
-                               per_group, limits));
+    for (std::uint64_t i = 0; i < ceil_div(image.height, rows_max); ++i) {
+        const gpu::Tile rows = gpu::tile_of(image.height, rows_max, i);
+        l.tiles.push_back(tile(image.offset_bytes + rows.first * stride, (rows.count - 1) * stride + row_bytes,
+                               rows.count * image.width, per_group, limits));
     }
 }
 
@@ -161,7 +162,7 @@ void check_launch(const HistogramPlan& plan, std::uint64_t totals_offset, const 
     if (plan.bins() > max_bins(limits))
         throw InvalidArgument("vulkan: " + std::to_string(plan.bins()) + " bins exceed this device's limit of " +
                               std::to_string(max_bins(limits)));
-    if (tuning.max_tile_pixels > (std::uint64_t(1) << 31) || tuning.max_tile_pixels < kTileQuantum)
+    if (tuning.max_tile_pixels > gpu::kMaxLaunchPixels || tuning.max_tile_pixels < kTileQuantum)
         throw InvalidArgument("vulkan: max_tile_pixels must be in [4096, 2^31]");
     if (totals_offset % 8 != 0) throw InvalidArgument("vulkan: the result offset must be a multiple of 8 bytes");
 }
@@ -179,10 +180,12 @@ Shape decide_shape(const HistogramPlan& plan, const DeviceImage& image, const De
     const auto channels = std::uint32_t(plan.channels.size());
     s.value_mode = tuning.value_mode && ih_value_mode_fits(std::uint32_t(plan.info.sample)) != 0;
     const std::uint32_t channel_slots = s.value_mode ? IH_VALUE_SLOTS : plan.slots_per_channel();
-    std::uint32_t fit = channels;
-    while (fit > 1 && shared_words(fit, channel_slots, SharedLayout::copies, 1) > limits.shared_bytes / 4) --fit;
-    s.passes = (channels + fit - 1) / fit;
-    s.channels_per_pass = (channels + s.passes - 1) / s.passes;
+    // One channel goes in one pass even when it does not fit (check_launch rejects it then).
+    const std::uint32_t fit = std::max(1u, gpu::most_channels_that_fit(channels, [&](std::uint32_t n) {
+        return shared_words(n, channel_slots, SharedLayout::copies, 1) <= limits.shared_bytes / 4;
+    }));
+    s.channels_per_pass = gpu::channels_per_pass(channels, fit, gpu::PassSplit::balance);
+    s.passes = std::uint32_t(ceil_div(channels, s.channels_per_pass));
     s.group_size = std::max<std::uint32_t>(32, std::min(tuning.group_size, limits.max_invocations) / 32 * 32);
     choose_layout(s, plan, channel_slots, limits, tuning);
     s.strided = !(image.pitch() == image.row_bytes() && image.offset_bytes % 16 == 0);
@@ -203,6 +206,36 @@ LaunchPlan plan_launch(const HistogramPlan& plan, const DeviceImage& image, std:
     l.first_total = std::uint32_t((totals_offset - l.totals_bind) / 8);
     l.totals_bytes = totals_offset - l.totals_bind + std::uint64_t(l.total_slots) * 8;
     return l;
+}
+
+gpu::CounterLayout counter_layout(SharedLayout layout) {
+    switch (layout) {
+        case SharedLayout::lanes: return gpu::CounterLayout::lanes32;
+        case SharedLayout::pairs: return gpu::CounterLayout::lane_pairs;
+        case SharedLayout::copies: break;
+    }
+    return gpu::CounterLayout::copies;
+}
+
+gpu::LaunchDescription launch_description(const HistogramPlan& plan, const LaunchPlan& launch, const DeviceImage& image,
+                                const DeviceLimits& limits) {
+    const Shape& s = launch.shape;
+    gpu::LaunchDescription d{"vulkan", image.width, image.height, limits.shared_bytes, s.strided, {}, {}, {}};
+    std::uint64_t groups = 0, launch_pixels = 0;
+    for (const TileLaunch& t : launch.tiles) {
+        groups = std::max<std::uint64_t>(groups, std::uint64_t(t.groups_x) * t.groups_y);
+        launch_pixels = std::max<std::uint64_t>(launch_pixels, t.pixels);
+        // Where the tile starts, in pixels (packed) or rows (strided) of the image.
+        const std::uint64_t start = t.bind_offset + t.base_byte - image.offset_bytes;
+        if (s.strided) d.tiles.push_back({start / image.pitch(), t.pixels / image.width});
+        else d.tiles.push_back({start / plan.info.pixel_bytes(), t.pixels});
+    }
+    const std::uint32_t channel_slots = s.value_mode ? IH_VALUE_SLOTS : plan.slots_per_channel();
+    for (const PassLaunch& p : launch.passes)
+        d.passes.push_back({{p.out_slot / plan.slots_per_channel(), p.bin.channels}, counter_layout(s.layout), s.copies,
+                            s.value_mode, std::uint64_t(shared_words(p.bin.channels, channel_slots, s.layout, s.copies)) * 4,
+                            s.group_size, groups, launch_pixels, "histogram.comp#" + std::to_string(launch.variant)});
+    return d;
 }
 
 }  // namespace imghist::vk

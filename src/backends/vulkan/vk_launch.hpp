@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "core/plan.hpp"
+#include "gpu/launch_plan.hpp"
 
 namespace imghist::vk {
 
-// Shared-memory layouts of histogram.comp (its LAYOUT constant).
+// Shared-memory counter layouts of histogram.comp (its LAYOUT constant; counter_layout names them).
 enum class SharedLayout : std::uint32_t {
     copies = 0,  // `copies` copies of every slot
     lanes = 1,   // one 32-bit counter per slot and lane
@@ -39,7 +40,7 @@ struct Tuning {
     // values 32 apart do not share a bank; luminance alone (78 against 80%) and bins are left as
     // they are. 0: never; 1: every pass.
     int swizzle = -1;
-    std::uint64_t max_tile_pixels = std::uint64_t(1) << 31;  // per dispatch (< 2^32: 32-bit counters)
+    std::uint64_t max_tile_pixels = gpu::kMaxLaunchPixels;  // per dispatch (< 2^32: 32-bit counters)
 
     bool operator==(const Tuning&) const = default;
 };
@@ -112,5 +113,11 @@ Shape decide_shape(const HistogramPlan& plan, const DeviceImage& image, const De
 // rows larger than one binding.
 LaunchPlan plan_launch(const HistogramPlan& plan, const DeviceImage& image, std::uint64_t totals_offset,
                        const DeviceLimits& limits, const Tuning& tuning);
+
+// A shared layout in the shared vocabulary.
+gpu::CounterLayout counter_layout(SharedLayout layout);
+// The launch plan of `plan` over `image` in the shared vocabulary, for reports and tests.
+gpu::LaunchDescription launch_description(const HistogramPlan& plan, const LaunchPlan& launch, const DeviceImage& image,
+                                const DeviceLimits& limits);
 
 }  // namespace imghist::vk
