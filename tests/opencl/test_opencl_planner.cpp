@@ -112,7 +112,7 @@ TEST(OpenClPlanner, DevicesThatAreNotGpusTakeTheGenericProgramWithoutSwizzle) {
     DeviceLimits cpu = gpu_limits();
     cpu.gpu = false;
     const HistogramPlan plan(PixelFormat::rgba8, Request{});
-    const LaunchPlan lp = plan_launches(plan, host_pixels(640, 480, PixelFormat::rgba8), cpu, kernel_limits(),
+    const LaunchPlan lp = plan_launch(plan, host_pixels(640, 480, PixelFormat::rgba8), cpu, kernel_limits(),
                                         tune_for({"The pocl project", "cpu-haswell", false}));
     ASSERT_EQ(lp.passes.size(), 1u);
     const PassConfig& c = lp.passes[0];
