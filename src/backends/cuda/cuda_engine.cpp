@@ -193,7 +193,7 @@ void CudaEngine::launch(Shape& sh, std::span<const Piece> pieces, unsigned long 
         set_work(sh.params, host_descs_, acc, out, finalize, stream, descs);
         const unsigned grid = unsigned(std::min<std::uint64_t>(total, sh.grid_cap));
         const cudaError_t err = launch_histogram(sh.format, sh.params, grid, sh.block, sh.smem, stream, graph);
-        if (err != cudaSuccess) throw DeviceError(cuda_message("histogram kernel launch", err));
+        check(err, "histogram kernel launch");
         first += host_descs_.size();
     }
 }
@@ -233,7 +233,7 @@ void CudaEngine::launch_packed(Shape& sh, const Piece& pc, unsigned long long* a
     p.tickets = tickets_.ptr;
     const std::size_t smem = sh.smem + (lut ? kCodeLutBytes : 0);
     const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, smem, stream, graph);
-    if (err != cudaSuccess) throw DeviceError(cuda_message("histogram kernel launch", err));
+    check(err, "histogram kernel launch");
 }
 
 // Whether this launch looks float codes up: the shape allows it, the image is big enough to
