@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "test_images.hpp"
 
 namespace imghist::bench {
@@ -44,12 +45,7 @@ Timing time_ms(int runs, F&& f) {
     // they do not steal a core from whatever is timed next.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     f();
-    std::vector<double> t;
-    for (int i = 0; i < runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
+    std::vector<double> t = wall_times<std::milli>(runs, f);
     std::sort(t.begin(), t.end());
     return {t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]), t.front()};
 }

@@ -69,54 +69,30 @@ std::string load_average() {
     return s;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    int runs = 11;
-    unsigned threads = 0;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-        else if (a == "--threads" && i + 1 < argc) threads = unsigned(std::atoi(argv[++i]));
-        else {
-            std::fprintf(stderr, "usage: %s [--runs N] [--threads N]\n", argv[0]);
-            return 2;
-        }
-    }
-    imghist::EngineOptions options;
-    options.threads = threads;
-    auto engine = imghist::create_engine("cpu", options);
-    std::printf("imghist %s, backend cpu on %s; OpenCV %s with %d threads; median of %d runs\n",
-                std::string(imghist::version()).c_str(), engine->device_name().c_str(), CV_VERSION,
-                cv::getNumThreads(), runs);
-    std::printf("load average before: %s\n", load_average().c_str());
-    std::fflush(stdout);
-
-    std::vector<Row> rows;
-
+// The 8-bit rows, per pattern: R, G, B (three calcHist calls against one imghist pass), then
+// luminance.
+void time_rgba8(imghist::Engine& engine, int runs, std::vector<Row>& rows) {
     Request rgb;
     rgb.mode = Mode::rgb;
     Request luma;
     luma.mode = Mode::luma;
-
     for (const Pattern pattern : imghist::bench::kBenchPatterns) {
         const char* name = imghist::testing::pattern_name(pattern);
         const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);
         const cv::Mat m = wrap(img.view, CV_8UC4);
 
-        // RGB: three calcHist calls against one imghist pass.
-        const auto ours = imghist::bench::time_ms(runs, [&] { engine->compute(img.view, rgb); });
+        const auto ours = imghist::bench::time_ms(runs, [&] { engine.compute(img.view, rgb); });
         const auto theirs = imghist::bench::time_ms(runs, [&] {
             for (int c = 0; c < 3; ++c) calc_hist(m, c, 256, 0, 256);
         });
         std::vector<cv::Mat> cvh;
         for (int c = 0; c < 3; ++c) cvh.push_back(calc_hist(m, c, 256, 0, 256));
         rows.push_back({"RGBA8 -> R,G,B", name, ours, theirs, 3.0,
-                        same_counts(engine->compute(img.view, rgb), cvh) ? "counts equal" : "COUNTS DIFFER"});
+                        same_counts(engine.compute(img.view, rgb), cvh) ? "counts equal" : "COUNTS DIFFER"});
 
         // Luminance: cvtColor + calcHist against one imghist pass (OpenCV uses Rec.601 weights,
         // imghist Rec.709: the same work, different coefficients).
-        const auto ours_y = imghist::bench::time_ms(runs, [&] { engine->compute(img.view, luma); });
+        const auto ours_y = imghist::bench::time_ms(runs, [&] { engine.compute(img.view, luma); });
         const auto theirs_y = imghist::bench::time_ms(runs, [&] {
             cv::Mat gray;
             cv::cvtColor(m, gray, cv::COLOR_RGBA2GRAY);
@@ -125,7 +101,12 @@ int main(int argc, char** argv) {
         rows.push_back({"RGBA8 -> luminance", name, ours_y, theirs_y, 3.0, "-"});
         std::fprintf(stderr, "  %s done\n", name);
     }
+}
 
+// The float rows: imghist's 257-bin rule and 256 bins over [0, 1) against calcHist's 256.
+void time_rgba_f32(imghist::Engine& engine, int runs, std::vector<Row>& rows) {
+    Request rgb;
+    rgb.mode = Mode::rgb;
     Request f256 = rgb;
     f256.bins.bins = 256;
     f256.bins.range = {{0.0, 1.0}};
@@ -136,17 +117,18 @@ int main(int argc, char** argv) {
         const auto theirs = imghist::bench::time_ms(runs, [&] {
             for (int c = 0; c < 3; ++c) calc_hist(m, c, 256, 0.0f, 1.0f);
         });
-        const auto ours = imghist::bench::time_ms(runs, [&] { engine->compute(img.view, rgb); });
-        const auto ours_256 = imghist::bench::time_ms(runs, [&] { engine->compute(img.view, f256); });
+        const auto ours = imghist::bench::time_ms(runs, [&] { engine.compute(img.view, rgb); });
+        const auto ours_256 = imghist::bench::time_ms(runs, [&] { engine.compute(img.view, f256); });
         std::vector<cv::Mat> cvh;
         for (int c = 0; c < 3; ++c) cvh.push_back(calc_hist(m, c, 256, 0.0f, 1.0f));
         rows.push_back({"RGBA f32 -> R,G,B (imghist 257-bin rule)", name, ours, theirs, 2.0, "-"});
         rows.push_back({"RGBA f32 -> R,G,B (imghist 256 bins [0,1))", name, ours_256, theirs, 2.0,
-                        same_counts(engine->compute(img.view, f256), cvh) ? "counts equal" : "COUNTS DIFFER"});
+                        same_counts(engine.compute(img.view, f256), cvh) ? "counts equal" : "COUNTS DIFFER"});
         std::fprintf(stderr, "  float %s done\n", name);
     }
+}
 
-    std::printf("load average after: %s\n", load_average().c_str());
+void print_table(const std::vector<Row>& rows) {
     std::printf("\n| case | image | imghist cpu median (min), ms | OpenCV median (min), ms | speed-up (medians) | "
                 "speed-up (mins) | target | met (medians) | cross-check |\n");
     std::printf("|---|---|---:|---:|---:|---:|---:|---|---|\n");
@@ -161,5 +143,32 @@ int main(int argc, char** argv) {
                     ratio_min, r.target, met ? "yes" : "NO", r.check.c_str());
     }
     std::printf("\nall targets met (medians): %s\n", all_met ? "yes" : "no");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int runs = 11;
+    unsigned threads = 0;
+    if (!imghist::bench::parse_args(argc, argv, {},
+                                    {{"--runs", [&](const char* v) { runs = std::max(1, std::atoi(v)); }},
+                                     {"--threads", [&](const char* v) { threads = unsigned(std::atoi(v)); }}})) {
+        std::fprintf(stderr, "usage: %s [--runs N] [--threads N]\n", argv[0]);
+        return 2;
+    }
+    imghist::EngineOptions options;
+    options.threads = threads;
+    auto engine = imghist::create_engine("cpu", options);
+    std::printf("imghist %s, backend cpu on %s; OpenCV %s with %d threads; median of %d runs\n",
+                std::string(imghist::version()).c_str(), engine->device_name().c_str(), CV_VERSION,
+                cv::getNumThreads(), runs);
+    std::printf("load average before: %s\n", load_average().c_str());
+    std::fflush(stdout);
+
+    std::vector<Row> rows;
+    time_rgba8(*engine, runs, rows);
+    time_rgba_f32(*engine, runs, rows);
+    std::printf("load average after: %s\n", load_average().c_str());
+    print_table(rows);
     return 0;
 }

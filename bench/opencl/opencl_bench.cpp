@@ -24,12 +24,16 @@
 #include "imghist/imghist.hpp"
 #include "imghist/opencl.hpp"
 
+#include "bench_common.hpp"
+
 extern const unsigned char imghist_opencl_bench_kernels[];
 extern const unsigned long long imghist_opencl_bench_kernels_size;
 
 namespace {
 
 using namespace imghist;
+using bench::Dist;
+using bench::dist_name;
 
 void check(cl_int err, const char* what) {
     if (err != CL_SUCCESS) {
@@ -40,17 +44,6 @@ void check(cl_int err, const char* what) {
 
 // ---- images ------------------------------------------------------------------------------
 
-enum class Dist { random, natural, constant, bank };
-const char* dist_name(Dist d) {
-    switch (d) {
-        case Dist::random: return "random";
-        case Dist::natural: return "natural";
-        case Dist::constant: return "constant";
-        case Dist::bank: return "bank-adversarial";
-    }
-    return "?";
-}
-
 std::uint64_t mix(std::uint64_t x) {
     x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
     return x;
@@ -60,52 +53,42 @@ std::uint64_t mix(std::uint64_t x) {
 std::vector<std::byte> make_pixels(std::uint32_t w, std::uint32_t h, bool is_float, Dist dist, std::uint64_t seed) {
     const std::size_t bytes = std::size_t(w) * h * 4 * (is_float ? 4 : 1);
     std::vector<std::byte> out(bytes);
-    const unsigned nt = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
     const int bank_base = int(mix(seed) % 32);
     std::vector<float> wave(std::size_t(w) * 4);
     for (std::uint32_t x = 0; x < w; ++x)
         for (int c = 0; c < 4; ++c) wave[std::size_t(x) * 4 + c] = float(0.1 * std::sin(0.05 * x + c));
-    for (unsigned t = 0; t < nt; ++t) {
-        pool.emplace_back([&, t] {
-            for (std::uint32_t y = t; y < h; y += nt) {
-                std::uint64_t s = mix(seed ^ (std::uint64_t(y) << 20));
-                for (std::uint32_t x = 0; x < w; ++x) {
-                    for (int c = 0; c < 4; ++c) {
-                        s = s * 6364136223846793005ull + 1442695040888963407ull;
-                        const std::uint32_t r = std::uint32_t(s >> 32);
-                        float u;
-                        int b;
-                        switch (dist) {
-                            case Dist::random: u = float(r) * (1.0f / 4294967296.0f); b = int(r >> 24); break;
-                            case Dist::constant: u = 0.4f; b = 102; break;
-                            case Dist::bank: b = bank_base + 32 * int(r >> 29); u = (float(b) + 0.5f) / 256.0f; break;
-                            default: {
-                                const float noise = (float((r >> 16) & 0xFFFF) + float(r & 0xFFFF)) / 65536.0f - 1.0f;
-                                u = 0.45f * float(x) / float(std::max(1u, w - 1)) + 0.35f * float(y) / float(std::max(1u, h - 1)) +
-                                    wave[std::size_t(x) * 4 + c] + 0.1f + 0.05f * noise;
-                                u = std::clamp(u, 0.0f, 1.0f);
-                                b = int(std::lround(u * 255.0f));
-                            }
+    bench::on_every_core([&](unsigned t, unsigned nt) {
+        for (std::uint32_t y = t; y < h; y += nt) {
+            std::uint64_t s = mix(seed ^ (std::uint64_t(y) << 20));
+            for (std::uint32_t x = 0; x < w; ++x) {
+                for (int c = 0; c < 4; ++c) {
+                    s = s * 6364136223846793005ull + 1442695040888963407ull;
+                    const std::uint32_t r = std::uint32_t(s >> 32);
+                    float u;
+                    int b;
+                    switch (dist) {
+                        case Dist::random: u = float(r) * (1.0f / 4294967296.0f); b = int(r >> 24); break;
+                        case Dist::constant: u = 0.4f; b = 102; break;
+                        case Dist::bank: b = bank_base + 32 * int(r >> 29); u = (float(b) + 0.5f) / 256.0f; break;
+                        default: {
+                            const float noise = (float((r >> 16) & 0xFFFF) + float(r & 0xFFFF)) / 65536.0f - 1.0f;
+                            u = 0.45f * float(x) / float(std::max(1u, w - 1)) + 0.35f * float(y) / float(std::max(1u, h - 1)) +
+                                wave[std::size_t(x) * 4 + c] + 0.1f + 0.05f * noise;
+                            u = std::clamp(u, 0.0f, 1.0f);
+                            b = int(std::lround(u * 255.0f));
                         }
-                        const std::size_t i = (std::size_t(y) * w + x) * 4 + c;
-                        if (is_float) std::memcpy(&out[i * 4], &u, 4);
-                        else out[i] = std::byte(b);
                     }
+                    const std::size_t i = (std::size_t(y) * w + x) * 4 + c;
+                    if (is_float) std::memcpy(&out[i * 4], &u, 4);
+                    else out[i] = std::byte(b);
                 }
             }
-        });
-    }
-    for (auto& th : pool) th.join();
+        }
+    });
     return out;
 }
 
 // ---- timing ------------------------------------------------------------------------------
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 double event_span(cl_event first, cl_event last) {
     cl_ulong s = 0, e = 0;
@@ -190,9 +173,7 @@ struct Options {
 template <typename F>
 double time_median(const Options& o, F&& body) {
     for (int i = 0; i < 3; ++i) body();
-    std::vector<double> t;
-    for (int i = 0; i < o.runs; ++i) t.push_back(body());
-    return median(t);
+    return bench::median_of(o.runs, body);
 }
 
 double time_floor(const Cl& cl, const Options& o, cl_mem img, std::size_t bytes, cl_mem scratch) {
@@ -287,7 +268,7 @@ ImghistTime time_imghist(const Cl& cl, const Options& o, cl_mem img, std::uint32
         totals.push_back(t ? t->total_seconds : 0);
         return t ? t->kernel_seconds : 0;
     });
-    out.total = median(totals);
+    out.total = bench::median(totals);
     return out;
 }
 
@@ -335,53 +316,130 @@ bool same_rgb(const Result& r, const std::vector<std::uint32_t>& seed) {
     return true;
 }
 
+struct Case {
+    std::string label;
+    std::uint32_t w, h;
+    bool is_float;
+    Dist dist;
+    Mode mode;
+    bool seeds;  // time the seed kernels too (RGBA8 R, G, B)
+    std::vector<const char*> sweep = {};  // tunings timed with --sweep
+};
+
+// The table's rows, in order (--quick: smaller images, same cases).
+std::vector<Case> make_cases(const Options& o) {
+    const std::uint32_t W8 = o.quick ? 960 : 7680, H8 = o.quick ? 540 : 4320, S16 = o.quick ? 2048 : 16384;
+    const std::string L8 = o.quick ? "960x540" : "8K", L16 = std::to_string(S16) + "^2";
+    auto swept = [&](const std::vector<const char*>& tunings) {
+        return o.sweep ? tunings : std::vector<const char*>{};
+    };
+    std::vector<Case> cases;
+    for (Dist d : bench::kDists)
+        cases.push_back({L8 + " rgba8 " + dist_name(d), W8, H8, false, d, Mode::rgb, true, swept(kSweepRgb)});
+    for (Dist d : bench::kDists)
+        cases.push_back({L16 + " rgba8 " + dist_name(d), S16, S16, false, d, Mode::rgb, true, swept(kSweepRgb)});
+    cases.push_back({L8 + " rgba8 random, luma", W8, H8, false, Dist::random, Mode::luma, false, swept(kSweepLuma)});
+    cases.push_back({L8 + " rgba8 random, R G B + Y", W8, H8, false, Dist::random, Mode::all, false, swept(kSweepAll)});
+    cases.push_back({L8 + " rgba8 bank-adversarial, R G B + Y", W8, H8, false, Dist::bank, Mode::all, false,
+                     swept(kSweepAll)});
+    cases.push_back({L8 + " rgba_f32 random", W8, H8, true, Dist::random, Mode::rgb, false});
+    cases.push_back({L8 + " rgba_f32 natural", W8, H8, true, Dist::natural, Mode::rgb, false});
+    return cases;
+}
+
+// One case's image on the device, with what every measurement of it needs.
+struct CaseImage {
+    const Case& c;
+    const std::vector<std::byte>& pixels;
+    PixelFormat format;
+    cl_mem img;
+    Request request;
+    Result want;  // the cpu backend's counts
+};
+
+// The seed columns of a row ("| 14.2 µs | 14.5 µs | × vs 14.5 "), dashes where not timed.
+std::string seed_columns(const Cl& cl, const Options& o, const CaseImage& ci, double imghist_kernel) {
+    if (!ci.c.seeds) return "| — | — | — ";
+    std::vector<std::uint32_t> h2, h5;
+    const double t2 = time_seed(cl, o, ci.img, ci.c.w, ci.c.h, 1, h2);
+    const double t5 = time_seed(cl, o, ci.img, ci.c.w, ci.c.h, 32, h5);
+    const bool seeds_ok = same_rgb(ci.want, h2) && same_rgb(ci.want, h5);
+    if (!seeds_ok) std::cout << "  note: a seed kernel's counts differ from the reference on " << ci.c.label << "\n";
+    return "| " + us(t2) + " | " + us(t5) + " | " + fixed(t5 / imghist_kernel, 1) + "× ";
+}
+
+// The --sweep lines of a case: each tuning over the defaults, checked against the cpu backend.
+bool sweep_case(const Cl& cl, const Options& o, const CaseImage& ci, double floor, std::ostringstream& table) {
+    bool all_ok = true;
+    table << "\nsweep on " << ci.c.label << " (IMGHIST_OPENCL_TUNE over the defaults; floor " << us(floor) << " µs):\n";
+    for (const char* tune : ci.c.sweep) {
+        setenv("IMGHIST_OPENCL_TUNE", tune, 1);
+        ImghistTime t;
+        try {
+            t = time_imghist(cl, o, ci.img, ci.c.w, ci.c.h, ci.format, ci.request);
+        } catch (const std::exception& e) {
+            // A variant the device cannot run (say, a layout over its local memory).
+            unsetenv("IMGHIST_OPENCL_TUNE");
+            table << "  " << tune << ": failed: " << e.what() << "\n";
+            continue;
+        }
+        unsetenv("IMGHIST_OPENCL_TUNE");
+        const bool tok = t.result.same_histograms(ci.want);
+        all_ok = all_ok && tok;
+        table << "  " << tune << ": " << us(t.kernel) << " µs (" << fixed(100.0 * floor / t.kernel, 0)
+              << "% of floor), +clear/read " << us(t.total) << " µs" << (tok ? "" : " MISMATCH") << "\n";
+    }
+    table << "\n";
+    return all_ok;
+}
+
+// One row of the table (and its sweep): floor, imghist, the cpu reference, the seeds.
+bool run_case(const Cl& cl, const Options& o, Engine& cpu, const Case& c, std::uint64_t seed, cl_mem scratch,
+              std::ostringstream& table) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<std::byte> pixels = make_pixels(c.w, c.h, c.is_float, c.dist, seed);
+    const PixelFormat f = c.is_float ? PixelFormat::rgba_f32 : PixelFormat::rgba8;
+    cl_int err = CL_SUCCESS;
+    cl_mem img = clCreateBuffer(cl.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pixels.size(),
+                                const_cast<std::byte*>(pixels.data()), &err);
+    check(err, "image buffer");
+    Request r;
+    r.mode = c.mode;
+    const double floor = time_floor(cl, o, img, pixels.size(), scratch);
+    const ImghistTime ih = time_imghist(cl, o, img, c.w, c.h, f, r);
+    const CaseImage ci{c, pixels, f, img, r, cpu.compute(ImageView::packed(pixels.data(), c.w, c.h, f), r)};
+    bool ok = ih.result.same_histograms(ci.want);
+    const std::string seeds = seed_columns(cl, o, ci, ih.kernel);
+    table << "| " << c.label << " | " << us(floor) << " | " << us(ih.kernel) << " | "
+          << fixed(100.0 * floor / ih.kernel, 0) << "% | " << us(ih.total) << " " << seeds << "| "
+          << (ok ? "= cpu" : "MISMATCH") << " |\n";
+    std::cout << "  " << c.label << ": floor " << us(floor) << " µs, imghist " << us(ih.kernel) << " µs ("
+              << us(ih.total) << " µs with clear/read) " << (ok ? "ok" : "MISMATCH") << " ["
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s]\n";
+    if (!c.sweep.empty()) ok = sweep_case(cl, o, ci, floor, table) && ok;
+    clReleaseMemObject(img);
+    return ok;
+}
+
+bool parse_options(int argc, char** argv, Options& o) {
+    return bench::parse_args(argc, argv, {{"--quick", &o.quick}, {"--sweep", &o.sweep}},
+                             {{"--runs", [&](const char* v) { o.runs = std::atoi(v); }},
+                              {"--out", [&](const char* v) { o.out = v; }}});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--quick") o.quick = true;
-        else if (a == "--sweep") o.sweep = true;
-        else if (a == "--runs" && i + 1 < argc) o.runs = std::atoi(argv[++i]);
-        else if (a == "--out" && i + 1 < argc) o.out = argv[++i];
-        else {
-            std::cerr << "usage: imghist_opencl_bench [--quick] [--sweep] [--runs N] [--out FILE]\n";
-            return 2;
-        }
+    if (!parse_options(argc, argv, o)) {
+        std::cerr << "usage: imghist_opencl_bench [--quick] [--sweep] [--runs N] [--out FILE]\n";
+        return 2;
     }
     if (const char* t = std::getenv("IMGHIST_OPENCL_TUNE")) std::cout << "IMGHIST_OPENCL_TUNE=" << t << "\n";
     Cl cl = open_device();
     std::cout << "device: " << cl.name << " (" << cl.cus << " compute units)\n";
     auto cpu = create_engine("cpu");
-
-    struct Case {
-        std::string label;
-        std::uint32_t w, h;
-        bool is_float;
-        Dist dist;
-        Mode mode;
-        bool seeds;  // time the seed kernels too (RGBA8 R, G, B)
-        std::vector<const char*> sweep = {};  // tunings timed with --sweep
-    };
-    const std::uint32_t W8 = o.quick ? 960 : 7680, H8 = o.quick ? 540 : 4320, S16 = o.quick ? 2048 : 16384;
-    const std::string L8 = o.quick ? "960x540" : "8K", L16 = std::to_string(S16) + "^2";
-    std::vector<Case> cases;
-    auto rgb_sweep = [&](Dist d) {
-        return o.sweep ? kSweepRgb : std::vector<const char*>{};
-    };
-    for (Dist d : {Dist::random, Dist::natural, Dist::constant, Dist::bank})
-        cases.push_back({L8 + " rgba8 " + dist_name(d), W8, H8, false, d, Mode::rgb, true, rgb_sweep(d)});
-    for (Dist d : {Dist::random, Dist::natural, Dist::constant, Dist::bank})
-        cases.push_back({L16 + " rgba8 " + dist_name(d), S16, S16, false, d, Mode::rgb, true, rgb_sweep(d)});
-    cases.push_back({L8 + " rgba8 random, luma", W8, H8, false, Dist::random, Mode::luma, false,
-                     o.sweep ? kSweepLuma : std::vector<const char*>{}});
-    cases.push_back({L8 + " rgba8 random, R G B + Y", W8, H8, false, Dist::random, Mode::all, false,
-                     o.sweep ? kSweepAll : std::vector<const char*>{}});
-    cases.push_back({L8 + " rgba8 bank-adversarial, R G B + Y", W8, H8, false, Dist::bank, Mode::all, false,
-                     o.sweep ? kSweepAll : std::vector<const char*>{}});
-    cases.push_back({L8 + " rgba_f32 random", W8, H8, true, Dist::random, Mode::rgb, false});
-    cases.push_back({L8 + " rgba_f32 natural", W8, H8, true, Dist::natural, Mode::rgb, false});
+    const std::vector<Case> cases = make_cases(o);
 
     std::ostringstream table;
     table << "device: " << cl.name << "; OpenCL profiling events, " << o.runs
@@ -395,58 +453,7 @@ int main(int argc, char** argv) {
     cl_mem scratch = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 64, nullptr, &err);
     check(err, "scratch");
     std::uint64_t seed = 1;
-    for (const Case& c : cases) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::vector<std::byte> pixels = make_pixels(c.w, c.h, c.is_float, c.dist, ++seed);
-        const PixelFormat f = c.is_float ? PixelFormat::rgba_f32 : PixelFormat::rgba8;
-        cl_mem img = clCreateBuffer(cl.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pixels.size(),
-                                    const_cast<std::byte*>(pixels.data()), &err);
-        check(err, "image buffer");
-        Request r;
-        r.mode = c.mode;
-        const double floor = time_floor(cl, o, img, pixels.size(), scratch);
-        const ImghistTime ih = time_imghist(cl, o, img, c.w, c.h, f, r);
-        const Result want = cpu->compute(ImageView::packed(pixels.data(), c.w, c.h, f), r);
-        bool ok = ih.result.same_histograms(want);
-        std::string seeds = "| — | — | — ";
-        if (c.seeds) {
-            std::vector<std::uint32_t> h2, h5;
-            const double t2 = time_seed(cl, o, img, c.w, c.h, 1, h2);
-            const double t5 = time_seed(cl, o, img, c.w, c.h, 32, h5);
-            const bool seeds_ok = same_rgb(want, h2) && same_rgb(want, h5);
-            seeds = "| " + us(t2) + " | " + us(t5) + " | " + fixed(t5 / ih.kernel, 1) + "× ";
-            if (!seeds_ok) std::cout << "  note: a seed kernel's counts differ from the reference on " << c.label << "\n";
-        }
-        all_ok = all_ok && ok;
-        table << "| " << c.label << " | " << us(floor) << " | " << us(ih.kernel) << " | "
-              << fixed(100.0 * floor / ih.kernel, 0) << "% | " << us(ih.total) << " " << seeds << "| "
-              << (ok ? "= cpu" : "MISMATCH") << " |\n";
-        std::cout << "  " << c.label << ": floor " << us(floor) << " µs, imghist " << us(ih.kernel) << " µs ("
-                  << us(ih.total) << " µs with clear/read) " << (ok ? "ok" : "MISMATCH") << " ["
-                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s]\n";
-        if (!c.sweep.empty()) {
-            table << "\nsweep on " << c.label << " (IMGHIST_OPENCL_TUNE over the defaults; floor " << us(floor) << " µs):\n";
-            for (const char* tune : c.sweep) {
-                setenv("IMGHIST_OPENCL_TUNE", tune, 1);
-                ImghistTime t;
-                try {
-                    t = time_imghist(cl, o, img, c.w, c.h, f, r);
-                } catch (const std::exception& e) {
-                    // A variant the device cannot run (say, a layout over its local memory).
-                    unsetenv("IMGHIST_OPENCL_TUNE");
-                    table << "  " << tune << ": failed: " << e.what() << "\n";
-                    continue;
-                }
-                unsetenv("IMGHIST_OPENCL_TUNE");
-                const bool tok = t.result.same_histograms(want);
-                all_ok = all_ok && tok;
-                table << "  " << tune << ": " << us(t.kernel) << " µs (" << fixed(100.0 * floor / t.kernel, 0)
-                      << "% of floor), +clear/read " << us(t.total) << " µs" << (tok ? "" : " MISMATCH") << "\n";
-            }
-            table << "\n";
-        }
-        clReleaseMemObject(img);
-    }
+    for (const Case& c : cases) all_ok = run_case(cl, o, *cpu, c, ++seed, scratch, table) && all_ok;
     clReleaseMemObject(scratch);
     std::cout << "\n" << table.str();
     if (!o.out.empty()) std::ofstream(o.out) << table.str();

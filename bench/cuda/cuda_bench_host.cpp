@@ -1,0 +1,207 @@
+// imghist_cuda_bench (cuda_bench.cpp): host-resident images, the --tune kernel variants, and
+// the shared pieces of cuda_bench.hpp.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cuda_bench.hpp"
+
+namespace imghist_bench {
+
+void check(cudaError_t e, const char* what, int line) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "cuda_bench: %s (line %d): %s\n", what, line, cudaGetErrorString(e));
+        std::exit(2);
+    }
+}
+
+namespace {
+std::string report_text;
+}
+
+void line(const char* fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    std::printf("%s\n", buf);
+    std::fflush(stdout);
+    report_text += buf;
+    report_text += "\n";
+}
+
+const std::string& report() { return report_text; }
+
+void set_tune(const char* tune) {
+    if (tune && *tune) setenv("IMGHIST_CUDA_TUNE", tune, 1);
+    else unsetenv("IMGHIST_CUDA_TUNE");
+}
+
+void Bench::check_against_cub(imghist::cuda::Engine& e, const imghist::DeviceImage& v, const char* what) {
+    const imghist::Result r = e.compute_device(v, rgb_request(), stream);
+    std::vector<unsigned int> cub(768);
+    CK(cudaMemcpy(cub.data(), cub_hist, 768 * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < 256; ++k)
+            if (r.channels[c].counts[k] != cub[c * 256 + k]) {
+                line("MISMATCH %s channel %d bin %d: imghist %llu, CUB %u", what, c, k,
+                     (unsigned long long)r.channels[c].counts[k], cub[c * 256 + k]);
+                ++failures;
+                return;
+            }
+}
+
+// Host-resident images: staged through pinned buffers, against the copy bandwidth.
+void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
+    const imghist::Request rgb = rgb_request();
+    cudaGetLastError();
+    line("%s", "");
+    line("Host-resident RGBA8 images (pageable std::vector), R,G,B, through engine->compute()");
+    for (const Size& s : {Size{"8K", 7680, 4320, 10}, Size{"16384^2", 16384, 16384, o.quick ? 2 : 4}}) {
+        const size_t bytes = size_t(s.w) * s.h * 4;
+        CK(generate_rgba8(b.image, s.w, s.h, kRandom, b.stream));
+        CK(cudaStreamSynchronize(b.stream));
+        std::vector<unsigned char> host(bytes);
+        CK(cudaMemcpy(host.data(), b.image, bytes, cudaMemcpyDeviceToHost));
+        void* pinned = nullptr;
+        CK(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault));
+        std::memcpy(pinned, host.data(), bytes);
+        Timer t(b.stream);
+        const double pinned_us = t.median_us(1, 5, [&] { CK(cudaMemcpyAsync(b.image, pinned, bytes, cudaMemcpyHostToDevice, b.stream)); });
+        const double pageable_us = t.median_us(1, 5, [&] { CK(cudaMemcpyAsync(b.image, host.data(), bytes, cudaMemcpyHostToDevice, b.stream)); });
+        const auto view = imghist::ImageView::packed(host.data(), s.w, s.h, imghist::PixelFormat::rgba8);
+        const double ih = host_median_us(1, s.runs, [&] { (void)engine.compute(view, rgb); });
+        const double gbs = bytes / ih / 1e3, pin = bytes / pinned_us / 1e3, page = bytes / pageable_us / 1e3;
+        line("%-8s %7.1f MB: imghist %8.0f us = %5.1f GB/s; H2D pinned %5.1f GB/s (%3.0f%%), pageable %5.1f GB/s (%3.0f%%)",
+             s.name, bytes / 1e6, ih, gbs, pin, 100 * gbs / pin, page, 100 * gbs / page);
+        if (o.tune) {
+            for (const char* v : {"chunk_mb=16,copy_threads=8", "chunk_mb=64,copy_threads=16"}) {
+                set_tune(v);
+                auto e = imghist::cuda::create_engine();
+                const double us = host_median_us(1, s.runs, [&] { (void)e->compute(view, rgb); });
+                line("    %-30s %8.0f us = %5.1f GB/s (%3.0f%% of pinned H2D)", v, us, bytes / us / 1e3, 100 * bytes / us / 1e3 / pin);
+            }
+            set_tune(o.default_tune.c_str());
+        }
+        CK(cudaFreeHost(pinned));
+    }
+}
+
+namespace {
+
+// packed/ahead: the packed fast path (8-bit, and with packed_float f16/f32); packed=0 (or
+// packed_float=0 for floats): the generic tiled kernel; graph=0: launched directly instead
+// of replayed from the engine's cached graph.
+const char* const kVariants[] = {"", "early=0", "slot_merge=0", "early=0,slot_merge=0", "float_lut=0", "graph=0", "ahead=1",
+                                 "packed=0", "block=512", "packed=0,layout=lanes16", "packed_float=0"};
+const char* variant_name(const char* v) { return *v ? v : "(default)"; }
+
+enum Sample { u8, f32, f16 };
+struct Case {
+    const char* name;
+    uint32_t w, h;
+    int dist, runs;
+    imghist::Mode mode;
+    Sample sample = u8;
+};
+const Case kCases[] = {{"1080p rnd", 1920, 1080, kRandom, 300, imghist::Mode::rgb},
+                       {"1080p const", 1920, 1080, kConstant, 300, imghist::Mode::rgb},
+                       {"1080p bank", 1920, 1080, kBank, 300, imghist::Mode::rgb},
+                       {"8K rnd", 7680, 4320, kRandom, 60, imghist::Mode::rgb},
+                       {"8K const", 7680, 4320, kConstant, 60, imghist::Mode::rgb},
+                       {"8K bank", 7680, 4320, kBank, 60, imghist::Mode::rgb},
+                       {"16K rnd", 16384, 16384, kRandom, 15, imghist::Mode::rgb},
+                       {"16K const", 16384, 16384, kConstant, 15, imghist::Mode::rgb},
+                       {"16K bank", 16384, 16384, kBank, 15, imghist::Mode::rgb},
+                       {"8K rnd RGBY", 7680, 4320, kRandom, 60, imghist::Mode::all},
+                       {"8K rnd Y", 7680, 4320, kRandom, 60, imghist::Mode::luma},
+                       {"8K f32 rnd", 7680, 4320, kRandom, 50, imghist::Mode::rgb, f32},
+                       {"8K f32 RGBY", 7680, 4320, kRandom, 50, imghist::Mode::all, f32},
+                       {"8K f16 rnd", 7680, 4320, kRandom, 50, imghist::Mode::rgb, f16},
+                       {"8K f16 RGBY", 7680, 4320, kRandom, 50, imghist::Mode::all, f16}};
+
+// The case's image generated into b.image, as a device view.
+imghist::DeviceImage generate_case(Bench& b, const Case& c) {
+    CK(c.sample == f32   ? generate_rgba_f32(b.image, c.w, c.h, c.dist, b.stream)
+       : c.sample == f16 ? generate_rgba_f16(b.image, c.w, c.h, c.dist, b.stream)
+                         : generate_rgba8(b.image, c.w, c.h, c.dist, b.stream));
+    CK(cudaStreamSynchronize(b.stream));
+    const auto format = c.sample == f32   ? imghist::PixelFormat::rgba_f32
+                        : c.sample == f16 ? imghist::PixelFormat::rgba_f16
+                                          : imghist::PixelFormat::rgba8;
+    return on_device(b.image, c.w, c.h, format);
+}
+
+// One column of the variants table: the floor, then every variant's time and share, each
+// variant's counts checked (RGBA8 R,G,B against CUB; floats against packed_float=0).
+void variants_column(Bench& b, const Options& o, const Case& c,
+                     const std::vector<std::unique_ptr<imghist::cuda::Engine>>& engines, std::string& floors,
+                     std::vector<std::string>& rows) {
+    char buf[64];
+    const uint64_t px = uint64_t(c.w) * c.h;
+    const auto view = generate_case(b, c);
+    const double fl = b.floor_us(b.image, px * (c.sample == f32 ? 16 : c.sample == f16 ? 8 : 4), c.runs);
+    std::snprintf(buf, sizeof buf, "%-14.1f", fl);
+    floors += buf;
+    const bool vs_cub = c.sample == u8 && c.mode == imghist::Mode::rgb;
+    if (vs_cub) (void)b.cub_us(cub_rgba8, b.image, px, 1);  // CUB's counts, to check against
+    imghist::Request req;
+    req.mode = c.mode;
+    // Floats: every variant's counts must equal those of the generic kernel (packed_float=0).
+    std::optional<imghist::Result> generic;
+    if (c.sample != u8) {
+        set_tune("packed_float=0");
+        generic = imghist::cuda::create_engine()->compute_device(view, req, b.stream);
+        set_tune(o.default_tune.c_str());
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const double us = b.imghist_us(*engines[i], view, req, c.runs);
+        if (generic && !engines[i]->compute_device(view, req, b.stream).same_histograms(*generic)) {
+            line("MISMATCH %s %s: counts differ from packed_float=0", c.name, variant_name(kVariants[i]));
+            ++b.failures;
+        }
+        if (vs_cub)
+            b.check_against_cub(*engines[i], view, (std::string(c.name) + " " + variant_name(kVariants[i])).c_str());
+        std::snprintf(buf, sizeof buf, "%6.1f (%3.0f%%) ", us, 100.0 * fl / us);
+        rows[i] += buf;
+    }
+}
+
+}  // namespace
+
+void kernel_variants_table(Bench& b, const Options& o) {
+    line("%s", "");
+    line("Kernel variants (IMGHIST_CUDA_TUNE), RGBA8 (f32/f16: RGBA float, 257 bins), us (median) and share of the floor;"
+         " RGBA8 R,G,B counts checked against CUB, float counts against packed_float=0");
+    std::vector<std::unique_ptr<imghist::cuda::Engine>> engines;
+    for (const char* v : kVariants) {
+        set_tune(v);
+        engines.push_back(imghist::cuda::create_engine());
+    }
+    set_tune(o.default_tune.c_str());
+    std::string head = "variant                   ";
+    std::vector<std::string> rows(std::size(kVariants));
+    for (size_t i = 0; i < rows.size(); ++i) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%-26s", variant_name(kVariants[i]));
+        rows[i] = buf;
+    }
+    std::string floors = "floor                     ";
+    for (const Case& c : kCases) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%-14s", c.name);
+        head += buf;
+        variants_column(b, o, c, engines, floors, rows);
+    }
+    line("%s", head.c_str());
+    line("%s", floors.c_str());
+    for (const auto& r : rows) line("%s", r.c_str());
+}
+
+}  // namespace imghist_bench
