@@ -1,298 +1,36 @@
 // The vulkan backend beyond the generic parity suite:
-//  - interop: pixels in a VkBuffer on a VkDevice this test creates (as an application would),
-//    counted by commands recorded into the test's command buffer, the result in the test's
-//    VkBuffer; compared with the reference backend bit for bit;
 //  - tiling: many small tiles, so the 32-bit counters are flushed into the 64-bit totals many
-//    times; strided rows and unaligned offsets;
+//    times; strided rows and unaligned offsets; every shared-memory layout;
+//  - the engine's tuning, staging and CPU fallbacks;
 //  - device selection (index, name, IMGHIST_VULKAN_DEVICE, no match) (error messages: test_launch_plan.cpp);
 //  - the validation layer: it is enabled here whenever installed, its messenger must see no
 //    message, and a deliberate mistake must be seen.
+// The interop (the caller's VkDevice and VkBuffer): test_vulkan_interop.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "backends/vulkan/vk_util.hpp"
 #include "imghist/imghist.hpp"
 #include "imghist/vulkan.hpp"
 #include "histogram_asserts.hpp"
-#include "interop_checks.hpp"
 #include "test_images.hpp"
+#include "vulkan_test_support.hpp"
 
 namespace imghist {
 namespace {
 
 using testing::make_image;
 using testing::Pattern;
-
-bool layer_installed() {
-    std::uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> layers(n);
-    vkEnumerateInstanceLayerProperties(&n, layers.data());
-    for (const auto& l : layers)
-        if (std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0) return true;
-    return false;
-}
-
-bool vulkan_available() { return find_backend("vulkan") && find_backend("vulkan")->available(); }
-
-#define REQUIRE_VULKAN() \
-    if (!vulkan_available()) GTEST_SKIP() << "no usable Vulkan device"
-
-void expect_same(const Result& got, const Result& want, const std::string& what) {
-    SCOPED_TRACE(what);
-    ASSERT_EQ(got.channels.size(), want.channels.size());
-    for (std::size_t c = 0; c < want.channels.size(); ++c) {
-        EXPECT_EQ(got.channels[c].channel, want.channels[c].channel);
-        EXPECT_EQ(got.channels[c].layout, want.channels[c].layout);
-        EXPECT_EQ(got.channels[c].nan, want.channels[c].nan);
-        EXPECT_EQ(got.channels[c].below, want.channels[c].below);
-        EXPECT_EQ(got.channels[c].above, want.channels[c].above);
-        EXPECT_TRUE(got.channels[c].counts == want.channels[c].counts) << "channel " << c << " counts differ";
-    }
-}
-
-// An application's own Vulkan device: instance (validation on when installed), one compute
-// queue, shaderInt64 enabled.
-class AppDevice {
-public:
-    AppDevice() : instance_(layer_installed()) {
-        const auto devices = vk::physical_devices(instance_.get());
-        const vk::PhysicalDevice& d = vk::select_device(devices, "");
-        physical = d.handle;
-        family = d.compute_family;
-        const float priority = 1;
-        VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-        q.queueFamilyIndex = family;
-        q.queueCount = 1;
-        q.pQueuePriorities = &priority;
-        VkPhysicalDeviceFeatures features{};
-        features.shaderInt64 = VK_TRUE;
-        VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-        // As the interop header asks: float controls on where offered (fp32 denormals kept).
-        std::uint32_t n = 0;
-        vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
-        std::vector<VkExtensionProperties> exts(n);
-        vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, exts.data());
-        const char* fc = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
-        for (const auto& e : exts)
-            if (std::strcmp(e.extensionName, fc) == 0) float_controls = true;
-        if (float_controls) {
-            info.enabledExtensionCount = 1;
-            info.ppEnabledExtensionNames = &fc;
-        }
-        info.queueCreateInfoCount = 1;
-        info.pQueueCreateInfos = &q;
-        info.pEnabledFeatures = &features;
-        vk::check(vkCreateDevice(physical, &info, nullptr, &device), "vkCreateDevice");
-        vkGetDeviceQueue(device, family, 0, &queue);
-        VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-        pool_info.queueFamilyIndex = family;
-        vk::check(vkCreateCommandPool(device, &pool_info, nullptr, &pool), "vkCreateCommandPool");
-    }
-    ~AppDevice() {
-        vkDeviceWaitIdle(device);
-        vkDestroyCommandPool(device, pool, nullptr);
-        vkDestroyDevice(device, nullptr);
-    }
-    std::uint64_t validation_messages() const { return instance_.log().count; }
-    const std::string& first_message() const { return instance_.log().first; }
-    bool validating() const { return instance_.validation(); }
-
-    // A host-visible storage buffer holding `bytes` at `offset` (the rest zero).
-    vk::Allocation upload(const void* data, std::size_t bytes, std::size_t offset = 0) {
-        vk::Allocation a = vk::allocate_buffer(physical, device, offset + bytes + 64,
-                                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
-        std::memset(a.mapped, 0, offset + bytes + 64);
-        std::memcpy(static_cast<char*>(a.mapped) + offset, data, bytes);
-        return a;
-    }
-
-    // Records `body` into a fresh command buffer, submits it and waits.
-    template <typename F>
-    void run(F&& body) {
-        VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        alloc.commandPool = pool;
-        alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        alloc.commandBufferCount = 1;
-        VkCommandBuffer cmd;
-        vk::check(vkAllocateCommandBuffers(device, &alloc, &cmd), "vkAllocateCommandBuffers");
-        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        vkBeginCommandBuffer(cmd, &begin);
-        body(cmd);
-        vkEndCommandBuffer(cmd);
-        VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        submit.commandBufferCount = 1;
-        submit.pCommandBuffers = &cmd;
-        vk::check(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
-        vk::check(vkQueueWaitIdle(queue), "vkQueueWaitIdle");
-        vkFreeCommandBuffers(device, pool, 1, &cmd);
-    }
-
-    VkPhysicalDevice physical = VK_NULL_HANDLE;
-    VkDevice device = VK_NULL_HANDLE;
-    VkQueue queue = VK_NULL_HANDLE;
-    VkCommandPool pool = VK_NULL_HANDLE;
-    std::uint32_t family = 0;
-    bool float_controls = false;
-
-private:
-    vk::Instance instance_;
-};
-
-class VulkanInterop : public ::testing::Test {
-protected:
-    void SetUp() override {
-        REQUIRE_VULKAN();
-        app_ = std::make_unique<AppDevice>();
-        reference_ = create_engine("reference");
-    }
-    void TearDown() override {
-        if (app_) {
-            const std::uint64_t n = app_->validation_messages();
-            const std::string first = app_->first_message();
-            app_.reset();
-            EXPECT_EQ(n, 0u) << "validation layer: " << first;
-        }
-    }
-    std::unique_ptr<AppDevice> app_;
-    std::unique_ptr<Engine> reference_;
-};
-
-// Recorded into the application's command buffer, result into a device-local buffer of the
-// application, copied to a host-visible one only to check it here.
-TEST_F(VulkanInterop, RecordIntoCallerCommandBufferAndResultBuffer) {
-    vulkan::Histogrammer h({app_->physical, app_->device, app_->family, app_->float_controls});
-    for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb8, PixelFormat::gray16, PixelFormat::rgba_f16,
-                               PixelFormat::rgb_f32}) {
-        auto img = make_image(format, 301, 45, Pattern::random, 5);
-        const std::size_t bytes = img.view.stride_bytes * img.view.height;
-        vk::Allocation pixels = app_->upload(img.view.data, bytes, 32);
-        const DeviceImage bi = vulkan::device_image(pixels.buffer.get(), 32, img.view.width, img.view.height,
-                                                    img.view.stride_bytes, format);
-        Request request;
-        request.count_alpha = true;
-        const vulkan::ResultLayout layout = h.result_layout(format, request);
-        // Results at an offset, in device-local memory the host cannot see.
-        vk::Allocation result = vk::allocate_buffer(app_->physical, app_->device, layout.bytes + 8,
-                                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                                    false);
-        vk::Allocation readback = vk::allocate_buffer(app_->physical, app_->device, layout.bytes,
-                                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
-        app_->run([&](VkCommandBuffer cmd) {
-            vk::barrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_SHADER_READ_BIT);
-            h.record(cmd, bi, request, result.buffer.get(), 8);
-            vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-            VkBufferCopy copy{8, 0, layout.bytes};
-            vkCmdCopyBuffer(cmd, result.buffer.get(), readback.buffer.get(), 1, &copy);
-            vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                        VK_ACCESS_HOST_READ_BIT);
-        });
-        h.release_recordings();
-        std::vector<std::uint64_t> slots(layout.bytes / 8);
-        std::memcpy(slots.data(), readback.mapped, layout.bytes);
-        const Result got = h.to_result(bi, request, slots);
-        expect_same(got, reference_->compute(img.view, request), std::string(format_info(format).name));
-        EXPECT_EQ(got.backend, "vulkan");
-    }
-}
-
-// Strided rows and offsets that are not 16-byte aligned take the word-by-word path.
-TEST_F(VulkanInterop, StridesAndOffsets) {
-    vulkan::Histogrammer h({app_->physical, app_->device, app_->family, app_->float_controls});
-    struct Case {
-        PixelFormat format;
-        std::size_t padding, offset;
-    };
-    for (const Case& c : {Case{PixelFormat::rgba8, 12, 0}, Case{PixelFormat::gray8, 3, 1}, Case{PixelFormat::rgb16, 6, 2},
-                          Case{PixelFormat::rgba8, 0, 4}, Case{PixelFormat::gray_f32, 0, 8},
-                          Case{PixelFormat::rgba_f16, 10, 6}, Case{PixelFormat::rgb_f32, 4, 0},
-                          Case{PixelFormat::rgba_f32, 0, 16}}) {
-        // fp32 specials include denormals, whose luminance only devices that keep fp32
-        // denormals get right through this path (vulkan.hpp); the engine tests cover them.
-        const bool fp32 = format_info(c.format).sample == SampleType::f32;
-        auto img = make_image(c.format, 77, 31, fp32 ? Pattern::natural : Pattern::specials, 9, c.padding);
-        vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * img.view.height, c.offset);
-        const DeviceImage bi = vulkan::device_image(pixels.buffer.get(), c.offset, img.view.width, img.view.height,
-                                                    img.view.stride_bytes, c.format);
-        for (Mode mode : {Mode::all, Mode::luma}) {
-            Request r;
-            r.mode = mode;
-            expect_same(h.compute(app_->queue, bi, r), reference_->compute(img.view, r),
-                        std::string(format_info(c.format).name) + " +" + std::to_string(c.padding) + "B @" +
-                            std::to_string(c.offset));
-        }
-    }
-}
-
-TEST_F(VulkanInterop, RejectsBadInput) {
-    vulkan::Histogrammer h({app_->physical, app_->device, app_->family, app_->float_controls});
-    auto img = make_image(PixelFormat::rgba16, 8, 8, Pattern::random, 1);
-    vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * 8);
-    DeviceImage bi = vulkan::device_image(pixels.buffer.get(), 1, 8, 8, 0, PixelFormat::rgba16);  // odd offset
-    EXPECT_THROW(h.compute(app_->queue, bi), InvalidArgument);
-    bi.offset_bytes = 0;
-    bi.stride_bytes = 8;  // smaller than a row
-    EXPECT_THROW(h.compute(app_->queue, bi), InvalidArgument);
-    bi.stride_bytes = 0;
-    Request big;
-    big.bins.bins = h.max_bins() + 1;
-    EXPECT_THROW(h.compute(app_->queue, bi, big), InvalidArgument);
-    EXPECT_THROW(vulkan::Histogrammer({}), InvalidArgument);
-    // Still usable afterwards.
-    expect_same(h.compute(app_->queue, bi), reference_->compute(img.view), "after errors");
-}
-
-// vulkan::create_engine and vulkan::compute, the call shape shared with opencl:: and cuda::.
-TEST_F(VulkanInterop, EngineOnTheCallersDeviceAndQueue) {
-    const vulkan::DeviceContext context{app_->physical, app_->device, app_->family, app_->float_controls};
-    std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
-    EXPECT_EQ(engine->backend_name(), "vulkan");
-    std::uint64_t seed = 20;
-    for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::bgr8, PixelFormat::gray16, PixelFormat::rgba_f16}) {
-        auto img = make_image(format, 203, 17, Pattern::specials, ++seed, 8);
-        vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * img.view.height, 16);
-        const DeviceImage bi = vulkan::device_image(pixels.buffer.get(), 16, img.view.width, img.view.height,
-                                                    img.view.stride_bytes, format);
-        for (Mode mode : {Mode::all, Mode::luma}) {
-            Request r;
-            r.mode = mode;
-            const Result got = vulkan::compute(*engine, bi, r);
-            // Clipping counts included: compute() counts them as Engine::compute does.
-            ASSERT_FALSE(got.channels.empty());
-            EXPECT_TRUE(got.channels[0].clipped_low_count && got.channels[0].clipped_high_count);
-            testing::expect_same_histograms(got, reference_->compute(img.view, r), std::string(format_info(format).name));
-        }
-    }
-    // Host pixels: a clear error pointing at the vulkan backend's own engine.
-    const auto host = make_image(PixelFormat::rgba8, 8, 8, Pattern::random, 1);
-    try {
-        engine->compute(host.view);
-        ADD_FAILURE() << "a host image was accepted";
-    } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("create_engine(\"vulkan\")"), std::string::npos) << e.what();
-    }
-    EXPECT_THROW(vulkan::create_engine(context, VK_NULL_HANDLE), InvalidArgument);
-}
-
-TEST_F(VulkanInterop, ComputeRejectsEnginesNotMadeOnTheCallersDevice) {
-    auto img = make_image(PixelFormat::rgba8, 8, 8, Pattern::random, 2);
-    vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * 8);
-    const DeviceImage bi = vulkan::device_image(pixels.buffer.get(), 0, 8, 8, 0, PixelFormat::rgba8);
-    testing::expect_wrong_engine([&] { vulkan::compute(*reference_, bi); }, "reference", "vulkan");
-    // The backend's own engine runs on a device of its own, which cannot read this buffer.
-    auto own = create_engine("vulkan");
-    try {
-        vulkan::compute(*own, bi);
-        ADD_FAILURE() << "the backend's own engine was accepted";
-    } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("vulkan::create_engine"), std::string::npos) << e.what();
-    }
-}
+using vulkan_test::AppDevice;
+using vulkan_test::expect_same;
+using vulkan_test::layer_installed;
 
 // Counts `img` (copied into a host-visible VkBuffer) with the context's core, as the engine
 // does, and returns the Result; `shape` receives what was dispatched.
@@ -364,13 +102,8 @@ TEST(VulkanTiling, ManySmallTilesAndPasses) {
     }
 }
 
-// Every shared-memory layout, with and without 8-bit value mode, against the reference, on
-// requests that use every slot kind (custom bins, clamp, below/above, luminance, alpha). What
-// does not fit this device's shared memory falls back to a layout that does: the test checks
-// that each layout runs for at least one request.
-TEST(VulkanLayouts, EveryLayoutMatchesReference) {
-    REQUIRE_VULKAN();
-    auto reference = create_engine("reference");
+// Requests that use every slot kind: custom bins, clamp, below/above, luminance, alpha.
+std::vector<Request> every_slot_kind() {
     std::vector<Request> requests(5);
     requests[0].mode = Mode::luma;
     requests[1].mode = Mode::luma;
@@ -384,6 +117,31 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
     requests[3].mode = Mode::all;
     requests[4].mode = Mode::rgb;
     requests[4].count_alpha = true;
+    return requests;
+}
+
+// Variant 0 and 2 use 8-bit value mode; variant 2 also 1024 invocations (32 per lane of a pair)
+// and one copy with the bank swizzle (value slots XOR-ed, histogram.comp).
+vk::Tuning layout_tuning(vk::SharedLayout layout, int variant) {
+    vk::Tuning tuning;
+    tuning.layout = layout;
+    tuning.value_mode = variant != 1;
+    tuning.group_size = variant == 2 ? 1024 : 256;
+    tuning.max_copies = variant == 2 ? 1 : 4;
+    tuning.swizzle = variant == 2 ? 1 : 0;
+    tuning.rounds = 2;
+    tuning.max_tile_pixels = 8192;  // several dispatches per image
+    return tuning;
+}
+
+// Every shared-memory layout, with and without 8-bit value mode, against the reference, on
+// requests that use every slot kind (custom bins, clamp, below/above, luminance, alpha). What
+// does not fit this device's shared memory falls back to a layout that does: the test checks
+// that each layout runs for at least one request.
+TEST(VulkanLayouts, EveryLayoutMatchesReference) {
+    REQUIRE_VULKAN();
+    auto reference = create_engine("reference");
+    const std::vector<Request> requests = every_slot_kind();
     struct Case {
         PixelFormat format;
         Pattern pattern;
@@ -400,16 +158,7 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
                           {PixelFormat::gray_f32, Pattern::specials, 1023, 9, 0}};
     for (vk::SharedLayout layout : {vk::SharedLayout::copies, vk::SharedLayout::lanes, vk::SharedLayout::pairs}) {
         for (int variant = 0; variant < 3; ++variant) {
-            const bool value_mode = variant != 1;
-            vk::Tuning tuning;
-            tuning.layout = layout;
-            tuning.value_mode = value_mode;
-            tuning.group_size = variant == 2 ? 1024 : 256;  // 32 invocations per lane of a pair
-            // Variant 2: one copy with the bank swizzle (value slots XOR-ed, histogram.comp).
-            tuning.max_copies = variant == 2 ? 1 : 4;
-            tuning.swizzle = variant == 2 ? 1 : 0;
-            tuning.rounds = 2;
-            tuning.max_tile_pixels = 8192;  // several dispatches per image
+            const vk::Tuning tuning = layout_tuning(layout, variant);
             vk::Context ctx("", tuning);
             int ran = 0;
             for (const Case& c : cases) {
@@ -422,7 +171,7 @@ TEST(VulkanLayouts, EveryLayoutMatchesReference) {
                     ran += shape.layout == layout ? 1 : 0;
                     expect_same(got, reference->compute(img.view, r),
                                 std::string(format_info(c.format).name) + " request " + std::to_string(i) + " layout " +
-                                    std::to_string(int(layout)) + " value mode " + std::to_string(value_mode) +
+                                    std::to_string(int(layout)) + " value mode " + std::to_string(tuning.value_mode) +
                                     " group " + std::to_string(tuning.group_size));
                 }
             }

@@ -1,0 +1,224 @@
+// The CUDA interop: images in device memory (packed, pitched, misaligned sub-views) on the caller's
+// stream, asynchronous results in the caller's device buffer on two streams, and calls captured
+// into the caller's CUDA graph; bit for bit against the reference backend.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda_test_support.hpp"
+#include "histogram_asserts.hpp"
+#include "interop_checks.hpp"
+#include "test_images.hpp"
+
+namespace imghist {
+namespace {
+
+using namespace cuda_test;
+using testing::expect_same_histograms;
+using testing::make_image;
+using testing::Pattern;
+using testing::TestImage;
+
+TEST(CudaDevice, AllFormatsPitchesAndOffsets) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    std::uint64_t seed = 1;
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& fi = format_info(format);
+        for (Pattern pattern : {Pattern::random, Pattern::bank_adversarial, Pattern::specials}) {
+            const TestImage img = make_image(format, 333, 41, pattern, ++seed);
+            struct Layout {
+                const char* name;
+                std::size_t pitch, offset;
+            };
+            const std::size_t row = img.view.row_bytes();
+            const Layout layouts[] = {{"packed", 0, 0},
+                                      {"pitch 512", (row + 511) / 512 * 512, 0},
+                                      {"pitch +1 sample, offset 1 pixel", row + fi.bytes_per_sample, fi.pixel_bytes()},
+                                      {"offset 1 byte", 0, 1}};
+            for (const Layout& l : layouts) {
+                if (l.offset % fi.bytes_per_sample != 0) {
+                    // Samples must be aligned (ImageView::validate); the rejection is the test.
+                    DeviceCopy d = upload(img.view, l.pitch, l.offset);
+                    ASSERT_NE(d.mem.ptr, nullptr);
+                    EXPECT_THROW(engine->compute_device(d.view), InvalidArgument) << fi.name << " " << l.name;
+                    continue;
+                }
+                DeviceCopy d = upload(img.view, l.pitch, l.offset);
+                ASSERT_NE(d.mem.ptr, nullptr);
+                for (const auto& [name, request] : requests(fi)) {
+                    const std::string what = std::string(fi.name) + " " + testing::pattern_name(pattern) + " " +
+                                             l.name + " " + name;
+                    Result got;
+                    try {
+                        got = engine->compute_device(d.view, request);
+                    } catch (const std::exception& e) {
+                        ADD_FAILURE() << what << ": " << e.what();
+                        continue;
+                    }
+                    expect_same_histograms(got, reference->compute(img.view, request), what);
+                }
+            }
+        }
+    }
+}
+
+// cuda::compute, the call shape shared with opencl::compute and vulkan::compute: a free
+// function on the public Engine, on the caller's stream or the default one.
+TEST(CudaDevice, FreeComputeOnTheCallersStreamAndTheDefaultOne) {
+    REQUIRE_GPU();
+    std::unique_ptr<Engine> engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t stream = nullptr;
+    CK(cudaStreamCreate(&stream));
+    std::uint64_t seed = 40;
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& fi = format_info(format);
+        const TestImage img = make_image(format, 257, 19, Pattern::specials, ++seed);
+        DeviceCopy d = upload(img.view, img.view.row_bytes() + fi.bytes_per_sample, fi.pixel_bytes());
+        ASSERT_NE(d.mem.ptr, nullptr);
+        Request r;
+        r.count_alpha = true;
+        expect_same_histograms(cuda::compute(*engine, d.view, r, stream), reference->compute(img.view, r),
+                               std::string(fi.name) + " on a stream");
+        expect_same_histograms(cuda::compute(*engine, d.view), reference->compute(img.view),
+                               std::string(fi.name) + " on the default stream");
+    }
+    CK(cudaStreamDestroy(stream));
+}
+
+// Rejected before any CUDA call, so this runs without a GPU too.
+TEST(CudaInterop, EngineOfAnotherBackendIsRejectedNamingBoth) {
+    auto reference = create_engine("reference");
+    static const unsigned char pixels[64] = {};
+    const DeviceImage image = cuda::device_image(pixels, 4, 4, 0, PixelFormat::rgba8);
+    testing::expect_wrong_engine([&] { cuda::compute(*reference, image); }, "reference", "cuda");
+}
+
+TEST(CudaDevice, AsyncIntoCallerBufferOnTwoStreams) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t streams[2];
+    for (auto& s : streams) CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const Request request;
+    std::vector<TestImage> hosts;
+    std::vector<DeviceCopy> devs;
+    for (int i = 0; i < 6; ++i) {
+        hosts.push_back(make_image(PixelFormat::rgba8, 1920 + 16 * i, 64 + i, i % 2 ? Pattern::random : Pattern::natural, 50 + i));
+        devs.push_back(upload(hosts.back().view));
+        ASSERT_NE(devs.back().mem.ptr, nullptr);
+    }
+    const std::size_t n = engine->slot_count(PixelFormat::rgba8, request);
+    DeviceMemory out(n * sizeof(std::uint64_t) * hosts.size());
+    auto* slots = static_cast<std::uint64_t*>(out.ptr);
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        engine->compute_device_async(devs[i].view, request, slots + i * n, streams[i % 2]);
+    for (auto& s : streams) CK(cudaStreamSynchronize(s));
+    std::vector<std::uint64_t> back(n * hosts.size());
+    CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        expect_same_histograms(engine->unpack(devs[i].view, request, std::span(back.data() + i * n, n)),
+                    reference->compute(hosts[i].view, request), "async image " + std::to_string(i));
+    for (auto& s : streams) cudaStreamDestroy(s);
+}
+
+// One compute_device_async captured from `stream` into a CUDA graph of the caller's own, and
+// replayed by launch(); the graph is destroyed with the object.
+struct CapturedCall {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CapturedCall(cuda::Engine& engine, const DeviceImage& image, const Request& request, std::uint64_t* slots,
+                 cudaStream_t stream) {
+        EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+        engine.compute_device_async(image, request, slots, stream);
+        EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+        EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    }
+    ~CapturedCall() {
+        if (exec) cudaGraphExecDestroy(exec);
+        if (graph) cudaGraphDestroy(graph);
+    }
+    CapturedCall(const CapturedCall&) = delete;
+    CapturedCall& operator=(const CapturedCall&) = delete;
+    // Replays the graph on `stream` after filling its output (`count` counters) with 0xFF bytes.
+    void launch(std::uint64_t* slots, std::size_t count, cudaStream_t stream) const {
+        ASSERT_NE(exec, nullptr);
+        ASSERT_EQ(cudaMemsetAsync(slots, 0xFF, count * sizeof(std::uint64_t), stream), cudaSuccess);
+        ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    }
+};
+
+// The engine replays its own cached graph for single images; inside the caller's stream
+// capture it must launch directly, so the caller's graph holds the work and replays it right.
+TEST(CudaDevice, AsyncCapturedIntoCallersGraph) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t stream;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    Request request;
+    request.mode = Mode::rgb;
+    const TestImage host = make_image(PixelFormat::rgba8, 1920, 1080, Pattern::random, 77);
+    const DeviceCopy dev = upload(host.view);
+    ASSERT_NE(dev.mem.ptr, nullptr);
+    const std::size_t n = engine->slot_count(PixelFormat::rgba8, request);
+    DeviceMemory out(2 * n * sizeof(std::uint64_t));
+    auto* slots = static_cast<std::uint64_t*>(out.ptr);
+    engine->compute_device_async(dev.view, request, slots, stream);  // outside the capture
+    CK(cudaStreamSynchronize(stream));
+    const CapturedCall captured(*engine, dev.view, request, slots + n, stream);
+    const Result want = reference->compute(host.view, request);
+    for (int replay = 0; replay < 3; ++replay) {
+        captured.launch(slots + n, n, stream);
+        std::vector<std::uint64_t> back(2 * n);
+        CK(cudaMemcpy(back.data(), slots, back.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+        for (int k = 0; k < 2; ++k)
+            expect_same_histograms(engine->unpack(dev.view, request, std::span(back.data() + k * n, n)), want,
+                                   "replay " + std::to_string(replay) + " output " + std::to_string(k));
+    }
+    cudaStreamDestroy(stream);
+}
+
+// A float image captured into the caller's graph must not depend on the engine's code table,
+// which a later call with another request rewrites: replays still give the first request's counts.
+TEST(CudaDevice, CapturedFloatLaunchOutlivesTheCodeTable) {
+    REQUIRE_GPU();
+    TuneScope scope("float_lut=2");
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    cudaStream_t stream;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const TestImage host = make_image(PixelFormat::rgba_f32, 256, 64, Pattern::random, 31);
+    const DeviceCopy dev = upload(host.view);
+    ASSERT_NE(dev.mem.ptr, nullptr);
+    Request first;
+    first.mode = Mode::rgb;
+    Request second = first;
+    second.bins.bins = 100;
+    second.bins.range = {0.25, 0.75};
+    const std::size_t n = engine->slot_count(PixelFormat::rgba_f32, first);
+    DeviceMemory out(n * sizeof(std::uint64_t));
+    auto* slots = static_cast<std::uint64_t*>(out.ptr);
+    engine->compute_device_async(dev.view, first, slots, stream);  // the table for `first`
+    CK(cudaStreamSynchronize(stream));
+    const CapturedCall captured(*engine, dev.view, first, slots, stream);
+    expect_same_histograms(engine->compute_device(dev.view, second, stream), reference->compute(host.view, second),
+                           "second request");  // rewrites the table
+    const Result want = reference->compute(host.view, first);
+    for (int replay = 0; replay < 2; ++replay) {
+        captured.launch(slots, n, stream);
+        std::vector<std::uint64_t> back(n);
+        CK(cudaMemcpy(back.data(), slots, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+        expect_same_histograms(engine->unpack(dev.view, first, std::span(back.data(), n)), want,
+                               "replay " + std::to_string(replay));
+    }
+    cudaStreamDestroy(stream);
+}
+
+}  // namespace
+}  // namespace imghist

@@ -1,0 +1,235 @@
+// opencl interop: the caller's cl_mem buffer (packed, strided, offset) and image, on the caller's
+// context and queue, against the reference; foreign engines, contexts and short buffers refused.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/opencl/cl_util.hpp"
+#include "imghist/imghist.hpp"
+#include "imghist/opencl.hpp"
+#include "histogram_asserts.hpp"
+#include "interop_checks.hpp"
+#include "opencl_test_support.hpp"
+#include "test_images.hpp"
+
+namespace imghist {
+namespace {
+
+using opencl_test::ScopedEnv;
+using testing::expect_same_histograms;
+using testing::make_image;
+using testing::Pattern;
+
+struct ClSetup {
+    cl_context context = nullptr;
+    cl_device_id device = nullptr;
+    cl_command_queue queue = nullptr;
+    ~ClSetup() {
+        if (queue) clReleaseCommandQueue(queue);
+        if (context) clReleaseContext(context);
+    }
+};
+
+// A context and queue of our own on the device the backend would pick.
+void make_setup(ClSetup& s, cl_command_queue_properties props = CL_QUEUE_PROFILING_ENABLE) {
+    const auto devices = find_backend("opencl")->devices();
+    std::string id;
+    for (const auto& d : devices)
+        if (d.available) { id = d.id; break; }
+    ASSERT_FALSE(id.empty());
+    const unsigned pi = unsigned(std::stoul(id.substr(0, id.find(':'))));
+    const unsigned di = unsigned(std::stoul(id.substr(id.find(':') + 1)));
+    cl_uint np = 0;
+    ASSERT_EQ(clGetPlatformIDs(0, nullptr, &np), CL_SUCCESS);
+    std::vector<cl_platform_id> platforms(np);
+    clGetPlatformIDs(np, platforms.data(), nullptr);
+    cl_uint nd = 0;
+    clGetDeviceIDs(platforms[pi], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd);
+    std::vector<cl_device_id> ids(nd);
+    clGetDeviceIDs(platforms[pi], CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr);
+    s.device = ids[di];
+    cl_int err = CL_SUCCESS;
+    s.context = clCreateContext(nullptr, 1, &s.device, nullptr, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    s.queue = clCreateCommandQueue(s.context, s.device, props, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+}
+
+cl_mem upload(const ClSetup& s, const void* data, std::size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data), &err);
+    EXPECT_EQ(err, CL_SUCCESS);
+    return m;
+}
+
+TEST(OpenClInterop, CallersBuffersPackedStridedAndOffset) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto engine = opencl::create_engine(s.queue);
+    EXPECT_EQ(engine->backend_name(), "opencl");
+    auto reference = create_engine("reference");
+    const auto host = make_image(PixelFormat::rgb16, 97, 13, Pattern::specials, 69);
+    expect_same_histograms(engine->compute(host.view), reference->compute(host.view), "host view, caller's queue");
+    std::uint64_t seed = 70;
+    for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8, PixelFormat::rgb16, PixelFormat::rgba_f16,
+                          PixelFormat::rgba_f32}) {
+        for (std::size_t padding : {std::size_t(0), std::size_t(12)}) {
+            for (std::size_t offset : {std::size_t(0), std::size_t(4), std::size_t(64)}) {
+                auto img = make_image(f, 301, 23, Pattern::specials, ++seed, padding);
+                // The buffer holds `offset` bytes of junk, then the rows as the view lays them out.
+                std::vector<std::byte> bytes(offset, std::byte{0x5A});
+                const auto* p = static_cast<const std::byte*>(img.view.data);
+                bytes.insert(bytes.end(), p, p + img.view.stride_bytes * img.view.height);
+                cl_mem buf = upload(s, bytes.data(), bytes.size());
+                const DeviceImage src = opencl::device_image(buf, img.view.width, img.view.height, f,
+                                                             padding ? img.view.stride_bytes : 0, offset);
+                const std::string what = std::string(format_info(f).name) + " +" + std::to_string(padding) +
+                                         "B stride, offset " + std::to_string(offset);
+                for (Request r : {Request{}, [] { Request q; q.count_alpha = true; q.bins.bins = 1000; return q; }()}) {
+                    try {
+                        expect_same_histograms(opencl::compute(*engine, src, r), reference->compute(img.view, r), what);
+                    } catch (const std::exception& e) {
+                        ADD_FAILURE() << what << ": " << e.what();
+                    }
+                }
+                const auto times = opencl::last_device_times(*engine);
+                ASSERT_TRUE(times.has_value());
+                EXPECT_GT(times->total_seconds, 0.0);
+                EXPECT_GE(times->total_seconds, times->kernel_seconds);
+                clReleaseMemObject(buf);
+            }
+        }
+    }
+}
+
+TEST(OpenClInterop, StridedBuffersWithEachLayout) {
+    REQUIRE_OPENCL();
+    // Strided device buffers take the per-pixel kernel in row mode (whole rows per launch).
+    ClSetup s;
+    make_setup(s);
+    auto reference = create_engine("reference");
+    Request clamped;
+    clamped.mode = Mode::all;
+    clamped.bins.bins = 7;
+    clamped.bins.range = {{17, 253}};
+    clamped.bins.clamp = true;
+    std::uint64_t seed = 80;
+    for (const char* tune : {"layout=pairs,wg=256", "layout=lanes,value=0,spec=1", "layout=copies,copies=32,pack=1"}) {
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        auto engine = opencl::create_engine(s.queue);
+        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8}) {
+            auto img = make_image(f, 301, 23, Pattern::bank_adversarial, ++seed, 12);
+            cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
+            const DeviceImage src = opencl::device_image(buf, 301, 23, f, img.view.stride_bytes);
+            for (const Request& r : {Request{}, clamped})
+                expect_same_histograms(opencl::compute(*engine, src, r), reference->compute(img.view, r),
+                                       std::string(tune) + " " + std::string(format_info(f).name));
+            clReleaseMemObject(buf);
+        }
+    }
+}
+
+TEST(OpenClInterop, PackedBufferInTilesKeepsVectorAlignment) {
+    REQUIRE_OPENCL();
+    // Tiles of 1002 pixels round down to 1000: every tile of the 16-byte-load kernel starts on
+    // a 4-pixel boundary of the caller's buffer.
+    ScopedEnv env("IMGHIST_OPENCL_TUNE", "tile_pixels=1002,copies=32,pack=1,wg=64");
+    ClSetup s;
+    make_setup(s);
+    auto engine = opencl::create_engine(s.queue);
+    auto img = make_image(PixelFormat::rgba8, 333, 67, Pattern::random, 3);
+    cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
+    expect_same_histograms(opencl::compute(*engine, opencl::device_image(buf, 333, 67, PixelFormat::rgba8)),
+                create_engine("reference")->compute(img.view), "tiled packed buffer");
+    clReleaseMemObject(buf);
+}
+
+TEST(OpenClInterop, CallersImages) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto engine = opencl::create_engine(s.queue);
+    auto reference = create_engine("reference");
+    cl_bool images = CL_FALSE;
+    clGetDeviceInfo(s.device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+    if (!images) GTEST_SKIP() << "device has no image support";
+    cl_uint n = 0;
+    clGetSupportedImageFormats(s.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &n);
+    std::vector<cl_image_format> supported(n);
+    clGetSupportedImageFormats(s.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, n, supported.data(), nullptr);
+    int tested = 0;
+    std::uint64_t seed = 90;
+    for (const cl_image_format& fmt : supported) {
+        const auto f = opencl::pixel_format_of(fmt);
+        if (!f) continue;
+        auto img = make_image(*f, 129, 31, Pattern::specials, ++seed, 0);
+        cl_image_desc desc{};
+        desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+        desc.image_width = img.view.width;
+        desc.image_height = img.view.height;
+        cl_int err = CL_SUCCESS;
+        cl_mem image = clCreateImage(s.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &fmt, &desc,
+                                     const_cast<void*>(img.view.data), &err);
+        ASSERT_EQ(err, CL_SUCCESS);
+        const std::string what = "image " + std::string(format_info(*f).name) + " order 0x" +
+                                 std::to_string(fmt.image_channel_order) + " type 0x" +
+                                 std::to_string(fmt.image_channel_data_type);
+        try {
+            const Result got = opencl::compute_image(*engine, image);
+            EXPECT_EQ(got.format, *f);
+            expect_same_histograms(got, reference->compute(img.view), what);
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << what << ": " << e.what();
+        }
+        clReleaseMemObject(image);
+        ++tested;
+    }
+    EXPECT_GT(tested, 0) << "no image format of the device maps to an imghist format";
+}
+
+TEST(OpenClInterop, RejectsForeignEnginesContextsAndShortBuffers) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto img = make_image(PixelFormat::rgba8, 16, 4, Pattern::random, 1);
+    cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
+    DeviceImage src = opencl::device_image(buf, 16, 4, PixelFormat::rgba8);
+    auto cpu = create_engine("cpu");
+    testing::expect_wrong_engine([&] { opencl::compute(*cpu, src); }, "cpu", "opencl");
+    testing::expect_wrong_engine([&] { opencl::compute_image(*cpu, buf); }, "cpu", "opencl");
+    auto own = create_engine("opencl");  // its own context
+    try {
+        opencl::compute(*own, src);
+        ADD_FAILURE() << "a buffer of another context was accepted";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("context"), std::string::npos) << e.what();
+    }
+    auto engine = opencl::create_engine(s.queue);
+    src.height = 5;  // one row more than the buffer holds
+    EXPECT_THROW(opencl::compute(*engine, src), InvalidArgument);
+    src.height = 4;
+    src.offset_bytes = 2;  // not a multiple of... fine for u8, but the extent no longer fits
+    EXPECT_THROW(opencl::compute(*engine, src), InvalidArgument);
+    src.offset_bytes = 0;
+    EXPECT_NO_THROW(opencl::compute(*engine, src));
+    EXPECT_FALSE(opencl::last_device_times(*cpu).has_value());
+    clReleaseMemObject(buf);
+}
+
+TEST(OpenClInterop, OutOfOrderQueueAndNoProfiling) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s, 0);
+    auto engine = opencl::create_engine(s.queue);
+    auto img = make_image(PixelFormat::rgba8, 100, 10, Pattern::random, 11);
+    cl_mem buf = upload(s, img.view.data, img.view.stride_bytes * img.view.height);
+    expect_same_histograms(opencl::compute(*engine, opencl::device_image(buf, 100, 10, PixelFormat::rgba8)),
+                create_engine("reference")->compute(img.view), "queue without profiling");
+    EXPECT_FALSE(opencl::last_device_times(*engine).has_value());
+    clReleaseMemObject(buf);
+}
+
+}  // namespace
+}  // namespace imghist
