@@ -38,7 +38,7 @@ def shares(path):
         header = None
         tokens = line.split()
         percent = [i for i, t in enumerate(tokens) if re.match(r"^\d+%$", t)]
-        if not percent or "%floor" in line:
+        if not percent or "%floor" in line or line.lstrip().startswith("-"):  # headers, list items
             continue
         first_number = next(i for i, t in enumerate(tokens) if NUMBER.match(t))
         if first_number == 0:
