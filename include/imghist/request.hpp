@@ -75,6 +75,10 @@ float float_bin_scale(const BinLayout& layout);
 // float layouts the centre of [lower edge, upper edge), and hi itself for the closed top bin.
 double bin_centre(const BinLayout& layout, std::uint32_t k);
 
+// Lower edge of bin k in sample units (k = bins gives the upper edge of a half-open layout).
+// The closed top bin of the float rule starts at hi and holds exactly hi.
+double bin_lower_edge(const BinLayout& layout, std::uint32_t k);
+
 // The channels, in output order, that a request produces for a format.
 std::vector<Channel> channels_for(PixelFormat format, const Request& request);
 

@@ -288,11 +288,6 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
 
 }  // namespace
 
-double bin_lower_edge(const BinLayout& layout, std::uint32_t k) {
-    const double steps = layout.closed_top ? double(layout.bins - 1) : double(layout.bins);
-    return layout.lo + (layout.hi - layout.lo) * double(k) / steps;
-}
-
 std::string describe_layout(const BinLayout& layout) {
     std::string s = std::to_string(layout.bins) + " bins over [" + number(layout.lo) + ", " +
                     number(layout.hi) + (layout.closed_top ? "]" : ")");

@@ -55,7 +55,5 @@ bool is_utf8(std::string_view bytes);
 
 // "256 bins over [0, 256)", "257 bins over [0, 1] (bin 256 = 1.0 and above)", ...
 std::string describe_layout(const BinLayout& layout);
-// Lower edge of bin k in sample units (the top bin of the float rule starts at 1.0).
-double bin_lower_edge(const BinLayout& layout, std::uint32_t k);
 
 }  // namespace imghist::cli

@@ -161,6 +161,11 @@ double bin_centre(const BinLayout& layout, std::uint32_t k) {
     return layout.lo + (double(first) + double(end - 1)) / 2;
 }
 
+double bin_lower_edge(const BinLayout& layout, std::uint32_t k) {
+    const double steps = layout.closed_top ? double(layout.bins - 1) : double(layout.bins);
+    return layout.lo + (layout.hi - layout.lo) * double(k) / steps;
+}
+
 std::vector<Channel> channels_for(PixelFormat format, const Request& request) {
     const FormatInfo& fi = format_info(format);
     std::vector<Channel> out;

@@ -1,0 +1,1 @@
+from ._imghist import histogram
