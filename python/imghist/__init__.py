@@ -1,1 +1,49 @@
-from ._imghist import histogram
+"""Exact image histograms of numpy arrays, on CPUs and GPUs, bit-identical on every backend.
+
+Example::
+
+    import numpy as np
+    import imghist
+
+    image = np.random.default_rng(1).integers(0, 256, (1080, 1920, 4), dtype=np.uint8)
+    h = imghist.histogram(image)              # R, G, B and luminance Y, 256 bins each
+    print(h.channels, h.counts.shape)         # ('R', 'G', 'B', 'Y') (4, 256)
+    print(h["Y"].stats()["mean"])             # mean luminance, in bins
+    crop = imghist.histogram(image[10:-3, 7:-5], mode="luma")   # a strided view, no copy
+    engine = imghist.Engine("cpu")            # keep one for many calls
+    total = engine.histogram(image) + engine.histogram(image)   # exact merge
+
+The bin rule of every format is docs/semantics.md of the imghist repository.
+"""
+from ._imghist import (
+    BackendUnavailable,
+    ChannelHistogram,
+    DeviceError,
+    Engine,
+    Error,
+    Histogram,
+    InvalidArgument,
+    MergeError,
+    __version__,
+    backends,
+    histogram,
+)
+
+__all__ = [
+    "BackendUnavailable",
+    "ChannelHistogram",
+    "DeviceError",
+    "Engine",
+    "Error",
+    "Histogram",
+    "InvalidArgument",
+    "MergeError",
+    "__version__",
+    "backends",
+    "histogram",
+]
+
+# The classes report themselves as imghist.X (help(), repr, pickle's lookup).
+for _name in ("ChannelHistogram", "Engine", "Histogram"):
+    globals()[_name].__module__ = __name__
+del _name

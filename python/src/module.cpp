@@ -1,7 +1,98 @@
-#include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
-#include "imghist/imghist.hpp"
-namespace nb = nanobind;
+// imghist._imghist: the extension module behind the imghist package (python/imghist/).
+#include "bindings.hpp"
+
+namespace imghist::python {
+
+namespace {
+
+// The Python classes of the C++ exceptions, made once at import (owned by the module).
+struct ErrorClasses {
+    PyObject *error, *invalid_argument, *merge_error, *backend_unavailable, *device_error;
+};
+ErrorClasses classes{};
+
+PyObject* new_error(nb::module_& m, const char* name, PyObject* bases, const char* doc) {
+    const std::string qualified = std::string("imghist.") + name;
+    PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
+    if (!cls) throw nb::python_error();
+    m.attr(name) = nb::borrow(cls);
+    return cls;
+}
+
+nb::object bases(PyObject* a, PyObject* b) { return nb::make_tuple(nb::handle(a), nb::handle(b)); }
+
+nb::list backend_list() {
+    struct Info { std::string name, summary; bool available; std::vector<DeviceInfo> devices; };
+    std::vector<Info> infos;
+    {
+        nb::gil_scoped_release unlocked;  // device enumeration talks to the drivers
+        for (const Backend* b : backends())
+            infos.push_back({std::string(b->name()), std::string(b->summary()), b->available(), b->devices()});
+    }
+    nb::list out;
+    for (const Info& info : infos) {
+        nb::list devices;
+        for (const DeviceInfo& d : info.devices) {
+            nb::dict device;
+            device["id"] = d.id;
+            device["name"] = d.name;
+            device["is_gpu"] = d.is_gpu;
+            device["available"] = d.available;
+            device["note"] = d.note;
+            devices.append(device);
+        }
+        nb::dict backend;
+        backend["name"] = info.name;
+        backend["summary"] = info.summary;
+        backend["available"] = info.available;
+        backend["devices"] = devices;
+        out.append(backend);
+    }
+    return out;
+}
+
+}  // namespace
+
+void bind_errors(nb::module_& m) {
+    PyObject* base = new_error(m, "Error", PyExc_Exception, "Base class of every error imghist raises.");
+    classes.error = base;
+    classes.invalid_argument = new_error(m, "InvalidArgument", bases(base, PyExc_ValueError).ptr(),
+                                         "A bad image, request or option (also a ValueError).");
+    classes.merge_error = new_error(m, "MergeError", bases(base, PyExc_ValueError).ptr(),
+                                    "Histograms of different channels or bins cannot be merged (also a ValueError).");
+    classes.backend_unavailable = new_error(m, "BackendUnavailable", bases(base, PyExc_RuntimeError).ptr(),
+                                            "The backend is unknown, not compiled in, or has no usable device "
+                                            "(also a RuntimeError).");
+    classes.device_error = new_error(m, "DeviceError", bases(base, PyExc_RuntimeError).ptr(),
+                                     "A device or runtime call failed (also a RuntimeError).");
+    // Most derived first: each C++ class maps to its own Python class.
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const InvalidArgument& e) {
+            PyErr_SetString(classes.invalid_argument, e.what());
+        } catch (const MergeError& e) {
+            PyErr_SetString(classes.merge_error, e.what());
+        } catch (const BackendUnavailable& e) {
+            PyErr_SetString(classes.backend_unavailable, e.what());
+        } catch (const DeviceError& e) {
+            PyErr_SetString(classes.device_error, e.what());
+        } catch (const Error& e) {
+            PyErr_SetString(classes.error, e.what());
+        }
+    });
+}
+
+}  // namespace imghist::python
+
 NB_MODULE(_imghist, m) {
-    m.def("histogram", [](nb::ndarray<nb::ro> a) { return a.ndim(); }, nb::arg("image").noconvert());
+    using namespace imghist::python;
+    m.doc() = "The compiled part of the imghist package; import imghist instead.";
+    bind_errors(m);
+    bind_result(m);
+    bind_engine(m);
+    m.def("backends", &backend_list,
+          "The compiled-in backends in 'auto' preference order: a list of dicts with name, summary, "
+          "available and devices (each a dict: id, name, is_gpu, available, note).");
+    m.attr("__version__") = std::string(imghist::version());
 }

@@ -1,0 +1,110 @@
+// imghist.Engine and imghist.histogram(): the GIL is released while an engine counts.
+#include "bindings.hpp"
+
+#include <memory>
+#include <mutex>
+
+namespace imghist::python {
+
+namespace {
+
+// A C++ Engine may be used by one thread at a time (engine.hpp): the lock lets Python threads
+// share one safely, one call after the other.
+struct PyEngine {
+    std::unique_ptr<Engine> engine;
+    std::mutex busy;
+
+    PyEngine(const std::string& backend, const EngineOptions& options) {
+        nb::gil_scoped_release unlocked;  // opening a device can take a while
+        engine = create_engine(backend, options);
+    }
+
+    // `array` holds the pixels alive until compute returns.
+    Result histogram(nb::handle image, const RequestArgs& args, const std::optional<std::string>& layout) {
+        const HostArray array = array_of(image);
+        const ImageView view = view_of(array, layout);
+        const Request request = request_of(args);
+        nb::gil_scoped_release unlocked;
+        std::lock_guard<std::mutex> one_at_a_time(busy);
+        return engine->compute(view, request);
+    }
+};
+
+EngineOptions options_of(nb::handle device, std::int64_t threads) {
+    if (threads < 0) throw InvalidArgument("threads must be >= 0 (0: one per core); got " + std::to_string(threads));
+    EngineOptions options;
+    options.device = device_of(device);
+    options.threads = unsigned(threads);
+    return options;
+}
+
+RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, bool clamp, nb::object weights,
+                    bool alpha) {
+    return RequestArgs{mode, std::move(bins), std::move(range), clamp, std::move(weights), alpha};
+}
+
+constexpr const char* kHistogramDoc = R"(Histograms of one image, counted exactly (64-bit) by an imghist backend.
+
+image    a numpy array (or any buffer-protocol / DLPack host array), not copied: (H, W) or
+         (H, W, 1) gray, (H, W, 3) RGB, (H, W, 4) RGBA; dtype uint8, uint16, float16 or float32
+         (never converted: another dtype raises TypeError). Rows may be strided (a[10:-3, 7:-5]);
+         pixels and samples must be packed, else ValueError (use np.ascontiguousarray).
+mode     "all" (R, G, B and luminance Y), "rgb" or "luma".
+bins     number of bins, or None for the format's default (256; 257 over [0, 1] for floats).
+range    (lo, hi) of the bins, or None for the default.
+clamp    count samples outside the range in the end bins instead of below/above.
+weights  luminance weights: "rec709", "rec601", "rec2020", "WR,WG,WB" or (wr, wg, wb) over 10000.
+alpha    also count the alpha channel (channel "A") of an RGBA image.
+layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data.
+backend  "auto" (a GPU if one is available, else "cpu") or a name from imghist.backends().
+device   None (the backend's default), a device index, or a case-insensitive name substring.
+
+Returns an imghist.Histogram. Raises imghist.InvalidArgument (a ValueError) for bad input,
+imghist.BackendUnavailable / DeviceError (RuntimeErrors) for backend problems. Each call opens
+an engine: keep an imghist.Engine for many calls.)";
+
+constexpr const char* kEngineDoc = R"(A backend's device state (contexts, queues, compiled kernels), kept across calls.
+
+Engine(backend="auto", device=None, threads=0): threads is the number of CPU worker threads of
+the cpu backend (0: one per core). Raises imghist.BackendUnavailable when the backend is
+unknown, not compiled in, or has no usable device.
+
+Threads: an Engine may be shared by several Python threads; its calls then run one after the
+other (a lock). For counting in parallel, give each thread its own Engine: the GIL is released
+while counting, so engines in different threads run at the same time.)";
+
+}  // namespace
+
+void bind_engine(nb::module_& m) {
+    using namespace nb::literals;
+    nb::class_<PyEngine>(m, "Engine", kEngineDoc)
+        .def("__init__", [](PyEngine* self, const std::string& backend, nb::handle device, std::int64_t threads) {
+            new (self) PyEngine(backend, options_of(device, threads));
+        }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
+        .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range,
+                             bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout) {
+            return e.histogram(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
+        }, "image"_a.noconvert(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
+           "Like imghist.histogram(), on this engine's backend and device.")
+        .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
+                     "The backend's name, e.g. 'cpu'.")
+        .def_prop_ro("device", [](const PyEngine& e) { return e.engine->device_name(); }, "The device's name.")
+        .def("__repr__", [](const PyEngine& e) {
+            return "<imghist.Engine " + std::string(e.engine->backend_name()) + " on " + e.engine->device_name() + ">";
+        });
+
+    m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, bool clamp,
+                          nb::object weights, bool alpha, std::optional<std::string> layout, const std::string& backend,
+                          nb::handle device) {
+        // Checked before an engine is opened: bad input costs no device setup.
+        const HostArray array = array_of(image);
+        (void)view_of(array, layout);
+        PyEngine engine(backend, options_of(device, 0));
+        return engine.histogram(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
+    }, "image"_a.noconvert(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
+       "device"_a = nb::none(), kHistogramDoc);
+}
+
+}  // namespace imghist::python

@@ -1,0 +1,95 @@
+// histogram()'s keywords as an imghist::Request and EngineOptions, with Python-shaped messages.
+#include "bindings.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace imghist::python {
+
+namespace {
+
+std::string python_type_name(nb::handle value) { return nb::cast<std::string>(nb::str(nb::handle(Py_TYPE(value.ptr())))); }
+
+// An integer (Python int or numpy integer, never bool or float), or InvalidArgument.
+std::int64_t integer_of(nb::handle value, const std::string& what) {
+    if (PyBool_Check(value.ptr()) || PyFloat_Check(value.ptr()) || !PyIndex_Check(value.ptr()))
+        throw InvalidArgument(what + " must be an integer; got " + python_type_name(value));
+    const long long v = PyLong_AsLongLong(nb::steal(PyNumber_Index(value.ptr())).ptr());
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw InvalidArgument(what + " is out of range");
+    }
+    return v;
+}
+
+double number_of(nb::handle value, const std::string& what) {
+    if (PyBool_Check(value.ptr()) || !(PyFloat_Check(value.ptr()) || PyIndex_Check(value.ptr()) ||
+                                       nb::hasattr(value, "__float__")))
+        throw InvalidArgument(what + " must be a number; got " + python_type_name(value));
+    const double v = PyFloat_AsDouble(value.ptr());
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw InvalidArgument(what + " is not a number");
+    }
+    return v;
+}
+
+LumaWeights weights_of(nb::handle weights) {
+    if (weights.is_none()) return LumaWeights::rec709();
+    if (nb::isinstance<nb::str>(weights)) return LumaWeights::parse(nb::cast<std::string>(weights));
+    if (!nb::isinstance<nb::sequence>(weights) || nb::len(weights) != 3)
+        throw InvalidArgument("weights must be 'rec709', 'rec601', 'rec2020', 'WR,WG,WB' or (wr, wg, wb); got " +
+                              nb::cast<std::string>(nb::repr(weights)));
+    std::uint32_t w[3];
+    for (int i = 0; i < 3; ++i) {
+        const std::int64_t v = integer_of(weights[i], "a luma weight");
+        if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
+            throw InvalidArgument("luma weights are non-negative integers over 10000; got " + std::to_string(v));
+        w[i] = std::uint32_t(v);
+    }
+    const LumaWeights result{w[0], w[1], w[2]};
+    result.validate();
+    return result;
+}
+
+std::optional<std::pair<double, double>> range_of(nb::handle range) {
+    if (range.is_none()) return std::nullopt;
+    if (nb::isinstance<nb::str>(range) || !nb::isinstance<nb::sequence>(range) || nb::len(range) != 2)
+        throw InvalidArgument("range must be None or (lo, hi); got " + nb::cast<std::string>(nb::repr(range)));
+    return std::pair{number_of(range[0], "range lo"), number_of(range[1], "range hi")};
+}
+
+}  // namespace
+
+Request request_of(const RequestArgs& args) {
+    Request request;
+    const auto mode = parse_mode(args.mode);
+    if (!mode) throw InvalidArgument("mode must be 'all', 'rgb' or 'luma'; got '" + args.mode + "'");
+    request.mode = *mode;
+    request.weights = weights_of(args.weights);
+    if (args.bins.is_valid() && !args.bins.is_none()) {
+        const std::int64_t bins = integer_of(args.bins, "bins");
+        if (bins < 1 || bins > std::numeric_limits<std::uint32_t>::max())
+            throw InvalidArgument("bins must be a positive integer; got " + std::to_string(bins));
+        request.bins.bins = std::uint32_t(bins);
+    }
+    if (args.range.is_valid()) request.bins.range = range_of(args.range);
+    request.bins.clamp = args.clamp;
+    request.count_alpha = args.alpha;
+    return request;
+}
+
+std::string device_of(nb::handle device) {
+    if (!device.is_valid() || device.is_none()) return {};
+    if (nb::isinstance<nb::str>(device)) {
+        std::string name = nb::cast<std::string>(device);
+        if (name.empty()) throw InvalidArgument("device must be None, an index or a non-empty name");
+        return name;
+    }
+    const std::int64_t index = integer_of(device, "device");
+    if (index < 0) throw InvalidArgument("device index must be >= 0; got " + std::to_string(index));
+    return std::to_string(index);
+}
+
+}  // namespace imghist::python

@@ -1,0 +1,190 @@
+// imghist.Histogram (an imghist::Result) and imghist.ChannelHistogram: numpy views of the
+// counts (copies: a result is small), statistics, exact merge, dict and pickle round trips.
+#include "bindings.hpp"
+
+#include <cstdio>
+#include <memory>
+
+namespace imghist::python {
+
+namespace {
+
+template <class T>
+using NumpyArray = nb::ndarray<nb::numpy, T>;
+
+// A new numpy array that owns `values` (moved to the heap, freed with the array). Returned as an
+// object: the getters' default policy (reference_internal) does not apply to an owned array.
+template <class T>
+nb::object numpy_array(std::vector<T> values, std::initializer_list<std::size_t> shape) {
+    auto* owned = new std::vector<T>(std::move(values));
+    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+    return nb::cast(NumpyArray<T>(owned->data(), shape, owner), nb::rv_policy::take_ownership);
+}
+
+// edges[k] is bin k's lower edge, edges[bins] the top of the range (bin_lower_edge, request.hpp).
+nb::object edges_of(const BinLayout& layout) {
+    std::vector<double> edges(layout.bins + 1);
+    for (std::uint32_t k = 0; k < layout.bins; ++k) edges[k] = bin_lower_edge(layout, k);
+    edges[layout.bins] = layout.hi;
+    return numpy_array(std::move(edges), {std::size_t(layout.bins) + 1});
+}
+
+const ChannelHistogram& first_channel(const Result& r) {
+    if (r.channels.empty()) throw InvalidArgument("the histogram has no channels");
+    return r.channels.front();
+}
+
+// One number per channel; `pick` reads it.
+template <class Pick>
+nb::object per_channel(const Result& r, Pick pick) {
+    std::vector<std::uint64_t> values;
+    for (const ChannelHistogram& c : r.channels) values.push_back(pick(c));
+    return numpy_array(std::move(values), {r.channels.size()});
+}
+
+// A clipping count per channel, or None when any channel's is unknown (interop results).
+nb::object clipped(const Result& r, std::optional<std::uint64_t> ChannelHistogram::*count) {
+    for (const ChannelHistogram& c : r.channels)
+        if (!(c.*count)) return nb::none();
+    return per_channel(r, [&](const ChannelHistogram& c) { return *(c.*count); });
+}
+
+nb::object counts_of(const Result& r) {
+    const std::size_t bins = first_channel(r).layout.bins;
+    std::vector<std::uint64_t> counts;
+    counts.reserve(r.channels.size() * bins);
+    for (const ChannelHistogram& c : r.channels) counts.insert(counts.end(), c.counts.begin(), c.counts.end());
+    return numpy_array(std::move(counts), {r.channels.size(), bins});
+}
+
+const ChannelHistogram& channel_named(const Result& r, const std::string& name) {
+    for (const ChannelHistogram& c : r.channels)
+        if (channel_name(c.channel) == name) return c;
+    std::string have;
+    for (const ChannelHistogram& c : r.channels) have += (have.empty() ? "" : ", ") + std::string(channel_name(c.channel));
+    throw nb::key_error(("no channel '" + name + "' in this histogram (it has " + have + ")").c_str());
+}
+
+std::string layout_text(const BinLayout& l) {
+    char text[160];
+    std::snprintf(text, sizeof text, "bins=%u range=[%g, %g%s%s", l.bins, l.lo, l.hi, l.closed_top ? "]" : ")",
+                  l.clamp ? " clamped" : "");
+    return text;
+}
+
+std::string repr_of(const Result& r) {
+    std::string channels;
+    for (const ChannelHistogram& c : r.channels) channels += (channels.empty() ? "" : ",") + std::string(channel_name(c.channel));
+    return "<imghist.Histogram " + std::string(format_info(r.format).name) + " " + std::to_string(r.width) + "x" +
+           std::to_string(r.height) + " channels=" + channels + " " +
+           (r.channels.empty() ? std::string() : layout_text(r.channels.front().layout)) + " backend=" + r.backend +
+           ">";
+}
+
+void bind_channel(nb::module_& m) {
+    using CH = ChannelHistogram;
+    nb::class_<CH>(m, "ChannelHistogram",
+                   "One channel of a Histogram: its counts, its out-of-range counters and statistics.")
+        .def_prop_ro("name", [](const CH& c) { return std::string(channel_name(c.channel)); },
+                     "Channel name: 'R', 'G', 'B', 'A', 'Y' or 'gray'.")
+        .def_prop_ro("counts", [](const CH& c) { return numpy_array(c.counts, {c.counts.size()}); },
+                     "Counts per bin (uint64, shape (bins,)).")
+        .def_prop_ro("edges", [](const CH& c) { return edges_of(c.layout); }, "Bin edges (float64, bins + 1).")
+        .def_prop_ro("bins", [](const CH& c) { return c.layout.bins; }, "Number of bins.")
+        .def_ro("nan", &CH::nan, "NaN samples (never binned).")
+        .def_ro("below", &CH::below, "Samples below the range (in bin 0 when clamped).")
+        .def_ro("above", &CH::above, "Samples above the range (in the last bin when clamped).")
+        .def_ro("clipped_low", &CH::clipped_low_count,
+                "Samples at the lowest value (0; <= 0 for floats), whatever the bins; None if unknown.")
+        .def_ro("clipped_high", &CH::clipped_high_count,
+                "Samples at the highest value (255, 65535; >= 1 for floats); None if unknown.")
+        .def("stats", &stats_dict, "Statistics: the command line's JSON 'stats' keys; None where empty.")
+        .def("__repr__", [](const CH& c) {
+            return "<imghist.ChannelHistogram " + std::string(channel_name(c.channel)) + " " + layout_text(c.layout) + ">";
+        });
+}
+
+}  // namespace
+
+void bind_result(nb::module_& m) {
+    bind_channel(m);
+    nb::class_<Result>(m, "Histogram", R"(Exact 64-bit histograms of one image, one per channel.
+
+Every channel of one histogram has the same bins. ``counts`` is a uint64 array of shape
+(channels, bins); ``edges`` are the bin edges as ``np.histogram`` returns them: edges[k] is bin
+k's lower edge and edges[bins] the top of the range. The default float rule (257 bins over
+[0, 1]) has a closed top bin holding exactly 1.0 (and, unclamped, nothing above): its edges are
+edges[256] = edges[257] = 1.0. ``h["Y"]`` is one channel; iterating gives the channels in order;
+``h + other`` and ``h += other`` merge exactly (MergeError if channels or bins differ).)")
+        .def_prop_ro("channels", [](const Result& r) {
+            nb::list names;
+            for (const ChannelHistogram& c : r.channels) names.append(std::string(channel_name(c.channel)));
+            return nb::tuple(names);
+        }, "Channel names in order, e.g. ('R', 'G', 'B', 'Y').")
+        .def_prop_ro("counts", &counts_of, "Counts (uint64, shape (channels, bins)).")
+        .def_prop_ro("nan", [](const Result& r) { return per_channel(r, [](const ChannelHistogram& c) { return c.nan; }); },
+                     "NaN samples per channel (uint64, shape (channels,)).")
+        .def_prop_ro("below", [](const Result& r) { return per_channel(r, [](const ChannelHistogram& c) { return c.below; }); },
+                     "Samples below the range per channel (uint64); in bin 0 when clamped.")
+        .def_prop_ro("above", [](const Result& r) { return per_channel(r, [](const ChannelHistogram& c) { return c.above; }); },
+                     "Samples above the range per channel (uint64); in the last bin when clamped.")
+        .def_prop_ro("clipped_low", [](const Result& r) { return clipped(r, &ChannelHistogram::clipped_low_count); },
+                     "Samples at the lowest value per channel (uint64), exact and independent of the bins.")
+        .def_prop_ro("clipped_high", [](const Result& r) { return clipped(r, &ChannelHistogram::clipped_high_count); },
+                     "Samples at the highest value per channel (uint64), exact and independent of the bins.")
+        .def_prop_ro("edges", [](const Result& r) { return edges_of(first_channel(r).layout); },
+                     "Bin edges (float64, bins + 1); see the class docstring for the closed top bin.")
+        .def_prop_ro("bins", [](const Result& r) { return first_channel(r).layout.bins; }, "Number of bins.")
+        .def_prop_ro("range", [](const Result& r) {
+            const BinLayout& l = first_channel(r).layout;
+            return nb::make_tuple(l.lo, l.hi);
+        }, "(lo, hi) of the bins: [lo, hi), or [lo, hi] when closed_top.")
+        .def_prop_ro("closed_top", [](const Result& r) { return first_channel(r).layout.closed_top; },
+                     "True for the default float rule: the last bin holds exactly hi.")
+        .def_prop_ro("clamp", [](const Result& r) { return first_channel(r).layout.clamp; },
+                     "True when out-of-range samples were counted in the end bins.")
+        .def_ro("width", &Result::width, "Image width in pixels.")
+        .def_ro("height", &Result::height, "Image height in pixels.")
+        .def_prop_ro("format", [](const Result& r) { return std::string(format_info(r.format).name); },
+                     "Pixel format name, e.g. 'rgba8', 'gray_f32'.")
+        .def_ro("backend", &Result::backend, "Backend that counted ('mixed' after merging different ones).")
+        .def_ro("device", &Result::device, "Device that counted.")
+        .def_ro("notes", &Result::notes, "What the backend did that the caller should know (list of str).")
+        .def("__getitem__", [](const Result& r, const std::string& name) { return channel_named(r, name); },
+             "The ChannelHistogram of that name; KeyError if absent.")
+        .def("__contains__", [](const Result& r, nb::handle name) {
+            if (!nb::isinstance<nb::str>(name)) return false;
+            for (const ChannelHistogram& c : r.channels)
+                if (channel_name(c.channel) == nb::cast<std::string>(name)) return true;
+            return false;
+        })
+        .def("__len__", [](const Result& r) { return r.channels.size(); })
+        .def("__iter__", [](const Result& r) { return nb::iter(nb::cast(r.channels)); },
+             "Iterates over the ChannelHistograms in order.")
+        .def("stats", [](const Result& r) {
+            nb::dict d;
+            for (const ChannelHistogram& c : r.channels) d[std::string(channel_name(c.channel)).c_str()] = stats_dict(c);
+            return d;
+        }, "Statistics per channel: {name: {count, min, max, mean, ..., clipped_high}}, None where empty.")
+        .def("__array__", [](const Result& r, nb::handle dtype, nb::handle) {
+            nb::object counts = counts_of(r);
+            return dtype.is_none() ? counts : counts.attr("astype")(dtype);
+        }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none(), "The counts, for np.asarray(h).")
+        .def("__add__", [](const Result& a, const Result& b) {
+            Result sum = a;
+            sum.merge(b);
+            return sum;
+        }, "Exact sum of two histograms of the same channels and bins (MergeError otherwise).")
+        .def("__iadd__", [](nb::handle self, const Result& b) {
+            nb::cast<Result&>(self).merge(b);
+            return nb::borrow(self);
+        })
+        .def("__eq__", [](const Result& a, const Result& b) { return a == b; })
+        .def("to_dict", &result_to_dict, "The command line's JSON schema for one result (without 'file').")
+        .def_static("from_dict", &result_from_dict, nb::arg("d"), "A Histogram from to_dict()'s output or the CLI's JSON.")
+        .def("__getstate__", &result_to_dict)
+        .def("__setstate__", [](Result& self, nb::handle state) { new (&self) Result(result_from_dict(state)); })
+        .def("__repr__", &repr_of);
+}
+
+}  // namespace imghist::python

@@ -1,0 +1,167 @@
+// Histogram.to_dict() / from_dict(): one result in the imghist command's JSON schema
+// (src/cli/output.cpp, docs/cli.md): the same keys, in the same order, with the same types.
+#include "bindings.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace imghist::python {
+
+namespace {
+
+template <class T>
+nb::object optional_object(const std::optional<T>& v) {
+    return v ? nb::cast(*v) : nb::none();
+}
+
+// Integral range bounds are ints, as the command line writes them (its json_number).
+nb::object json_number(double v) {
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return nb::int_(std::int64_t(v));
+    return nb::float_(v);
+}
+
+nb::dict channel_dict(const ChannelHistogram& c) {
+    nb::dict d;
+    d["bins"] = c.layout.bins;
+    nb::list range;
+    range.append(json_number(c.layout.lo));
+    range.append(json_number(c.layout.hi));
+    d["range"] = range;
+    d["closed_top"] = c.layout.closed_top;
+    d["clamp"] = c.layout.clamp;
+    nb::list counts;
+    for (std::uint64_t n : c.counts) counts.append(n);
+    d["counts"] = counts;
+    d["nan"] = c.nan;
+    d["below"] = c.below;
+    d["above"] = c.above;
+    d["stats"] = stats_dict(c);
+    return d;
+}
+
+[[noreturn]] void bad(const std::string& what) { throw InvalidArgument("Histogram.from_dict: " + what); }
+
+nb::handle member(nb::handle d, const char* key) {
+    if (!nb::isinstance<nb::dict>(d)) bad(std::string("expected a dict holding '") + key + "'");
+    PyObject* v = PyDict_GetItemString(d.ptr(), key);  // borrowed
+    if (!v) bad(std::string("missing key '") + key + "'");
+    return v;
+}
+
+template <class T>
+T member_as(nb::handle d, const char* key) {
+    nb::handle v = member(d, key);
+    if constexpr (std::is_same_v<T, bool>) {
+        if (!PyBool_Check(v.ptr())) bad(std::string("'") + key + "' must be a bool");
+    }
+    T out{};
+    if (!nb::try_cast(v, out, /*convert=*/!std::is_same_v<T, std::uint64_t> && !std::is_same_v<T, std::uint32_t>))
+        bad(std::string("'") + key + "' has the wrong type");
+    return out;
+}
+
+std::optional<std::uint64_t> optional_count(nb::handle stats, const char* key) {
+    if (!nb::isinstance<nb::dict>(stats)) return std::nullopt;
+    PyObject* v = PyDict_GetItemString(stats.ptr(), key);
+    if (!v || v == Py_None) return std::nullopt;
+    return member_as<std::uint64_t>(stats, key);
+}
+
+std::optional<Channel> parse_channel(const std::string& name) {
+    for (Channel c : {Channel::R, Channel::G, Channel::B, Channel::A, Channel::Y, Channel::gray})
+        if (channel_name(c) == name) return c;
+    return std::nullopt;
+}
+
+ChannelHistogram channel_from(const std::string& name, nb::handle d, bool integer) {
+    ChannelHistogram c;
+    const auto channel = parse_channel(name);
+    if (!channel) bad("unknown channel '" + name + "'");
+    c.channel = *channel;
+    c.layout.bins = member_as<std::uint32_t>(d, "bins");
+    nb::handle range = member(d, "range");
+    if (!nb::isinstance<nb::sequence>(range) || nb::len(range) != 2) bad("'range' must be [lo, hi]");
+    if (!nb::try_cast(range[0], c.layout.lo) || !nb::try_cast(range[1], c.layout.hi)) bad("'range' must hold numbers");
+    c.layout.closed_top = member_as<bool>(d, "closed_top");
+    c.layout.clamp = member_as<bool>(d, "clamp");
+    c.layout.integer = integer;
+    c.counts = member_as<std::vector<std::uint64_t>>(d, "counts");
+    if (c.counts.size() != c.layout.bins || c.layout.bins == 0)
+        bad("channel " + name + " has " + std::to_string(c.counts.size()) + " counts for " +
+            std::to_string(c.layout.bins) + " bins");
+    c.nan = member_as<std::uint64_t>(d, "nan");
+    c.below = member_as<std::uint64_t>(d, "below");
+    c.above = member_as<std::uint64_t>(d, "above");
+    PyObject* stats = PyDict_GetItemString(d.ptr(), "stats");
+    c.clipped_low_count = optional_count(stats, "clipped_low_count");
+    c.clipped_high_count = optional_count(stats, "clipped_high_count");
+    return c;
+}
+
+}  // namespace
+
+nb::dict stats_dict(const ChannelHistogram& c) {
+    const ChannelStats s = c.stats();
+    nb::dict d;
+    d["count"] = s.count;
+    d["min"] = optional_object(s.min_bin);
+    d["max"] = optional_object(s.max_bin);
+    d["mean"] = optional_object(s.mean);
+    d["stddev"] = optional_object(s.stddev);
+    d["median"] = optional_object(s.median);
+    d["p1"] = optional_object(s.p1);
+    d["p99"] = optional_object(s.p99);
+    d["min_value"] = optional_object(s.min_value);
+    d["max_value"] = optional_object(s.max_value);
+    d["mean_value"] = optional_object(s.mean_value);
+    d["stddev_value"] = optional_object(s.stddev_value);
+    d["median_value"] = optional_object(s.median_value);
+    d["p1_value"] = optional_object(s.p1_value);
+    d["p99_value"] = optional_object(s.p99_value);
+    d["samples"] = s.samples;
+    d["clipped_low_count"] = optional_object(c.clipped_low_count);
+    d["clipped_high_count"] = optional_object(c.clipped_high_count);
+    d["clipped_low"] = optional_object(s.clipped_low);
+    d["clipped_high"] = optional_object(s.clipped_high);
+    return d;
+}
+
+nb::dict result_to_dict(const Result& r) {
+    nb::dict d;
+    d["width"] = r.width;
+    d["height"] = r.height;
+    d["format"] = std::string(format_info(r.format).name);
+    d["backend"] = r.backend;
+    d["device"] = r.device;
+    nb::dict histograms;
+    for (const ChannelHistogram& c : r.channels) histograms[std::string(channel_name(c.channel)).c_str()] = channel_dict(c);
+    d["histograms"] = histograms;
+    nb::list notes;
+    for (const std::string& n : r.notes) notes.append(n);
+    d["notes"] = notes;
+    return d;
+}
+
+Result result_from_dict(nb::handle d) {
+    Result r;
+    r.width = member_as<std::uint32_t>(d, "width");
+    r.height = member_as<std::uint32_t>(d, "height");
+    const auto format = parse_pixel_format(member_as<std::string>(d, "format"));
+    if (!format) bad("unknown format '" + member_as<std::string>(d, "format") + "'");
+    r.format = *format;
+    r.backend = member_as<std::string>(d, "backend");
+    r.device = member_as<std::string>(d, "device");
+    nb::handle histograms = member(d, "histograms");
+    if (!nb::isinstance<nb::dict>(histograms) || nb::len(histograms) == 0) bad("'histograms' must be a non-empty dict");
+    const bool integer = !format_info(r.format).is_float();
+    for (auto [name, channel] : nb::borrow<nb::dict>(histograms))
+        r.channels.push_back(channel_from(nb::cast<std::string>(name), channel, integer));
+    for (const ChannelHistogram& c : r.channels)
+        if (!(c.layout == r.channels.front().layout)) bad("the channels have different bin layouts");
+    if (PyObject* notes = PyDict_GetItemString(d.ptr(), "notes"))
+        if (!nb::try_cast(nb::handle(notes), r.notes)) bad("'notes' must be a list of str");
+    return r;
+}
+
+}  // namespace imghist::python

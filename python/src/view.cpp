@@ -1,0 +1,150 @@
+// numpy arrays (and anything with the buffer protocol or DLPack) as ImageViews, without a copy.
+#include "bindings.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+namespace imghist::python {
+
+namespace {
+
+constexpr const char* kAcceptedDtypes = "uint8, uint16, float16 or float32";
+
+std::string dtype_name(nb::dlpack::dtype t) {
+    using nb::dlpack::dtype_code;
+    const std::string bits = std::to_string(t.bits);
+    switch (dtype_code(t.code)) {
+        case dtype_code::Int: return "int" + bits;
+        case dtype_code::UInt: return "uint" + bits;
+        case dtype_code::Float: return "float" + bits;
+        case dtype_code::Bfloat: return "bfloat" + bits;
+        case dtype_code::Complex: return "complex" + bits;
+        case dtype_code::Bool: return "bool";
+        default: return "DLPack type code " + std::to_string(t.code) + " of " + bits + " bits";
+    }
+}
+
+SampleType sample_of(nb::dlpack::dtype t) {
+    using nb::dlpack::dtype_code;
+    if (t.lanes == 1) {
+        if (t.code == std::uint8_t(dtype_code::UInt) && t.bits == 8) return SampleType::u8;
+        if (t.code == std::uint8_t(dtype_code::UInt) && t.bits == 16) return SampleType::u16;
+        if (t.code == std::uint8_t(dtype_code::Float) && t.bits == 16) return SampleType::f16;
+        if (t.code == std::uint8_t(dtype_code::Float) && t.bits == 32) return SampleType::f32;
+    }
+    throw nb::type_error(("image dtype " + dtype_name(t) + " is not supported: imghist counts " +
+                          kAcceptedDtypes + " samples and never converts (use a.astype(...) to choose)")
+                             .c_str());
+}
+
+PixelFormat natural_format(SampleType sample, std::size_t channels) {
+    static constexpr PixelFormat kByChannels[4][3] = {
+        {PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::rgba8},
+        {PixelFormat::gray16, PixelFormat::rgb16, PixelFormat::rgba16},
+        {PixelFormat::gray_f16, PixelFormat::rgb_f16, PixelFormat::rgba_f16},
+        {PixelFormat::gray_f32, PixelFormat::rgb_f32, PixelFormat::rgba_f32},
+    };
+    return kByChannels[int(sample)][channels == 1 ? 0 : channels == 3 ? 1 : 2];
+}
+
+// layout=None or the natural order's name keeps it; "bgr"/"bgra" are 8-bit only.
+PixelFormat format_of(SampleType sample, std::size_t channels, const std::optional<std::string>& layout) {
+    const PixelFormat natural = natural_format(sample, channels);
+    if (!layout) return natural;
+    const std::string_view name = *layout;
+    const std::string c = std::to_string(channels);
+    const auto need = [&](std::size_t wanted) {
+        if (channels != wanted)
+            throw InvalidArgument("layout '" + *layout + "' needs " + std::to_string(wanted) +
+                                  " channels; the array has " + c);
+    };
+    if (name == "gray") return need(1), natural;
+    if (name == "rgb") return need(3), natural;
+    if (name == "rgba") return need(4), natural;
+    if (name == "bgr" || name == "bgra") {
+        need(name == "bgr" ? 3 : 4);
+        if (sample != SampleType::u8)
+            throw InvalidArgument("layout '" + *layout + "' exists for uint8 arrays only");
+        return name == "bgr" ? PixelFormat::bgr8 : PixelFormat::bgra8;
+    }
+    throw InvalidArgument("layout must be None, 'gray', 'rgb', 'rgba', 'bgr' or 'bgra'; got '" + *layout + "'");
+}
+
+std::string shape_text(const HostArray& a) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
+    return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+std::uint32_t dimension(const HostArray& a, std::size_t axis, const char* what) {
+    if (a.shape(axis) > std::numeric_limits<std::uint32_t>::max())
+        throw InvalidArgument(std::string("image ") + what + " " + std::to_string(a.shape(axis)) +
+                              " is above 2^32 - 1");
+    return std::uint32_t(a.shape(axis));
+}
+
+// Bytes between rows: the array's own row stride (a slice keeps its parent's), checked here so
+// that the messages speak of arrays rather than of views.
+std::size_t row_stride_bytes(const HostArray& a, std::size_t samples_per_row) {
+    if (a.shape(0) == 1) return samples_per_row * a.itemsize();  // one row: its stride is never read
+    const std::int64_t rows = a.stride(0);
+    if (rows <= 0 || std::uint64_t(rows) < samples_per_row)
+        throw InvalidArgument("image rows overlap or run backwards (row stride " + std::to_string(rows) +
+                              " samples): pass np.ascontiguousarray(image)");
+    return std::size_t(rows) * a.itemsize();
+}
+
+std::string text_of(nb::handle value) { return nb::cast<std::string>(nb::steal<nb::str>(PyObject_Str(value.ptr()))); }
+
+}  // namespace
+
+HostArray array_of(nb::handle image) {
+    HostArray array;
+    // No conversion: nanobind would otherwise cast a float64 array to whatever we asked for.
+    if (!nb::try_cast(image, array, /*convert=*/false)) {
+        PyErr_Clear();  // a failed import may leave the exporter's error (numpy's BufferError) set
+        if (nb::hasattr(image, "dtype"))
+            throw nb::type_error(("image dtype " + text_of(image.attr("dtype")) +
+                                  " is not supported: imghist counts " + kAcceptedDtypes +
+                                  " samples in native byte order, and never converts (use a.astype(...) to choose)")
+                                     .c_str());
+        throw nb::type_error(("image must be an array (buffer protocol or DLPack, e.g. a numpy array) of " +
+                              std::string(kAcceptedDtypes) + "; got " +
+                              text_of(nb::handle(Py_TYPE(image.ptr()))))
+                                 .c_str());
+    }
+    return array;
+}
+
+ImageView view_of(const HostArray& a, const std::optional<std::string>& layout) {
+    const int device = a.device_type();
+    if (device != nb::device::cpu::value && device != nb::device::cuda_host::value)
+        throw InvalidArgument("the array lives on a device (DLPack device type " + std::to_string(device) +
+                              "): this version of the Python package counts host arrays only; "
+                              "copy it to the host first (e.g. tensor.cpu(), cupy.asnumpy(a))");
+    const SampleType sample = sample_of(a.dtype());
+    if (a.ndim() != 2 && a.ndim() != 3)
+        throw InvalidArgument("image shape " + shape_text(a) + " is not (H, W) or (H, W, C) with C in 1, 3, 4");
+    const std::size_t channels = a.ndim() == 2 ? 1 : a.shape(2);
+    if (channels != 1 && channels != 3 && channels != 4)
+        throw InvalidArgument("image shape " + shape_text(a) + " has " + std::to_string(channels) +
+                              " channels; imghist counts 1 (gray), 3 (RGB) or 4 (RGBA)");
+    const std::uint32_t height = dimension(a, 0, "height"), width = dimension(a, 1, "width");
+    if (height == 0 || width == 0) throw InvalidArgument("image shape " + shape_text(a) + " is empty");
+    if (channels > 1 && a.stride(2) != 1)
+        throw InvalidArgument("the samples of a pixel are not packed (sample stride " +
+                              std::to_string(a.stride(2)) + "): pass np.ascontiguousarray(image)");
+    if (width > 1 && a.stride(1) != std::int64_t(channels))
+        throw InvalidArgument("the pixels of a row are not packed (pixel stride " + std::to_string(a.stride(1)) +
+                              " samples, " + std::to_string(channels) + " expected): pass np.ascontiguousarray(image)");
+    ImageView view;
+    view.data = a.data();
+    view.width = width;
+    view.height = height;
+    view.stride_bytes = row_stride_bytes(a, std::size_t(width) * channels);
+    view.format = format_of(sample, channels, layout);
+    return view;
+}
+
+}  // namespace imghist::python
