@@ -84,7 +84,7 @@ void bind_engine(nb::module_& m) {
         .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range,
                              bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout) {
             return e.histogram(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
-        }, "image"_a.noconvert(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+        }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
@@ -102,7 +102,7 @@ void bind_engine(nb::module_& m) {
         (void)view_of(array, layout);
         PyEngine engine(backend, options_of(device, 0));
         return engine.histogram(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
-    }, "image"_a.noconvert(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+    }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), kHistogramDoc);
 }

@@ -97,6 +97,14 @@ std::size_t row_stride_bytes(const HostArray& a, std::size_t samples_per_row) {
 
 std::string text_of(nb::handle value) { return nb::cast<std::string>(nb::steal<nb::str>(PyObject_Str(value.ptr()))); }
 
+// A numpy dtype we count, so that a failed import is about the strides, not the dtype.
+bool accepted_native_dtype(nb::handle dtype) {
+    if (!nb::hasattr(dtype, "name") || !nb::hasattr(dtype, "isnative") || !nb::bool_(dtype.attr("isnative")))
+        return false;
+    const std::string name = text_of(dtype.attr("name"));
+    return name == "uint8" || name == "uint16" || name == "float16" || name == "float32";
+}
+
 }  // namespace
 
 HostArray array_of(nb::handle image) {
@@ -104,6 +112,9 @@ HostArray array_of(nb::handle image) {
     // No conversion: nanobind would otherwise cast a float64 array to whatever we asked for.
     if (!nb::try_cast(image, array, /*convert=*/false)) {
         PyErr_Clear();  // a failed import may leave the exporter's error (numpy's BufferError) set
+        if (nb::hasattr(image, "dtype") && accepted_native_dtype(image.attr("dtype")))
+            throw InvalidArgument("the array's strides are not whole samples, so it cannot be read without a copy: "
+                                  "pass np.ascontiguousarray(image)");
         if (nb::hasattr(image, "dtype"))
             throw nb::type_error(("image dtype " + text_of(image.attr("dtype")) +
                                   " is not supported: imghist counts " + kAcceptedDtypes +
