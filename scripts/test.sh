@@ -2,6 +2,7 @@
 # Builds imghist with every backend this machine can run and passes the whole test suite.
 # The OpenCL (PoCL) and Vulkan (lavapipe) backends are required: a skipped one fails the run.
 # The CUDA backend is compiled whenever nvcc exists (it runs only on a machine with a GPU).
+# The Python package is built and tested in a virtual environment (scripts/python-test.sh).
 # Then the installed package is checked from a separate project (scripts/check-install.sh)
 # and each fuzz target runs for IMGHIST_FUZZ_SECONDS (default 90) seconds (scripts/fuzz.sh).
 # It shares build/ with scripts/demo.sh, in either order: every option that decides what is
@@ -21,6 +22,9 @@ export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan}
 export IMGHIST_VULKAN_VALIDATION=${IMGHIST_VULKAN_VALIDATION:-1}
 # A test command that runs no test fails.
 (cd "$build" && ctest --output-on-failure --no-tests=error -j"$(nproc)" --timeout 1200)
+# The Python package: pip install into build/python-venv, then pytest (scripts/python-test.sh),
+# its JSON compared with the imghist command just built.
+IMGHIST_BUILD_DIR="$build" IMGHIST_CLI="$(cd "$build" && pwd)/src/cli/imghist" bash scripts/python-test.sh
 # The installed package must work from a separate project: find_package and pkg-config.
 bash scripts/check-install.sh "$build"
 # The reader and the API under libFuzzer, ASan and UBSan, in their own clang build.
