@@ -104,18 +104,18 @@ void bind_channel(nb::module_& m) {
         });
 }
 
-}  // namespace
-
-void bind_result(nb::module_& m) {
-    bind_channel(m);
-    nb::class_<Result>(m, "Histogram", R"(Exact 64-bit histograms of one image, one per channel.
+constexpr const char* kHistogramDoc = R"(Exact 64-bit histograms of one image, one per channel.
 
 Every channel of one histogram has the same bins. ``counts`` is a uint64 array of shape
 (channels, bins); ``edges`` are the bin edges as ``np.histogram`` returns them: edges[k] is bin
 k's lower edge and edges[bins] the top of the range. The default float rule (257 bins over
 [0, 1]) has a closed top bin holding exactly 1.0 (and, unclamped, nothing above): its edges are
 edges[256] = edges[257] = 1.0. ``h["Y"]`` is one channel; iterating gives the channels in order;
-``h + other`` and ``h += other`` merge exactly (MergeError if channels or bins differ).)")
+``h + other`` and ``h += other`` merge exactly (MergeError if channels or bins differ).)";
+
+// The per-channel arrays and the layout, size and origin of the counts.
+void bind_histogram_properties(nb::class_<Result>& histogram) {
+    histogram
         .def_prop_ro("channels", [](const Result& r) {
             nb::list names;
             for (const ChannelHistogram& c : r.channels) names.append(std::string(channel_name(c.channel)));
@@ -149,7 +149,12 @@ edges[256] = edges[257] = 1.0. ``h["Y"]`` is one channel; iterating gives the ch
                      "Pixel format name, e.g. 'rgba8', 'gray_f32'.")
         .def_ro("backend", &Result::backend, "Backend that counted ('mixed' after merging different ones).")
         .def_ro("device", &Result::device, "Device that counted.")
-        .def_ro("notes", &Result::notes, "What the backend did that the caller should know (list of str).")
+        .def_ro("notes", &Result::notes, "What the backend did that the caller should know (list of str).");
+}
+
+// Mapping, numpy, arithmetic, dict and pickle protocols.
+void bind_histogram_protocols(nb::class_<Result>& histogram) {
+    histogram
         .def("__getitem__", [](const Result& r, const std::string& name) { return channel_named(r, name); },
              "The ChannelHistogram of that name; KeyError if absent.")
         .def("__contains__", [](const Result& r, nb::handle name) {
@@ -185,6 +190,15 @@ edges[256] = edges[257] = 1.0. ``h["Y"]`` is one channel; iterating gives the ch
         .def("__getstate__", &result_to_dict)
         .def("__setstate__", [](Result& self, nb::handle state) { new (&self) Result(result_from_dict(state)); })
         .def("__repr__", &repr_of);
+}
+
+}  // namespace
+
+void bind_result(nb::module_& m) {
+    bind_channel(m);
+    nb::class_<Result> histogram(m, "Histogram", kHistogramDoc);
+    bind_histogram_properties(histogram);
+    bind_histogram_protocols(histogram);
 }
 
 }  // namespace imghist::python
