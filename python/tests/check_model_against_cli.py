@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import contract_model as cm  # noqa: E402
+import images  # noqa: E402
 
 # format -> (dtype, samples per pixel, layout)
 FORMATS = {
@@ -89,17 +90,9 @@ def bin_edges(requests, most=1024) -> list:
 
 
 def float_specials() -> np.ndarray:
-    """fp32 values where a bin rule can go wrong."""
-    nan_bits = np.array([0x7FC00000, 0x7FC00001, 0x7F800001, 0x7FBFFFFF, 0xFFC00000, 0xFFFFFFFF], np.uint32)
-    k = np.arange(257, dtype=np.float32) / np.float32(256)
-    denormals = np.array([1, 2, 0x7FFFFF, 0x400000, 0x12345], np.uint32).view(np.float32)
-    values = [
-        nan_bits.view(np.float32), k, np.nextafter(k, np.float32(-np.inf)), np.nextafter(k, np.float32(np.inf)),
-        denormals, -denormals, np.float32([0.0, -0.0, np.inf, -np.inf, 2.0**-126, -(2.0**-126)]),
-        np.float32([3.4e38, -3.4e38, 1e30, -1e30, 65504, -65504, 1e10, 2.0, -1.0, 0.5]),
-        np.float32(range_ends(FLOAT_BINS + REFUSED_FLOAT)), *bin_edges(FLOAT_BINS),
-    ]
-    return np.concatenate([np.asarray(v, np.float32).ravel() for v in values])
+    """fp32 values where a bin rule can go wrong, and the ends and edges of the ranges used."""
+    extra = [np.float32(range_ends(FLOAT_BINS + REFUSED_FLOAT))] + bin_edges(FLOAT_BINS)
+    return np.concatenate([images.float32_specials()] + [np.asarray(v, np.float32).ravel() for v in extra])
 
 
 def patterns(dtype, samples, rng) -> dict:
