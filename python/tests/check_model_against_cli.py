@@ -207,6 +207,8 @@ def run_case(imghist, backend, fmt, request, images, tmp, pad_bytes) -> tuple:
     if proc.returncode != 0:
         return 1, [f"{label}: command line failed ({proc.returncode}): {proc.stderr.strip()[:300]}"]
     results = json.loads(proc.stdout)["results"]
+    if len(results) != len(views):
+        return 1, [f"{label}: {len(results)} results for {len(views)} files: {proc.stdout[-300:]}"]
     problems = []
     for (name, _), model, got in zip(views, models, results):
         problems += compare(f"{label} {name}", model, got)

@@ -7,7 +7,7 @@
 - `make_image`: images.make_image (seeded generators: random, natural, constant, constant_top,
   bank, specials).
 - `photos`: real photos shipped with scikit-image (astronaut, chelsea, coffee), uint8 RGB.
-- `small_for(backend)`: image sizes that keep the GPU backends (PoCL, lavapipe on 2 cores) quick.
+Image sizes per backend: images.size_for (GPU backends, software ones in CI, get smaller images).
 """
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import images  # noqa: E402
 
 import imghist  # noqa: E402
-
-GPU_BACKENDS = ("opencl", "vulkan", "cuda")
-
 
 def _field(entry, name):
     return entry[name] if isinstance(entry, dict) else getattr(entry, name)
@@ -74,13 +71,6 @@ def backend(request) -> str:
 @pytest.fixture
 def make_image():
     return images.make_image
-
-
-def small_for(backend: str, height: int, width: int) -> tuple:
-    """(height, width) for a backend: GPU backends (software ones in CI) get a third of each side."""
-    if backend in GPU_BACKENDS:
-        return max(1, height // 3), max(1, width // 3)
-    return height, width
 
 
 @pytest.fixture(scope="session")

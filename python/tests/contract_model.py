@@ -205,6 +205,8 @@ def _check_integer_range(layout: BinLayout) -> None:
         raise ModelRefused("an integer format's range must have integer bounds")
     if (int(layout.hi) - int(layout.lo)) * layout.bins >= 2**63:
         raise ModelRefused("(hi - lo) * bins must stay below 2^63")
+    # The library also refuses |lo| or |hi| above 1e15 (src/core/request.cpp); docs/semantics.md
+    # does not say so, and the tests do not go there.
 
 
 def float_scale(layout: BinLayout) -> np.float32:
@@ -216,6 +218,8 @@ def float_scale(layout: BinLayout) -> np.float32:
 def _check_float_range(layout: BinLayout) -> None:
     with np.errstate(over="ignore"):
         lo_f, hi_f = np.float32(layout.lo), np.float32(layout.hi)
+        # Ends that round to one fp32 value: the document's limits do not name this case (every
+        # value would be below or above); the library refuses it, and so does the model.
         if not (np.isfinite(lo_f) and np.isfinite(hi_f) and lo_f < hi_f):
             raise ModelRefused("range must be distinct finite values in fp32")
         if not np.isfinite(hi_f - lo_f):

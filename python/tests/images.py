@@ -16,6 +16,14 @@ import numpy as np
 
 PATTERNS = ("random", "natural", "constant", "constant_top", "bank", "specials")
 DTYPES = (np.uint8, np.uint16, np.float16, np.float32)
+GPU_BACKENDS = ("opencl", "vulkan", "cuda")
+
+
+def size_for(backend: str, height: int, width: int) -> tuple:
+    """(height, width) for a backend: GPU backends (PoCL and lavapipe on 2 cores in CI) get half of each side."""
+    if backend in GPU_BACKENDS:
+        return max(1, height // 2), max(1, width // 2)
+    return height, width
 
 
 def unit_fractions(dtype) -> np.ndarray:

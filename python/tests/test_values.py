@@ -11,17 +11,16 @@ import numpy as np
 import pytest
 
 import imghist
-from conftest import small_for
 from contract_model import ModelRefused, model_histogram
-from images import DTYPES
+from images import DTYPES, GPU_BACKENDS, size_for, unit_fractions
 
 # (dtype, shape of the channel axis or 0 for (H, W), layout)
 FORMATS = [
     (np.uint8, 0, None), (np.uint8, 1, None), (np.uint8, 3, None), (np.uint8, 4, None),
     (np.uint8, 3, "bgr"), (np.uint8, 4, "bgra"),
-    (np.uint16, 0, None), (np.uint16, 3, None), (np.uint16, 4, None),
-    (np.float16, 1, None), (np.float16, 3, None), (np.float16, 4, None),
-    (np.float32, 0, None), (np.float32, 3, None), (np.float32, 4, None),
+    (np.uint16, 0, None), (np.uint16, 1, None), (np.uint16, 3, None), (np.uint16, 4, None),
+    (np.float16, 0, None), (np.float16, 1, None), (np.float16, 3, None), (np.float16, 4, None),
+    (np.float32, 0, None), (np.float32, 1, None), (np.float32, 3, None), (np.float32, 4, None),
 ]
 PATTERNS = ("random", "natural", "constant", "constant_top", "bank", "specials")
 REQUEST_KEYS = ("mode", "bins", "range", "clamp", "weights", "alpha", "layout")
@@ -69,7 +68,7 @@ def test_required_backends_are_available(backends):
 @pytest.mark.parametrize("fmt", FORMATS, ids=format_id)
 def test_every_format_and_pattern(backend, make_image, fmt, pattern):
     dtype, channels, layout = fmt
-    height, width = small_for(backend, 96, 131)
+    height, width = size_for(backend, 96, 131)
     image = make_image(pattern, dtype, height, width, channels, seed=1)
     assert_matches_model(image, backend, layout=layout)
 
@@ -82,13 +81,13 @@ def test_every_format_and_pattern(backend, make_image, fmt, pattern):
 ])
 def test_modes_weights_and_alpha(backend, make_image, dtype, channels, mode, weights, alpha):
     pattern = "random" if dtype in (np.uint8, np.uint16) else "specials"
-    image = make_image(pattern, dtype, *small_for(backend, 64, 77), channels=channels, seed=2)
+    image = make_image(pattern, dtype, *size_for(backend, 64, 77), channels=channels, seed=2)
     assert_matches_model(image, backend, mode=mode, weights=weights, alpha=alpha)
 
 
 @pytest.mark.parametrize("mode", ["all", "luma"])
 def test_gray_is_its_own_luminance(backend, make_image, mode):
-    image = make_image("natural", np.uint16, *small_for(backend, 40, 50), channels=0, seed=3)
+    image = make_image("natural", np.uint16, *size_for(backend, 40, 50), channels=0, seed=3)
     h, _ = assert_matches_model(image, backend, mode=mode, alpha=True)
     assert tuple(h.channels) == ("gray",)
 
@@ -108,19 +107,16 @@ def spec_id(spec) -> str:
     return "-".join(f"{k}={v}" for k, v in spec.items())
 
 
-@pytest.mark.parametrize("clamp", [False, True], ids=["noclamp", "clamp"])
-@pytest.mark.parametrize("spec", INTEGER_BINS, ids=spec_id)
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint16], ids=lambda d: np.dtype(d).name)
-def test_custom_integer_bins(backend, make_image, dtype, spec, clamp):
-    image = make_image("random", dtype, *small_for(backend, 48, 61), channels=3, seed=4)
-    assert_matches_model(image, backend, clamp=clamp, **spec)
+CUSTOM_BINS = [(dtype, spec) for dtype in (np.uint8, np.uint16) for spec in INTEGER_BINS] + [
+    (dtype, spec) for dtype in (np.float16, np.float32) for spec in FLOAT_BINS]
 
 
 @pytest.mark.parametrize("clamp", [False, True], ids=["noclamp", "clamp"])
-@pytest.mark.parametrize("spec", FLOAT_BINS, ids=spec_id)
-@pytest.mark.parametrize("dtype", [np.float16, np.float32], ids=lambda d: np.dtype(d).name)
-def test_custom_float_bins(backend, make_image, dtype, spec, clamp):
-    image = make_image("specials", dtype, *small_for(backend, 48, 61), channels=3, seed=5)
+@pytest.mark.parametrize("dtype,spec", CUSTOM_BINS, ids=lambda x: spec_id(x) if isinstance(x, dict) else np.dtype(x).name)
+def test_custom_bins(backend, make_image, dtype, spec, clamp):
+    """Integer formats: random values; float formats: the specials, so the range ends and NaN are hit."""
+    pattern = "random" if dtype in (np.uint8, np.uint16) else "specials"
+    image = make_image(pattern, dtype, *size_for(backend, 48, 61), channels=3, seed=4)
     assert_matches_model(image, backend, clamp=clamp, **spec)
 
 
@@ -138,7 +134,6 @@ def test_ranges_the_contract_refuses(backend, spec):
 
 def test_float_edges_at_every_bin_boundary(backend):
     """k/256 and its neighbours, and the nominal edges of an odd range, one ulp either side."""
-    from images import unit_fractions
     values = np.concatenate([unit_fractions(np.float32), np.float32([-0.0, np.nan, np.inf, -np.inf])])
     edges = np.float32(0.1 + 0.6 * np.arange(8) / 7)
     values = np.concatenate([values, edges, np.nextafter(edges, np.float32(0)), np.nextafter(edges, np.float32(1))])
@@ -163,7 +158,7 @@ def test_sliced_views(backend, make_image):
     """a[10:-3, 7:-5]: the row stride is the big array's, passed without a copy."""
     for dtype in DTYPES:
         for channels in (0, 1, 3, 4):
-            big = make_image("random", dtype, *small_for(backend, 90, 120), channels=channels, seed=6)
+            big = make_image("random", dtype, *size_for(backend, 90, 120), channels=channels, seed=6)
             view = big[10:-3, 7:-5]
             assert not view.flags.c_contiguous
             assert_matches_model(view, backend)
@@ -173,7 +168,7 @@ def test_padded_rows(backend, make_image):
     """A view of a wider buffer: each row is followed by samples that must not be counted."""
     for dtype in DTYPES:
         for channels in (0, 3, 4):
-            h, w = small_for(backend, 45, 70)
+            h, w = size_for(backend, 45, 70)
             c = max(channels, 1)
             buf = make_image("specials" if dtype != np.uint16 else "random", dtype, h, w * c + 9, 0, seed=7)
             rows = buf[:, : w * c]
@@ -184,7 +179,7 @@ def test_padded_rows(backend, make_image):
 
 def test_read_only_arrays(backend, make_image):
     for dtype in DTYPES:
-        image = make_image("natural", dtype, *small_for(backend, 33, 47), channels=4, seed=8)
+        image = make_image("natural", dtype, *size_for(backend, 33, 47), channels=4, seed=8)
         image.setflags(write=False)
         assert_matches_model(image, backend)
         assert_matches_model(image[2:-2, 3:-1], backend, mode="luma", bins=16)
@@ -215,7 +210,7 @@ def photo_variants(img: np.ndarray) -> dict:
 @pytest.mark.parametrize("name", ["astronaut", "chelsea", "coffee"])
 def test_photos(backend, photos, name, variant):
     img = photos[name]
-    if backend in ("opencl", "vulkan", "cuda"):
+    if backend in GPU_BACKENDS:
         img = img[::2, ::2].copy()  # a quarter of the pixels: the same picture, faster on software GPUs
     image, layout = photo_variants(img)[variant]
     h, model = assert_matches_model(image, backend, layout=layout)
