@@ -22,11 +22,13 @@ from ._imghist import (
     Engine,
     Error,
     Histogram,
+    HistogramBatch,
     InvalidArgument,
     MergeError,
     __version__,
     backends,
     histogram,
+    histogram_batch,
 )
 
 __all__ = [
@@ -36,14 +38,16 @@ __all__ = [
     "Engine",
     "Error",
     "Histogram",
+    "HistogramBatch",
     "InvalidArgument",
     "MergeError",
     "__version__",
     "backends",
     "histogram",
+    "histogram_batch",
 ]
 
 # The classes report themselves as imghist.X (help(), repr, pickle's lookup).
-for _name in ("ChannelHistogram", "Engine", "Histogram"):
+for _name in ("ChannelHistogram", "Engine", "Histogram", "HistogramBatch"):
     globals()[_name].__module__ = __name__
 del _name

@@ -28,6 +28,19 @@ struct PyEngine {
         std::lock_guard<std::mutex> one_at_a_time(busy);
         return engine->compute(view, request);
     }
+
+    // The GIL is released once, for the whole batch; `batch` holds the pixels alive.
+    nb::object histogram_batch(nb::handle images, const RequestArgs& args, const std::optional<std::string>& layout) {
+        const BatchImages batch = batch_images_of(images, layout);
+        const Request request = request_of(args);
+        std::vector<Result> results;
+        {
+            nb::gil_scoped_release unlocked;
+            std::lock_guard<std::mutex> one_at_a_time(busy);
+            results = count_batch(*engine, batch.views, request);
+        }
+        return batch_object(std::move(results));
+    }
 };
 
 EngineOptions options_of(nb::handle device, std::int64_t threads) {
@@ -87,6 +100,13 @@ void bind_engine(nb::module_& m) {
         }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device.")
+        .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
+                                   nb::object range, bool clamp, nb::object weights, bool alpha,
+                                   std::optional<std::string> layout) {
+            return e.histogram_batch(images, args_of(mode, bins, range, clamp, weights, alpha), layout);
+        }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
+           "Like imghist.histogram_batch(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
         .def_prop_ro("device", [](const PyEngine& e) { return e.engine->device_name(); }, "The device's name.")
@@ -105,6 +125,19 @@ void bind_engine(nb::module_& m) {
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), kHistogramDoc);
+
+    m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range,
+                                bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout,
+                                const std::string& backend, nb::handle device) {
+        const RequestArgs args = args_of(mode, bins, range, clamp, weights, alpha);
+        // Checked before an engine is opened: bad input costs no device setup.
+        (void)batch_images_of(images, layout);
+        (void)request_of(args);
+        PyEngine engine(backend, options_of(device, 0));
+        return engine.histogram_batch(images, args, layout);
+    }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
+       "device"_a = nb::none(), kHistogramBatchDoc);
 }
 
 }  // namespace imghist::python

@@ -3,23 +3,10 @@
 #include "bindings.hpp"
 
 #include <cstdio>
-#include <memory>
 
 namespace imghist::python {
 
 namespace {
-
-template <class T>
-using NumpyArray = nb::ndarray<nb::numpy, T>;
-
-// A new numpy array that owns `values` (moved to the heap, freed with the array). Returned as an
-// object: the getters' default policy (reference_internal) does not apply to an owned array.
-template <class T>
-nb::object numpy_array(std::vector<T> values, std::initializer_list<std::size_t> shape) {
-    auto* owned = new std::vector<T>(std::move(values));
-    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-    return nb::cast(NumpyArray<T>(owned->data(), shape, owner), nb::rv_policy::take_ownership);
-}
 
 // edges[k] is bin k's lower edge, edges[bins] the top of the range (bin_lower_edge, request.hpp).
 nb::object edges_of(const BinLayout& layout) {
@@ -49,6 +36,8 @@ nb::object clipped(const Result& r, std::optional<std::uint64_t> ChannelHistogra
     return per_channel(r, [&](const ChannelHistogram& c) { return *(c.*count); });
 }
 
+}  // namespace
+
 nb::object counts_of(const Result& r) {
     const std::size_t bins = first_channel(r).layout.bins;
     std::vector<std::uint64_t> counts;
@@ -56,6 +45,8 @@ nb::object counts_of(const Result& r) {
     for (const ChannelHistogram& c : r.channels) counts.insert(counts.end(), c.counts.begin(), c.counts.end());
     return numpy_array(std::move(counts), {r.channels.size(), bins});
 }
+
+namespace {
 
 const ChannelHistogram& channel_named(const Result& r, const std::string& name) {
     for (const ChannelHistogram& c : r.channels)
