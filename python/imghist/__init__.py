@@ -47,6 +47,12 @@ __all__ = [
     "histogram_batch",
 ]
 
+from . import _plot
+
+# plot() is pure Python (matplotlib, imported when called).
+Histogram.plot = _plot.plot_histogram
+ChannelHistogram.plot = _plot.plot_channel
+
 # The classes report themselves as imghist.X (help(), repr, pickle's lookup).
 for _name in ("ChannelHistogram", "Engine", "Histogram", "HistogramBatch"):
     globals()[_name].__module__ = __name__
