@@ -12,6 +12,9 @@ Example::
     crop = imghist.histogram(image[10:-3, 7:-5], mode="luma")   # a strided view, no copy
     engine = imghist.Engine("cpu")            # keep one for many calls
     total = engine.histogram(image) + engine.histogram(image)   # exact merge
+    frames = imghist.histogram_batch([image, image[::2, ::2]])   # one engine for many images
+    print(frames.counts.shape, frames.sum())  # (2, 4, 256), their exact sum
+    h.plot(log=True)                          # the command line's chart (matplotlib)
 
 The bin rule of every format is docs/semantics.md of the imghist repository.
 """

@@ -1,5 +1,5 @@
 """Type stub of the imghist package (the classes live in imghist._imghist)."""
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,8 @@ class ChannelHistogram:
     @property
     def clipped_high(self) -> Optional[int]: ...
     def stats(self) -> Dict[str, Optional[float]]: ...
+    def plot(self, ax: Any = None, log: bool = False) -> Any:
+        """Draws this channel with matplotlib (as Histogram.plot); returns the Axes."""
 
 class Histogram:
     """Exact 64-bit histograms of one image, one per channel, all with the same bins."""
@@ -86,6 +88,19 @@ class Histogram:
     def to_dict(self) -> Dict[str, Any]: ...
     @staticmethod
     def from_dict(d: Dict[str, Any]) -> "Histogram": ...
+    def plot(self, ax: Any = None, log: bool = False) -> Any:
+        """Draws the command line's chart with matplotlib (a new figure when ax is None); returns the Axes."""
+
+class HistogramBatch:
+    """The histograms of histogram_batch(), in the order of the images."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> Histogram: ...
+    def __iter__(self) -> Iterator[Histogram]: ...
+    @property
+    def counts(self) -> npt.NDArray[np.uint64]:
+        """Counts of every image, shape (N, channels, bins)."""
+    def sum(self) -> Histogram:
+        """The exact sum of all histograms."""
 
 def histogram(
     image: Any,
@@ -100,6 +115,21 @@ def histogram(
     backend: str = "auto",
     device: Device = None,
 ) -> Histogram: ...
+
+def histogram_batch(
+    images: Union[Sequence[Any], Iterable[Any], Any],
+    *,
+    mode: str = "all",
+    bins: Optional[int] = None,
+    range: Optional[Tuple[float, float]] = None,
+    clamp: bool = False,
+    weights: Weights = "rec709",
+    alpha: bool = False,
+    layout: Optional[str] = None,
+    backend: str = "auto",
+    device: Device = None,
+) -> HistogramBatch:
+    """Arrays of one format (sizes may differ), or one (N, H, W) / (N, H, W, C) array, with one engine."""
 
 class Engine:
     """A backend's device state kept across calls; may be shared by threads (calls serialize)."""
@@ -120,5 +150,17 @@ class Engine:
         alpha: bool = False,
         layout: Optional[str] = None,
     ) -> Histogram: ...
+    def histogram_batch(
+        self,
+        images: Union[Sequence[Any], Iterable[Any], Any],
+        *,
+        mode: str = "all",
+        bins: Optional[int] = None,
+        range: Optional[Tuple[float, float]] = None,
+        clamp: bool = False,
+        weights: Weights = "rec709",
+        alpha: bool = False,
+        layout: Optional[str] = None,
+    ) -> HistogramBatch: ...
 
 def backends() -> List[Dict[str, Any]]: ...
