@@ -273,6 +273,7 @@ def main() -> int:
     print("\n".join(call_table(calls)), flush=True)
     rows = large_images(args)
     rows += cxx_large(cxx, args)
+    rows.sort(key=lambda r: cont.PATTERNS.index(r["image"]))  # stable: the C++ rows end each image's group
     report = (head + ["", "Call overhead (mode 'rgb', backend cpu, random pixels; medians of wall and "
                                   "calling-thread CPU time per call):", ""] + call_table(calls)
               + ["", f"{args.size} RGBA8, imghist cpu against the Python libraries (µs; speedup = theirs / imghist's "
