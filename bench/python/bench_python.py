@@ -51,7 +51,7 @@ import contenders as cont  # noqa: E402
 
 CALL_CASES = ((256, "engine"), (256, "oneshot"), (1, "engine"), (1, "oneshot"))
 CXX_CALL_NAME = {"engine": "call/cpu/rgba8/{s}x{s}/random/rgb", "oneshot": "call-oneshot/cpu/rgba8/{s}x{s}/random/rgb"}
-CXX_8K_FILTER = "^cpu/rgba8/(random|natural|constant)/(rgb|luma)/"
+CXX_8K_FILTER = "^{suite}/rgba8/(random|natural|constant)/(rgb|luma)/"
 CALL_GOAL_US, CV2_GOAL, BINCOUNT_GOAL = 3.0, 3.0, 20.0
 
 
@@ -172,10 +172,12 @@ def large_images(args: argparse.Namespace) -> List[dict]:
 
 
 def cxx_large(cxx: Optional[Path], args: argparse.Namespace) -> List[dict]:
-    """The C++ suite's own 8K cpu figures (its images: the same generators' distributions)."""
-    if cxx is None or args.size != "7680x4320":
+    """The C++ suite's own 8K cpu figures (its images: the same generators' distributions), on
+    one thread (cpu-1thread/...) when --threads 1, else on one per core (cpu/...)."""
+    if cxx is None or args.size != "7680x4320" or args.threads not in (0, 1, os.cpu_count()):
         return []
-    got = run_cxx(cxx, CXX_8K_FILTER, args.repeats, 0.05)
+    suite = "cpu-1thread" if args.threads == 1 and os.cpu_count() != 1 else "cpu"
+    got = run_cxx(cxx, CXX_8K_FILTER.format(suite=suite), args.repeats, 0.05)
     return [{"image": name.split("/")[2], "kind": name.split("/")[3], "contender": f"C++ {name} (imghist_bench)",
              "note": "", "us": statistics.median(w for w, _ in t), "min_us": min(w for w, _ in t),
              "check": "(C++ suite)"}
