@@ -1,5 +1,6 @@
 // Google Benchmark suite for the `cpu` backend (and `reference`, timed a few times for context),
-// on 8K (7680x4320) images.
+// on 8K (7680x4320) images, plus the call overhead on a 256x256 image (call/...), the C++ side of
+// bench/python/bench_python.py.
 //   build/bench/imghist_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
@@ -18,8 +19,9 @@ using imghist::Request;
 using imghist::testing::Pattern;
 
 void run(benchmark::State& state, const char* backend, PixelFormat format, Pattern pattern, Request request,
-         unsigned threads) {
-    const auto& img = imghist::bench::image(format, pattern);
+         unsigned threads, std::uint32_t width = imghist::bench::k8KWidth,
+         std::uint32_t height = imghist::bench::k8KHeight) {
+    const auto& img = imghist::bench::image(format, pattern, width, height);
     imghist::EngineOptions options;
     options.threads = threads;
     auto engine = imghist::create_engine(backend, options);
@@ -80,6 +82,15 @@ void bare_rgb(benchmark::State& state, Pattern pattern) {
     state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.pixel_count()));
 }
 
+// A fresh engine per call, as the Python one-shot imghist.histogram(..., backend="cpu") does.
+void run_one_shot(benchmark::State& state, std::uint32_t side, Request request) {
+    const auto& img = imghist::bench::image(PixelFormat::rgba8, Pattern::random, side, side);
+    for (auto _ : state) {
+        imghist::Result r = imghist::create_engine("cpu")->compute(img.view, request);
+        benchmark::DoNotOptimize(r.channels.data());
+    }
+}
+
 Request with_mode(Mode m) {
     Request r;
     r.mode = m;
@@ -128,6 +139,18 @@ void register_all() {
     add("cpu/rgba16/random/rgb", "cpu", PixelFormat::rgba16, Pattern::random, with_mode(Mode::rgb), false);
     add("cpu/rgba_f16/random/rgb", "cpu", PixelFormat::rgba_f16, Pattern::random, with_mode(Mode::rgb), false);
     add("cpu/gray8/random", "cpu", PixelFormat::gray8, Pattern::random, Request{}, false);
+    // Call overhead (bench/python/bench_python.py runs these): RGBA8 R,G,B through a kept engine,
+    // and through a fresh engine per call; 256x256 (the case) and 1x1 (the fixed cost).
+    for (const std::uint32_t side : {256u, 1u}) {
+        const std::string size = std::to_string(side) + "x" + std::to_string(side);
+        benchmark::RegisterBenchmark(("call/cpu/rgba8/" + size + "/random/rgb").c_str(), [side](benchmark::State& s) {
+            run(s, "cpu", PixelFormat::rgba8, Pattern::random, with_mode(Mode::rgb), 0, side, side);
+        })->Unit(benchmark::kMicrosecond)->UseRealTime();
+        benchmark::RegisterBenchmark(("call-oneshot/cpu/rgba8/" + size + "/random/rgb").c_str(),
+                                     [side](benchmark::State& s) { run_one_shot(s, side, with_mode(Mode::rgb)); })
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+    }
     // The oracle, for context: plain single-threaded code.
     add("reference/rgba8/random/rgb", "reference", PixelFormat::rgba8, Pattern::random, with_mode(Mode::rgb), true);
     add("reference/rgba_f32/random/rgb", "reference", PixelFormat::rgba_f32, Pattern::random,
