@@ -48,6 +48,34 @@ struct ChannelHistogram {
     bool operator==(const ChannelHistogram&) const = default;
 };
 
+// Every statistic of one channel with its name in the command line's JSON and the Python
+// package's stats() (docs/cli.md, "JSON"), in that order: visit(name, value) once each, value a
+// std::uint64_t or a std::optional of std::uint32_t, std::uint64_t or double (empty: none).
+template <class Visit>
+void visit_stats(const ChannelHistogram& c, Visit&& visit) {
+    const ChannelStats s = c.stats();
+    visit("count", s.count);
+    visit("min", s.min_bin);
+    visit("max", s.max_bin);
+    visit("mean", s.mean);
+    visit("stddev", s.stddev);
+    visit("median", s.median);
+    visit("p1", s.p1);
+    visit("p99", s.p99);
+    visit("min_value", s.min_value);
+    visit("max_value", s.max_value);
+    visit("mean_value", s.mean_value);
+    visit("stddev_value", s.stddev_value);
+    visit("median_value", s.median_value);
+    visit("p1_value", s.p1_value);
+    visit("p99_value", s.p99_value);
+    visit("samples", s.samples);
+    visit("clipped_low_count", c.clipped_low_count);
+    visit("clipped_high_count", c.clipped_high_count);
+    visit("clipped_low", s.clipped_low);
+    visit("clipped_high", s.clipped_high);
+}
+
 struct Result {
     std::uint32_t width = 0, height = 0;
     PixelFormat format = PixelFormat::rgba8;

@@ -10,10 +10,12 @@ namespace imghist::python {
 
 namespace {
 
+// A statistic as Python sees it: None when it is empty.
 template <class T>
-nb::object optional_object(const std::optional<T>& v) {
+nb::object stat_object(const std::optional<T>& v) {
     return v ? nb::cast(*v) : nb::none();
 }
+nb::object stat_object(std::uint64_t v) { return nb::cast(v); }
 
 // Integral range bounds are ints, as the command line writes them (its json_number).
 nb::object json_number(double v) {
@@ -102,28 +104,8 @@ ChannelHistogram channel_from(const std::string& name, nb::handle d, bool intege
 }  // namespace
 
 nb::dict stats_dict(const ChannelHistogram& c) {
-    const ChannelStats s = c.stats();
     nb::dict d;
-    d["count"] = s.count;
-    d["min"] = optional_object(s.min_bin);
-    d["max"] = optional_object(s.max_bin);
-    d["mean"] = optional_object(s.mean);
-    d["stddev"] = optional_object(s.stddev);
-    d["median"] = optional_object(s.median);
-    d["p1"] = optional_object(s.p1);
-    d["p99"] = optional_object(s.p99);
-    d["min_value"] = optional_object(s.min_value);
-    d["max_value"] = optional_object(s.max_value);
-    d["mean_value"] = optional_object(s.mean_value);
-    d["stddev_value"] = optional_object(s.stddev_value);
-    d["median_value"] = optional_object(s.median_value);
-    d["p1_value"] = optional_object(s.p1_value);
-    d["p99_value"] = optional_object(s.p99_value);
-    d["samples"] = s.samples;
-    d["clipped_low_count"] = optional_object(c.clipped_low_count);
-    d["clipped_high_count"] = optional_object(c.clipped_high_count);
-    d["clipped_low"] = optional_object(s.clipped_low);
-    d["clipped_high"] = optional_object(s.clipped_high);
+    visit_stats(c, [&d](const char* name, const auto& value) { d[name] = stat_object(value); });
     return d;
 }
 

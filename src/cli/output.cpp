@@ -119,36 +119,18 @@ void put_name(json& j, const std::string& key, const std::string& name) {
 // A message (error, note, device name) in JSON: escaped like the terminal's, so one line.
 json message_json(const std::string& text) { return display_text(text); }
 
+// A statistic's JSON: null when it is empty.
 template <class T>
-json optional_json(const std::optional<T>& v) {
+json to_json(const std::optional<T>& v) {
     return v ? json(*v) : json(nullptr);
 }
+json to_json(std::uint64_t v) { return json(v); }
 
 // docs/cli.md, "JSON": bin-unit statistics under their old names, value-unit ones with a
 // `_value` suffix, the exact clipping counts and their shares of the non-NaN samples.
 json stats_json(const ChannelHistogram& c) {
-    const ChannelStats s = c.stats();
     json j;
-    j["count"] = s.count;
-    j["min"] = optional_json(s.min_bin);
-    j["max"] = optional_json(s.max_bin);
-    j["mean"] = optional_json(s.mean);
-    j["stddev"] = optional_json(s.stddev);
-    j["median"] = optional_json(s.median);
-    j["p1"] = optional_json(s.p1);
-    j["p99"] = optional_json(s.p99);
-    j["min_value"] = optional_json(s.min_value);
-    j["max_value"] = optional_json(s.max_value);
-    j["mean_value"] = optional_json(s.mean_value);
-    j["stddev_value"] = optional_json(s.stddev_value);
-    j["median_value"] = optional_json(s.median_value);
-    j["p1_value"] = optional_json(s.p1_value);
-    j["p99_value"] = optional_json(s.p99_value);
-    j["samples"] = s.samples;
-    j["clipped_low_count"] = optional_json(c.clipped_low_count);
-    j["clipped_high_count"] = optional_json(c.clipped_high_count);
-    j["clipped_low"] = optional_json(s.clipped_low);
-    j["clipped_high"] = optional_json(s.clipped_high);
+    visit_stats(c, [&j](const char* name, const auto& value) { j[name] = to_json(value); });
     return j;
 }
 
