@@ -8,6 +8,28 @@ namespace imghist::python {
 
 namespace {
 
+// One call's input, checked and converted once, before any engine is opened: the array (which
+// keeps the pixels alive until the count returns), its view and the request.
+struct Prepared {
+    HostArray array;
+    ImageView view;
+    Request request;
+};
+Prepared prepare(nb::handle image, const RequestArgs& args, const std::optional<std::string>& layout) {
+    Prepared p;
+    p.array = array_of(image);
+    p.view = view_of(p.array, layout);  // the image's errors come before the keywords'
+    p.request = request_of(args);
+    return p;
+}
+struct PreparedBatch {
+    BatchImages images;  // keeps the pixels alive
+    Request request;
+};
+PreparedBatch prepare_batch(nb::handle images, const RequestArgs& args, const std::optional<std::string>& layout) {
+    return {batch_images_of(images, layout), request_of(args)};
+}
+
 // A C++ Engine may be used by one thread at a time (engine.hpp): the lock lets Python threads
 // share one safely, one call after the other.
 struct PyEngine {
@@ -19,25 +41,19 @@ struct PyEngine {
         engine = create_engine(backend, options);
     }
 
-    // `array` holds the pixels alive until compute returns.
-    Result histogram(nb::handle image, const RequestArgs& args, const std::optional<std::string>& layout) {
-        const HostArray array = array_of(image);
-        const ImageView view = view_of(array, layout);
-        const Request request = request_of(args);
+    Result histogram(const Prepared& in) {
         nb::gil_scoped_release unlocked;
         std::lock_guard<std::mutex> one_at_a_time(busy);
-        return engine->compute(view, request);
+        return engine->compute(in.view, in.request);
     }
 
-    // The GIL is released once, for the whole batch; `batch` holds the pixels alive.
-    nb::object histogram_batch(nb::handle images, const RequestArgs& args, const std::optional<std::string>& layout) {
-        const BatchImages batch = batch_images_of(images, layout);
-        const Request request = request_of(args);
+    // The GIL is released once, for the whole batch.
+    nb::object histogram_batch(const PreparedBatch& in) {
         std::vector<Result> results;
         {
             nb::gil_scoped_release unlocked;
             std::lock_guard<std::mutex> one_at_a_time(busy);
-            results = count_batch(*engine, batch.views, request);
+            results = count_batch(*engine, in.images.views, in.request);
         }
         return batch_object(std::move(results));
     }
@@ -96,14 +112,14 @@ void bind_engine(nb::module_& m) {
         }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
         .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range,
                              bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout) {
-            return e.histogram(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
+            return e.histogram(prepare(image, args_of(mode, bins, range, clamp, weights, alpha), layout));
         }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device.")
         .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
                                    nb::object range, bool clamp, nb::object weights, bool alpha,
                                    std::optional<std::string> layout) {
-            return e.histogram_batch(images, args_of(mode, bins, range, clamp, weights, alpha), layout);
+            return e.histogram_batch(prepare_batch(images, args_of(mode, bins, range, clamp, weights, alpha), layout));
         }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
@@ -118,10 +134,9 @@ void bind_engine(nb::module_& m) {
                           nb::object weights, bool alpha, std::optional<std::string> layout, const std::string& backend,
                           nb::handle device) {
         // Checked before an engine is opened: bad input costs no device setup.
-        const HostArray array = array_of(image);
-        (void)view_of(array, layout);
+        const Prepared in = prepare(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
         PyEngine engine(backend, options_of(device, 0));
-        return engine.histogram(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
+        return engine.histogram(in);
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), kHistogramDoc);
@@ -129,12 +144,10 @@ void bind_engine(nb::module_& m) {
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range,
                                 bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout,
                                 const std::string& backend, nb::handle device) {
-        const RequestArgs args = args_of(mode, bins, range, clamp, weights, alpha);
         // Checked before an engine is opened: bad input costs no device setup.
-        (void)batch_images_of(images, layout);
-        (void)request_of(args);
+        const PreparedBatch in = prepare_batch(images, args_of(mode, bins, range, clamp, weights, alpha), layout);
         PyEngine engine(backend, options_of(device, 0));
-        return engine.histogram_batch(images, args, layout);
+        return engine.histogram_batch(in);
     }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), kHistogramBatchDoc);
