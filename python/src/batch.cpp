@@ -16,12 +16,11 @@ struct HistogramBatch {
 
 std::string at(std::size_t i) { return "images[" + std::to_string(i) + "]: "; }
 
-// array_of and view_of for image i, their messages naming it.
-ImageView checked_view(nb::handle image, std::size_t i, const std::optional<std::string>& layout,
-                       std::vector<HostArray>& arrays) {
+// `work()` for image i, its messages naming it.
+template <class Work>
+auto naming(std::size_t i, Work work) {
     try {
-        arrays.push_back(array_of(image));
-        return view_of(arrays.back(), layout);
+        return work();
     } catch (const nb::builtin_exception& e) {
         if (e.type() != nb::exception_type::type_error) throw;
         throw nb::type_error((at(i) + e.what()).c_str());
@@ -31,7 +30,7 @@ ImageView checked_view(nb::handle image, std::size_t i, const std::optional<std:
 }
 
 // Image i of an (N, H, W) or (N, H, W, C) array: a view of a[i] (no copy), owned by `owner`.
-HostArray image_of_batch_array(const HostArray& a, std::size_t i, nb::handle owner) {
+Array image_of_batch_array(const Array& a, std::size_t i, nb::handle owner) {
     std::vector<std::size_t> shape;
     std::vector<std::int64_t> strides;
     for (std::size_t d = 1; d < a.ndim(); ++d) {
@@ -40,63 +39,85 @@ HostArray image_of_batch_array(const HostArray& a, std::size_t i, nb::handle own
     }
     const auto* first = static_cast<const std::byte*>(a.data());
     const std::int64_t offset = std::int64_t(i) * a.stride(0) * std::int64_t(a.itemsize());
-    return HostArray(first + offset, shape.size(), shape.data(), owner, strides.data(), a.dtype(), a.device_type(),
-                     a.device_id());
+    return Array(first + offset, shape.size(), shape.data(), owner, strides.data(), a.dtype(), a.device_type(),
+                 a.device_id());
 }
 
-std::vector<nb::object> images_of_batch_array(const HostArray& a, nb::handle owner) {
-    if (a.ndim() != 3 && a.ndim() != 4) {
-        std::string shape;
-        for (std::size_t d = 0; d < a.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(a.shape(d));
-        throw InvalidArgument("a batch array has shape (N, H, W) or (N, H, W, C); got (" + shape +
-                              "); pass a list for images of different sizes");
-    }
-    std::vector<nb::object> images;
-    for (std::size_t i = 0; i < a.shape(0); ++i) images.push_back(nb::cast(image_of_batch_array(a, i, owner)));
-    return images;
+void check_batch_array_shape(const Array& a) {
+    if (a.ndim() == 3 || a.ndim() == 4) return;
+    std::string shape;
+    for (std::size_t d = 0; d < a.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(a.shape(d));
+    throw InvalidArgument("a batch array has shape (N, H, W) or (N, H, W, C); got (" + shape +
+                          "); pass a list for images of different sizes");
 }
 
-// The items of a list, tuple or other iterable, or the images of one batch array.
-std::vector<nb::object> items_of(nb::handle images) {
-    std::vector<nb::object> items;
-    if (!nb::isinstance<nb::list>(images) && !nb::isinstance<nb::tuple>(images)) {
-        HostArray batch;
-        if (nb::try_cast(images, batch, /*convert=*/false)) return images_of_batch_array(batch, images);
-        PyErr_Clear();
-        if (nb::isinstance<nb::str>(images) || !nb::hasattr(images, "__iter__"))
-            throw nb::type_error("images must be a list of arrays or one (N, H, W) / (N, H, W, C) array");
+// One (N, H, W[, C]) array rather than a sequence of images: anything that exports its memory.
+bool is_one_array(nb::handle images) {
+    if (nb::isinstance<nb::list>(images) || nb::isinstance<nb::tuple>(images)) return false;
+    return PyObject_CheckBuffer(images.ptr()) || nb::hasattr(images, "__dlpack__") ||
+           PyCapsule_CheckExact(images.ptr());
+}
+
+void add_batch_array(BatchImages& batch, nb::handle images, nb::handle stream, const std::optional<std::string>& layout) {
+    const Array whole = array_of(images, stream, batch.where);
+    check_batch_array_shape(whole);
+    for (std::size_t i = 0; i < whole.shape(0); ++i) {
+        batch.arrays.push_back(image_of_batch_array(whole, i, images));
+        batch.views.push_back(naming(i, [&] { return view_of(batch.arrays.back(), layout); }));
     }
-    for (nb::handle item : images) items.push_back(nb::borrow(item));
-    return items;
+}
+
+std::string placement_text(const Placement& where) {
+    return where.cuda ? "on CUDA device " + std::to_string(where.device) : "in host memory";
+}
+
+void add_sequence(BatchImages& batch, nb::handle images, nb::handle stream, const std::optional<std::string>& layout) {
+    if (nb::isinstance<nb::str>(images) || !nb::hasattr(images, "__iter__"))
+        throw nb::type_error("images must be a list of arrays or one (N, H, W) / (N, H, W, C) array");
+    std::size_t i = 0;
+    for (nb::handle item : images) {
+        Placement where;
+        batch.arrays.push_back(naming(i, [&] { return array_of(item, stream, where); }));
+        batch.views.push_back(naming(i, [&] { return view_of(batch.arrays.back(), layout); }));
+        if (i == 0) batch.where = where;
+        if (where.cuda != batch.where.cuda || where.device != batch.where.device)
+            throw InvalidArgument(at(i) + "it is " + placement_text(where) + " but images[0] is " +
+                                  placement_text(batch.where) +
+                                  ": the images of a batch are all host arrays or all on one CUDA device");
+        if (where.stream != batch.where.stream)
+            throw InvalidArgument(at(i) + "its producer works on another CUDA stream than images[0]'s: pass stream=");
+        ++i;
+    }
 }
 
 std::string format_name(const ImageView& v) { return std::string(format_info(v.format).name); }
 
 }  // namespace
 
-BatchImages batch_images_of(nb::handle images, const std::optional<std::string>& layout) {
-    const std::vector<nb::object> items = items_of(images);
-    if (items.empty()) throw InvalidArgument("histogram_batch needs at least one image; got none");
+BatchImages batch_images_of(nb::handle images, nb::handle stream, const std::optional<std::string>& layout) {
     BatchImages batch;
-    batch.arrays.reserve(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        batch.views.push_back(checked_view(items[i], i, layout, batch.arrays));
+    if (is_one_array(images))
+        add_batch_array(batch, images, stream, layout);
+    else
+        add_sequence(batch, images, stream, layout);
+    if (batch.views.empty()) throw InvalidArgument("histogram_batch needs at least one image; got none");
+    for (std::size_t i = 1; i < batch.views.size(); ++i)
         if (batch.views[i].format != batch.views[0].format)
             throw InvalidArgument(at(i) + "its pixel format is " + format_name(batch.views[i]) + " but images[0]'s is " +
                                   format_name(batch.views[0]) +
                                   ": the images of a batch share dtype, channels and layout (sizes may differ)");
-    }
     return batch;
 }
 
-std::vector<Result> count_batch(Engine& engine, const std::vector<ImageView>& views, const Request& request) {
+std::vector<Result> count_batch(Engine& engine, const BatchImages& images, const Request& request) {
+    if (images.where.cuda) return compute_on_cuda(engine, images.views, request, images.where);
 #ifdef IMGHIST_PYTHON_CUDA
     // The CUDA engine packs host images into its staging buffers and counts them in few launches.
-    if (auto* cuda_engine = dynamic_cast<cuda::Engine*>(&engine)) return cuda_engine->compute_batch(views, request);
+    if (auto* cuda_engine = dynamic_cast<cuda::Engine*>(&engine)) return cuda_engine->compute_batch(images.views, request);
 #endif
     std::vector<Result> results;
-    results.reserve(views.size());
-    for (const ImageView& view : views) results.push_back(engine.compute(view, request));
+    results.reserve(images.views.size());
+    for (const ImageView& view : images.views) results.push_back(engine.compute(view, request));
     return results;
 }
 
@@ -105,6 +126,8 @@ const char* const kHistogramBatchDoc = R"(Histograms of many images, counted wit
 images   a list (or other sequence) of arrays as histogram() takes them, of one dtype, channel
          count and layout (sizes and strides may differ), or one (N, H, W) / (N, H, W, C)
          array: image i is a[i], not copied. A 3-D array is N gray images, not one RGB image.
+         CUDA arrays (torch, cupy) are counted where they live, like histogram()'s; the images
+         of a batch are all host arrays or all on one CUDA device.
 The keywords are histogram()'s. The CUDA backend counts the batch in few launches; other
 backends count the images one after the other, with the GIL released once for the batch.
 

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -18,14 +19,53 @@ namespace imghist::python {
 
 namespace nb = nanobind;
 
-// Any array on the host, read-only or not, of any dtype: the checks are ours, so that a wrong
-// dtype is named instead of converted (view.cpp).
-using HostArray = nb::ndarray<nb::ro>;
+// Any array, read-only or not, of any dtype, on the host or a CUDA device: the checks are ours,
+// so that a wrong dtype is named instead of converted (view.cpp).
+using Array = nb::ndarray<nb::ro>;
 
-// The array behind `image`, zero-copy, or TypeError / InvalidArgument naming what is wrong.
-HostArray array_of(nb::handle image);
+// Where an image's pixels are: host memory, or CUDA device memory counted on `stream`.
+struct Placement {
+    bool cuda = false;
+    int device = 0;             // the CUDA device ordinal (DLPack's device_id)
+    std::uintptr_t stream = 1;  // DLPack's stream value: 1 legacy default, 2 per-thread default, else a handle
+    bool operator==(const Placement&) const = default;
+};
+
+// One image, checked: the array (which keeps the pixels alive), a view of its pixels (no copy;
+// for a CUDA array, `data` is a device pointer) and where they are.
+struct Pixels {
+    Array array;
+    ImageView view;
+    Placement where;
+};
+// `stream`: the stream= keyword (None: the producer's current stream). TypeError /
+// InvalidArgument naming what is wrong.
+Pixels pixels_of(nb::handle image, nb::handle stream, const std::optional<std::string>& layout);
+
+// The array behind `image`, zero-copy. A CUDA array is exported with DLPack's stream protocol,
+// so that its producer makes it ready on the stream it is counted on (cuda_arrays.cpp).
+Array array_of(nb::handle image, nb::handle stream, Placement& where);
 // A view of the array's pixels (no copy): its dtype, shape and row stride give the format.
-ImageView view_of(const HostArray& array, const std::optional<std::string>& layout);
+ImageView view_of(const Array& array, const std::optional<std::string>& layout);
+
+// cuda_arrays.cpp: DLPack devices, streams, and counting where a CUDA array lives.
+// A CUDA array's device (from __dlpack_device__, without exporting) and the stream it is counted
+// on; nullopt for host arrays; InvalidArgument for other devices.
+std::optional<Placement> cuda_placement_of(nb::handle image, nb::handle stream);
+// Where an array imported some other way (a DLPack capsule) lives; `stream` as for pixels_of.
+Placement placement_of_imported(const Array& array, nb::handle stream);
+// Throws InvalidArgument unless a stream= keyword is None (host arrays have no stream).
+void check_no_stream(nb::handle stream);
+// histogram(backend=...) for an image at `where`: "auto" means "cuda" for a CUDA array, and any
+// backend other than "cuda" is refused for it (it would need a host copy).
+std::string backend_for(const Placement& where, const std::string& backend);
+// The engine's device option for an image at `where`: a CUDA array's own device unless named.
+std::string device_for(const Placement& where, nb::handle device);
+// Throws InvalidArgument unless `engine` can count images at `where`.
+void check_engine_for(const Engine& engine, const Placement& where);
+// Counts CUDA images on where.stream with the CUDA engine, without a host copy. Called without the GIL.
+std::vector<Result> compute_on_cuda(Engine& engine, const std::vector<ImageView>& views, const Request& request,
+                                    const Placement& where);
 
 // The keywords of histogram() as a Request (request.cpp); throws InvalidArgument.
 struct RequestArgs {
@@ -62,14 +102,15 @@ void bind_batch(nb::module_& m);
 
 // histogram_batch (batch.cpp): the images of a batch as views into arrays kept alive here.
 struct BatchImages {
-    std::vector<HostArray> arrays;
+    std::vector<Array> arrays;
     std::vector<ImageView> views;
+    Placement where;  // every image's (they must agree)
 };
 // `images`: a sequence of arrays of one format, or one (N, H, W) / (N, H, W, C) array.
-BatchImages batch_images_of(nb::handle images, const std::optional<std::string>& layout);
+BatchImages batch_images_of(nb::handle images, nb::handle stream, const std::optional<std::string>& layout);
 // One engine, one call where the backend has a batch call (CUDA), else image by image.
 // Called without the GIL.
-std::vector<Result> count_batch(Engine& engine, const std::vector<ImageView>& views, const Request& request);
+std::vector<Result> count_batch(Engine& engine, const BatchImages& images, const Request& request);
 // An imghist.HistogramBatch of the results.
 nb::object batch_object(std::vector<Result> results);
 extern const char* const kHistogramBatchDoc;

@@ -8,17 +8,16 @@ namespace imghist::python {
 
 namespace {
 
-// One call's input, checked and converted once, before any engine is opened: the array (which
-// keeps the pixels alive until the count returns), its view and the request.
+// One call's input, checked and converted once, before any engine is opened: the pixels (whose
+// array keeps them alive until the count returns) and the request.
 struct Prepared {
-    HostArray array;
-    ImageView view;
+    Pixels pixels;
     Request request;
 };
-Prepared prepare(nb::handle image, const RequestArgs& args, const std::optional<std::string>& layout) {
+Prepared prepare(nb::handle image, nb::handle stream, const RequestArgs& args,
+                 const std::optional<std::string>& layout) {
     Prepared p;
-    p.array = array_of(image);
-    p.view = view_of(p.array, layout);  // the image's errors come before the keywords'
+    p.pixels = pixels_of(image, stream, layout);  // the image's errors come before the keywords'
     p.request = request_of(args);
     return p;
 }
@@ -26,8 +25,9 @@ struct PreparedBatch {
     BatchImages images;  // keeps the pixels alive
     Request request;
 };
-PreparedBatch prepare_batch(nb::handle images, const RequestArgs& args, const std::optional<std::string>& layout) {
-    return {batch_images_of(images, layout), request_of(args)};
+PreparedBatch prepare_batch(nb::handle images, nb::handle stream, const RequestArgs& args,
+                            const std::optional<std::string>& layout) {
+    return {batch_images_of(images, stream, layout), request_of(args)};
 }
 
 // A C++ Engine may be used by one thread at a time (engine.hpp): the lock lets Python threads
@@ -42,27 +42,31 @@ struct PyEngine {
     }
 
     Result histogram(const Prepared& in) {
+        const Pixels& p = in.pixels;
+        check_engine_for(*engine, p.where);
         nb::gil_scoped_release unlocked;
         std::lock_guard<std::mutex> one_at_a_time(busy);
-        return engine->compute(in.view, in.request);
+        if (p.where.cuda) return std::move(compute_on_cuda(*engine, {p.view}, in.request, p.where).front());
+        return engine->compute(p.view, in.request);
     }
 
     // The GIL is released once, for the whole batch.
     nb::object histogram_batch(const PreparedBatch& in) {
+        check_engine_for(*engine, in.images.where);
         std::vector<Result> results;
         {
             nb::gil_scoped_release unlocked;
             std::lock_guard<std::mutex> one_at_a_time(busy);
-            results = count_batch(*engine, in.images.views, in.request);
+            results = count_batch(*engine, in.images, in.request);
         }
         return batch_object(std::move(results));
     }
 };
 
-EngineOptions options_of(nb::handle device, std::int64_t threads) {
+EngineOptions options_of(std::string device, std::int64_t threads) {
     if (threads < 0) throw InvalidArgument("threads must be >= 0 (0: one per core); got " + std::to_string(threads));
     EngineOptions options;
-    options.device = device_of(device);
+    options.device = std::move(device);
     options.threads = unsigned(threads);
     return options;
 }
@@ -74,7 +78,8 @@ RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, 
 
 constexpr const char* kHistogramDoc = R"(Histograms of one image, counted exactly (64-bit) by an imghist backend.
 
-image    a numpy array (or any buffer-protocol / DLPack host array), not copied: (H, W) or
+image    an array, not copied: a numpy array (or anything with the buffer protocol), or a torch
+         / cupy tensor or other DLPack array, on the host or on a CUDA device. (H, W) or
          (H, W, 1) gray, (H, W, 3) RGB, (H, W, 4) RGBA; dtype uint8, uint16, float16 or float32
          (never converted: another dtype raises TypeError). Rows may be strided (a[10:-3, 7:-5]);
          pixels and samples must be packed, else ValueError (use np.ascontiguousarray).
@@ -87,6 +92,15 @@ alpha    also count the alpha channel (channel "A") of an RGBA image.
 layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data.
 backend  "auto" (a GPU if one is available, else "cpu") or a name from imghist.backends().
 device   None (the backend's default), a device index, or a case-insensitive name substring.
+stream   CUDA arrays only: the stream to count on. None: the producer's current stream
+         (torch.cuda.current_stream(), cupy's current stream; the legacy default stream for
+         other producers). Else a torch.cuda.Stream, a cupy.cuda.Stream or a cudaStream_t int.
+
+CUDA arrays are counted where they live by the "cuda" backend ("auto" picks it; device None
+means the array's own device), after the work already queued on the stream, with no host copy
+of the pixels (DLPack's stream protocol). Any other backend raises InvalidArgument: imghist
+never copies a tensor to the host silently. Results of CUDA arrays have clipped_low /
+clipped_high None where the histogram alone does not prove them.
 
 Returns an imghist.Histogram. Raises imghist.InvalidArgument (a ValueError) for bad input,
 imghist.BackendUnavailable / DeviceError (RuntimeErrors) for backend problems. Each call opens
@@ -108,20 +122,24 @@ void bind_engine(nb::module_& m) {
     using namespace nb::literals;
     nb::class_<PyEngine>(m, "Engine", kEngineDoc)
         .def("__init__", [](PyEngine* self, const std::string& backend, nb::handle device, std::int64_t threads) {
-            new (self) PyEngine(backend, options_of(device, threads));
+            new (self) PyEngine(backend, options_of(device_of(device), threads));
         }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
         .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range,
-                             bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout) {
-            return e.histogram(prepare(image, args_of(mode, bins, range, clamp, weights, alpha), layout));
+                             bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout,
+                             nb::handle stream) {
+            return e.histogram(prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha), layout));
         }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
-           "Like imghist.histogram(), on this engine's backend and device.")
+           "stream"_a = nb::none(),
+           "Like imghist.histogram(), on this engine's backend and device (a CUDA array needs a 'cuda' engine).")
         .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
                                    nb::object range, bool clamp, nb::object weights, bool alpha,
-                                   std::optional<std::string> layout) {
-            return e.histogram_batch(prepare_batch(images, args_of(mode, bins, range, clamp, weights, alpha), layout));
+                                   std::optional<std::string> layout, nb::handle stream) {
+            return e.histogram_batch(
+                prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha), layout));
         }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
+           "stream"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
@@ -132,25 +150,28 @@ void bind_engine(nb::module_& m) {
 
     m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, bool clamp,
                           nb::object weights, bool alpha, std::optional<std::string> layout, const std::string& backend,
-                          nb::handle device) {
+                          nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
-        const Prepared in = prepare(image, args_of(mode, bins, range, clamp, weights, alpha), layout);
-        PyEngine engine(backend, options_of(device, 0));
+        const Prepared in = prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha), layout);
+        const Placement& where = in.pixels.where;
+        PyEngine engine(backend_for(where, backend), options_of(device_for(where, device), 0));
         return engine.histogram(in);
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
-       "device"_a = nb::none(), kHistogramDoc);
+       "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramDoc);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range,
                                 bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout,
-                                const std::string& backend, nb::handle device) {
+                                const std::string& backend, nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
-        const PreparedBatch in = prepare_batch(images, args_of(mode, bins, range, clamp, weights, alpha), layout);
-        PyEngine engine(backend, options_of(device, 0));
+        const PreparedBatch in =
+            prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha), layout);
+        const Placement& where = in.images.where;
+        PyEngine engine(backend_for(where, backend), options_of(device_for(where, device), 0));
         return engine.histogram_batch(in);
     }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
-       "device"_a = nb::none(), kHistogramBatchDoc);
+       "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramBatchDoc);
 }
 
 }  // namespace imghist::python

@@ -1,4 +1,5 @@
-// numpy arrays (and anything with the buffer protocol or DLPack) as ImageViews, without a copy.
+// numpy arrays (and anything with the buffer protocol or DLPack, on the host or a CUDA device) as
+// ImageViews, without a copy.
 #include "bindings.hpp"
 
 #include <cstdint>
@@ -71,13 +72,13 @@ PixelFormat format_of(SampleType sample, std::size_t channels, const std::option
     throw InvalidArgument("layout must be None, 'gray', 'rgb', 'rgba', 'bgr' or 'bgra'; got '" + *layout + "'");
 }
 
-std::string shape_text(const HostArray& a) {
+std::string shape_text(const Array& a) {
     std::string s = "(";
     for (std::size_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
     return s + (a.ndim() == 1 ? ",)" : ")");
 }
 
-std::uint32_t dimension(const HostArray& a, std::size_t axis, const char* what) {
+std::uint32_t dimension(const Array& a, std::size_t axis, const char* what) {
     if (a.shape(axis) > std::numeric_limits<std::uint32_t>::max())
         throw InvalidArgument(std::string("image ") + what + " " + std::to_string(a.shape(axis)) +
                               " is above 2^32 - 1");
@@ -86,7 +87,7 @@ std::uint32_t dimension(const HostArray& a, std::size_t axis, const char* what) 
 
 // Bytes between rows: the array's own row stride (a slice keeps its parent's), checked here so
 // that the messages speak of arrays rather than of views.
-std::size_t row_stride_bytes(const HostArray& a, std::size_t samples_per_row) {
+std::size_t row_stride_bytes(const Array& a, std::size_t samples_per_row) {
     if (a.shape(0) == 1) return samples_per_row * a.itemsize();  // one row: its stride is never read
     const std::int64_t rows = a.stride(0);
     if (rows <= 0 || std::uint64_t(rows) < samples_per_row)
@@ -107,8 +108,18 @@ bool accepted_native_dtype(nb::handle dtype) {
 
 }  // namespace
 
-HostArray array_of(nb::handle image) {
-    HostArray array;
+Array array_of(nb::handle image, nb::handle stream, Placement& where) {
+    Array array;
+    if (const std::optional<Placement> cuda = cuda_placement_of(image, stream)) {
+        where = *cuda;
+        // The producer makes the pixels ready on the stream we count on (cuda_arrays.cpp).
+        nb::object capsule = image.attr("__dlpack__")(nb::arg("stream") = where.stream);
+        if (!nb::try_cast(capsule, array, /*convert=*/false)) {
+            PyErr_Clear();
+            throw nb::type_error("the array's __dlpack__() did not give a DLPack tensor that imghist can read");
+        }
+        return array;
+    }
     // No conversion: nanobind would otherwise cast a float64 array to whatever we asked for.
     if (!nb::try_cast(image, array, /*convert=*/false)) {
         PyErr_Clear();  // a failed import may leave the exporter's error (numpy's BufferError) set
@@ -120,20 +131,23 @@ HostArray array_of(nb::handle image) {
                                   " is not supported: imghist counts " + kAcceptedDtypes +
                                   " samples in native byte order, and never converts (use a.astype(...) to choose)")
                                      .c_str());
-        throw nb::type_error(("image must be an array (buffer protocol or DLPack, e.g. a numpy array) of " +
-                              std::string(kAcceptedDtypes) + "; got " +
+        throw nb::type_error(("image must be an array (buffer protocol or DLPack, e.g. a numpy array or a torch "
+                              "or cupy tensor) of " + std::string(kAcceptedDtypes) + "; got " +
                               text_of(nb::handle(Py_TYPE(image.ptr()))))
                                  .c_str());
     }
+    where = placement_of_imported(array, stream);
     return array;
 }
 
-ImageView view_of(const HostArray& a, const std::optional<std::string>& layout) {
-    const int device = a.device_type();
-    if (device != nb::device::cpu::value && device != nb::device::cuda_host::value)
-        throw InvalidArgument("the array lives on a device (DLPack device type " + std::to_string(device) +
-                              "): this version of the Python package counts host arrays only; "
-                              "copy it to the host first (e.g. tensor.cpu(), cupy.asnumpy(a))");
+Pixels pixels_of(nb::handle image, nb::handle stream, const std::optional<std::string>& layout) {
+    Pixels p;
+    p.array = array_of(image, stream, p.where);
+    p.view = view_of(p.array, layout);
+    return p;
+}
+
+ImageView view_of(const Array& a, const std::optional<std::string>& layout) {
     const SampleType sample = sample_of(a.dtype());
     if (a.ndim() != 2 && a.ndim() != 3)
         throw InvalidArgument("image shape " + shape_text(a) + " is not (H, W) or (H, W, C) with C in 1, 3, 4");
