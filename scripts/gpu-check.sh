@@ -12,7 +12,9 @@
 #     libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2)
 #
 # Usage: scripts/gpu-check.sh [STEP...]   steps: build test sanitize large bench (default: all),
-#   and parity (the parity suite and the GPU backends' own tests only: quicker than test)
+#   and parity (the parity suite and the GPU backends' own tests only: quicker than test),
+#   python (the Python package's tests with real torch/cupy CUDA tensors) and pybench
+#   (scripts/gpu/python.sh)
 # Each backend adds its own steps in scripts/gpu/<backend>.sh, defining <backend>_<step>
 # functions; a missing function is simply not run. IMGHIST_GPU_BACKENDS=opencl,cuda limits the
 # backend steps to those backends (default: opencl,vulkan,cuda); IMGHIST_GPU_CUDA=OFF builds without CUDA.
@@ -122,4 +124,4 @@ done
 echo
 echo "==================== summary ===================="
 cat "$summary"
-for t in "$OUT"/*table*.txt; do [ -e "$t" ] && { echo "--- $(basename "$t")"; cat "$t"; }; done
+for t in "$OUT"/*table*.txt "$OUT"/*table*.md; do [ -e "$t" ] && { echo "--- $(basename "$t")"; cat "$t"; }; done

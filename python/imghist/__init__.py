@@ -1,4 +1,5 @@
-"""Exact image histograms of numpy arrays, on CPUs and GPUs, bit-identical on every backend.
+"""Exact image histograms of numpy arrays and torch / cupy tensors, on CPUs and GPUs,
+bit-identical on every backend.
 
 Example::
 
@@ -15,6 +16,10 @@ Example::
     frames = imghist.histogram_batch([image, image[::2, ::2]])   # one engine for many images
     print(frames.counts.shape, frames.sum())  # (2, 4, 256), their exact sum
     h.plot(log=True)                          # the command line's chart (matplotlib)
+
+    import torch                              # a CUDA tensor is counted where it lives, on
+    t = torch.from_numpy(image).cuda()        # torch's current stream, with no host copy
+    print(imghist.histogram(t).counts.sum())  # (the "cuda" backend; "cpu" would refuse it)
 
 The bin rule of every format is docs/semantics.md of the imghist repository.
 """

@@ -8,6 +8,9 @@ __version__: str
 
 Weights = Union[str, Tuple[int, int, int], Sequence[int]]
 Device = Union[None, int, str]
+# A CUDA stream for CUDA arrays: None (the producer's current stream), a cudaStream_t value, or a
+# torch.cuda.Stream / cupy.cuda.Stream / object with __cuda_stream__.
+Stream = Any
 
 class Error(Exception): ...
 class InvalidArgument(Error, ValueError): ...
@@ -114,7 +117,9 @@ def histogram(
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
-) -> Histogram: ...
+    stream: Stream = None,
+) -> Histogram:
+    """Histograms of one image (numpy array, or torch / cupy / DLPack array on the host or a CUDA device)."""
 
 def histogram_batch(
     images: Union[Sequence[Any], Iterable[Any], Any],
@@ -128,6 +133,7 @@ def histogram_batch(
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
+    stream: Stream = None,
 ) -> HistogramBatch:
     """Arrays of one format (sizes may differ), or one (N, H, W) / (N, H, W, C) array, with one engine."""
 
@@ -149,6 +155,7 @@ class Engine:
         weights: Weights = "rec709",
         alpha: bool = False,
         layout: Optional[str] = None,
+        stream: Stream = None,
     ) -> Histogram: ...
     def histogram_batch(
         self,
@@ -161,6 +168,7 @@ class Engine:
         weights: Weights = "rec709",
         alpha: bool = False,
         layout: Optional[str] = None,
+        stream: Stream = None,
     ) -> HistogramBatch: ...
 
 def backends() -> List[Dict[str, Any]]: ...

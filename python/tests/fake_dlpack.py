@@ -47,7 +47,7 @@ class FakeDeviceArray:
     for as long as imghist may hold the capsule."""
 
     def __init__(self, shape, dtype=np.uint8, device_type=CUDA, device_id=0, address=0x7F0000000000,
-                 strides=None, module=None):
+                 strides=None):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.device = (device_type, device_id)
@@ -56,8 +56,6 @@ class FakeDeviceArray:
         self.streams = []  # the stream of every __dlpack__ call, in order
         self.exports = 0
         self._keep = []
-        if module is not None:  # pretend to be another library's type (type(x).__module__)
-            self.__class__ = type(self.__class__.__name__, (self.__class__,), {"__module__": module})
 
     def __dlpack_device__(self):
         return self.device

@@ -1,0 +1,48 @@
+# Python steps for scripts/gpu-check.sh (sourced there after the carried .debs are unpacked):
+#   python     builds the package against the GPU machine's python3 (which has torch, cupy,
+#              nanobind, scikit-build-core and pytest: it has no package registry) into a
+#              folder put on PYTHONPATH, then runs python/tests with every backend required
+#              and real torch and cupy CUDA tensors (IMGHIST_REQUIRE_CUDA_ARRAYS=torch,cupy:
+#              test_cuda_tensors.py fails rather than skips without them)
+#   pybench    bench/python/bench_cuda.py: torch CUDA tensors against torch.bincount,
+#              torch.histc, cupy.histogram and the C++ call (imghist_cuda_bench --sync of the
+#              build step) -> $OUT/python_cuda_table.md
+# Environment: IMGHIST_PYTHON_TARGET (/tmp/imghist-python), IMGHIST_PYTEST_ARGS (e.g. -k cuda).
+
+python_target() { echo "${IMGHIST_PYTHON_TARGET:-/tmp/imghist-python}"; }
+
+# pip --target rather than a venv: a venv made from the machine's python3 (itself a venv) would
+# not see torch and cupy.
+python_install() {
+  local target t0=$SECONDS
+  target=$(python_target)
+  rm -rf "$target"
+  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-index --no-build-isolation --no-deps \
+      --target "$target" -C cmake.define.CMAKE_CUDA_ARCHITECTURES="${IMGHIST_CUDA_ARCH:-90}" . \
+      > "$OUT/python_install.log" 2>&1 \
+    || { grep -E "error|Error" "$OUT/python_install.log" | head -30; note "python install: FAILED"; return 1; }
+  export PYTHONPATH="$target${PYTHONPATH:+:$PYTHONPATH}"
+  note "python install: ok ($((SECONDS - t0)) s; available: $(python3 -c 'import imghist; print(",".join(b["name"] for b in imghist.backends() if b["available"]))'))"
+}
+
+step_python() {
+  python_install || return 1
+  local t0=$SECONDS
+  IMGHIST_REQUIRE_CUDA_ARRAYS=${IMGHIST_REQUIRE_CUDA_ARRAYS:-torch,cupy} \
+    python3 -m pytest -q -p no:cacheprovider -rfE ${IMGHIST_PYTEST_ARGS:-} python/tests \
+    > "$OUT/python_test.log" 2>&1
+  note "python tests (required: $IMGHIST_REQUIRE_BACKENDS; torch,cupy tensors): rc=$? $(tail -1 "$OUT/python_test.log") ($((SECONDS - t0)) s)"
+  grep -E "^(FAILED|ERROR) " "$OUT/python_test.log" | head -20
+}
+
+step_pybench() {
+  if [ -d "$(python_target)/imghist" ]; then
+    export PYTHONPATH="$(python_target)${PYTHONPATH:+:$PYTHONPATH}"
+  else
+    python_install || return 1
+  fi
+  python3 bench/python/bench_cuda.py --cxx-bench "$build/bench/cuda/imghist_cuda_bench" \
+    --out "$OUT/python_cuda_table.md" --json "$OUT/python_cuda.json" ${IMGHIST_PYBENCH_ARGS:-} \
+    > "$OUT/python_bench.log" 2>&1
+  note "python bench: rc=$? (table: python_cuda_table.md; command: PYTHONPATH=$(python_target) python3 bench/python/bench_cuda.py --cxx-bench $build/bench/cuda/imghist_cuda_bench ${IMGHIST_PYBENCH_ARGS:-})"
+}
