@@ -10,8 +10,13 @@
 // (Kernels and CUB live in bench_kernels.cu; host-resident images and the --tune variants in
 // cuda_bench_host.cpp.)
 //
-// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick]
+// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync]
 //   --tune   also time variants of the kernel's shape (IMGHIST_CUDA_TUNE) on a few inputs
+//   --sync   only the synchronous calls bench/python/bench_cuda.py compares its Python times with:
+//            compute_device -> Result on the host, host clock, RGBA8 1920x1080 and 7680x4320
+//            (random, natural, constant), modes rgb and all, one line per case:
+//              sync rgba8 1920x1080 random rgb: 21.30 us
+//            then exits (no other table)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -197,9 +202,50 @@ void latency_section(Bench& b, imghist::cuda::Engine& engine) {
     graph_replay(b, view);
 }
 
+// --sync: what a synchronous device-resident call costs the caller, for bench_cuda.py (the
+// same call its Python binding makes: compute_device on a non-blocking stream, counts on the
+// host when it returns). One machine-readable line per case.
+void sync_table(Bench& b, imghist::cuda::Engine& engine) {
+    imghist::Request all;
+    all.mode = imghist::Mode::all;  // R, G, B, Y
+    const struct {
+        const char* name;
+        imghist::Request request;
+    } modes[] = {{"rgb", rgb_request()}, {"all", all}};
+    const Size sizes[] = {{"1920x1080", 1920, 1080, 2000}, {"7680x4320", 7680, 4320, 500}};
+    line("# %s; compute_device -> Result on the host, host clock: median of many calls after 20 warm-ups",
+         b.props.name);
+    for (const Size& s : sizes)
+        for (int d : {kRandom, kNatural, kConstant}) {
+            CK(generate_rgba8(b.image, s.w, s.h, d, b.stream));
+            CK(cudaStreamSynchronize(b.stream));
+            const auto view = on_device(b.image, s.w, s.h, imghist::PixelFormat::rgba8);
+            for (const auto& m : modes) {
+                const double us =
+                    host_median_us(20, s.runs, [&] { (void)engine.compute_device(view, m.request, b.stream); });
+                line("sync rgba8 %s %s %s: %.2f us", s.name, dist_name(d), m.name, us);
+            }
+        }
+}
+
+// Every table but --sync's, in order.
+void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
+    line("device: %s, %d SMs, %.0f MiB L2, driver API %d; imghist tune: '%s'", b.props.name,
+         b.props.multiProcessorCount, b.props.l2CacheSize / 1048576.0, CUDART_VERSION, o.default_tune.c_str());
+    line("times: median of N event-timed calls after 3 warm-ups, launch to finished result (device memory)");
+    line("%s", "");
+
+    rgba8_table(b, engine, o);
+    other_formats_table(b, engine);
+    batch_table(b, engine);
+    latency_section(b, engine);
+    host_resident_table(b, engine, o);
+    if (o.tune) kernel_variants_table(b, o);
+}
+
 Options parse_options(int argc, char** argv) {
     Options o;
-    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}},
+    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}},
                                      {{"--out", [&](const char* v) { o.out_path = v; }}});
     const char* base_tune = std::getenv("IMGHIST_CUDA_TUNE");
     o.default_tune = base_tune ? base_tune : "";
@@ -226,17 +272,10 @@ int main(int argc, char** argv) {
 
     set_tune(o.default_tune.c_str());
     auto engine = imghist::cuda::create_engine();
-    line("device: %s, %d SMs, %.0f MiB L2, driver API %d; imghist tune: '%s'", b.props.name,
-         b.props.multiProcessorCount, b.props.l2CacheSize / 1048576.0, CUDART_VERSION, o.default_tune.c_str());
-    line("times: median of N event-timed calls after 3 warm-ups, launch to finished result (device memory)");
-    line("%s", "");
-
-    rgba8_table(b, *engine, o);
-    other_formats_table(b, *engine);
-    batch_table(b, *engine);
-    latency_section(b, *engine);
-    host_resident_table(b, *engine, o);
-    if (o.tune) kernel_variants_table(b, o);
+    if (o.sync)
+        sync_table(b, *engine);
+    else
+        full_report(b, *engine, o);
 
     if (!o.out_path.empty()) {
         FILE* f = std::fopen(o.out_path.c_str(), "w");

@@ -126,7 +126,7 @@ void set_tune(const char* tune);
 
 struct Options {
     std::string out_path;
-    bool tune = false, quick = false;
+    bool tune = false, quick = false, sync = false;  // sync: only sync_table (--sync)
     std::string default_tune;  // IMGHIST_CUDA_TUNE at the start
 };
 
