@@ -438,13 +438,7 @@ def overhead_items(env: Env) -> List[Contender]:
     t = make_image(torch, "random", 1920, 1080, env.args.seed)
     tiny = torch.full((1, 1, 4), 7, dtype=torch.uint8, device="cuda")
     dev = t.device.index or 0
-    try:
-        from imghist._streams import producer_stream  # what the binding asks for the producer's stream
-    except ImportError as e:
-        missing = e  # (the name `e` is unbound after the except block)
-
-        def producer_stream(*_: object) -> object:
-            raise missing
+    from imghist._streams import export_cuda, producer_stream  # what the binding calls
 
     def item(key: str, name: str, fn: Callable[[], object], note: str = "") -> Contender:
         return Contender(key, name, fn, sync=False, note=note)
@@ -453,10 +447,12 @@ def overhead_items(env: Env) -> List[Contender]:
         item("current_stream", "torch.cuda.current_stream()", lambda: torch.cuda.current_stream()),
         item("dlpack_device", "t.__dlpack_device__()", lambda: t.__dlpack_device__()),
         item("producer_stream", "imghist._streams.producer_stream(t, 0)", lambda: producer_stream(t, dev),
-             "the binding's stream lookup: current_stream(dev).cuda_stream"),
+             "the stream lookup"),
+        item("export_cuda", "imghist._streams.export_cuda(t, 0)", lambda: export_cuda(t, dev),
+             "the binding's export: stream lookup and to_dlpack"),
         item("dlpack", "t.__dlpack__(stream=torch.cuda.current_stream().cuda_stream or 1)",
              lambda: t.__dlpack__(stream=torch.cuda.current_stream().cuda_stream or 1),
-             "the binding's export (with the stream lookup; the capsule is freed unused)"),
+             "torch's own protocol export, which export_cuda avoids for torch's current stream"),
         item("to_dlpack", "torch.utils.dlpack.to_dlpack(t)", lambda: torch.utils.dlpack.to_dlpack(t)),
         item("synchronize", "torch.cuda.synchronize() (idle GPU)", torch.cuda.synchronize),
         item("tiny", "Engine('cuda').histogram(1x1 tensor, mode='rgb')", lambda: e.histogram(tiny, mode="rgb"),

@@ -1,6 +1,6 @@
 """CUDA streams for DLPack's stream protocol: which stream a CUDA array is counted on.
 
-The extension module calls these for CUDA arrays only (host arrays never get here). Values are
+The extension module calls export_cuda for CUDA arrays only (host arrays never get here). Values are
 DLPack's: 1 is the legacy default stream, 2 the per-thread default stream, anything else a
 cudaStream_t handle. CUDA's own value 0 (the default stream) is given as 1, since DLPack forbids 0.
 """
@@ -21,13 +21,33 @@ def producer_stream(array, device_id: int) -> int:
     producer, as DLPack assumes when the consumer names none."""
     package = type(array).__module__.partition(".")[0]
     if package == "torch":
-        torch = sys.modules["torch"]
-        return _dlpack_value(torch.cuda.current_stream(device_id).cuda_stream)
+        return _torch_current_stream(sys.modules["torch"], device_id)
     if package == "cupy":
         cupy = sys.modules["cupy"]
         with cupy.cuda.Device(device_id):
             return _dlpack_value(cupy.cuda.get_current_stream().ptr)
     return LEGACY_DEFAULT
+
+
+def _torch_current_stream(torch, device_id: int) -> int:
+    # torch's private raw lookup takes a fraction of a microsecond; the public
+    # current_stream(device).cuda_stream about 2.4 us (measured on the H200), a tenth of a 1080p count.
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return _dlpack_value(raw(device_id) if raw else torch.cuda.current_stream(device_id).cuda_stream)
+
+
+def export_cuda(array, device_id: int, stream=None):
+    """(DLPack capsule of `array`, the DLPack stream value it is to be counted on).
+
+    stream None: the producer's current stream, on which the pixels are already ordered, so
+    nothing has to be synchronised. For torch the bare export then does (to_dlpack: 0.4 us;
+    torch's __dlpack__(stream=...) spends 18 us on its stream handling). Any other stream is
+    passed to __dlpack__, and the producer makes the pixels ready on it."""
+    if stream is None and type(array).__module__.partition(".")[0] == "torch":
+        torch = sys.modules["torch"]
+        return torch.utils.dlpack.to_dlpack(array), _torch_current_stream(torch, device_id)
+    value = producer_stream(array, device_id) if stream is None else stream_value(stream)
+    return array.__dlpack__(stream=value), value
 
 
 def stream_value(stream) -> int:

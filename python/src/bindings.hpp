@@ -49,9 +49,11 @@ Array array_of(nb::handle image, nb::handle stream, Placement& where);
 ImageView view_of(const Array& array, const std::optional<std::string>& layout);
 
 // cuda_arrays.cpp: DLPack devices, streams, and counting where a CUDA array lives.
-// A CUDA array's device (from __dlpack_device__, without exporting) and the stream it is counted
-// on; nullopt for host arrays; InvalidArgument for other devices.
-std::optional<Placement> cuda_placement_of(nb::handle image, nb::handle stream);
+// A CUDA array's device (from __dlpack_device__, without exporting); nullopt for host arrays;
+// InvalidArgument for other devices.
+std::optional<Placement> cuda_placement_of(nb::handle image);
+// The DLPack capsule of a CUDA array, exported for the stream it is counted on (set in `where`).
+nb::object export_cuda(nb::handle image, Placement& where, nb::handle stream);
 // Where an array imported some other way (a DLPack capsule) lives; `stream` as for pixels_of.
 Placement placement_of_imported(const Array& array, nb::handle stream);
 // Throws InvalidArgument unless a stream= keyword is None (host arrays have no stream).

@@ -38,11 +38,6 @@ nb::object streams_module() {
     return *module;
 }
 
-std::uintptr_t stream_of(nb::handle image, int device, nb::handle stream) {
-    nb::object value = stream.is_none() ? streams_module().attr("producer_stream")(image, device)
-                                        : streams_module().attr("stream_value")(stream);
-    return nb::cast<std::uintptr_t>(value);
-}
 
 [[noreturn]] void refuse_other_device(int type) {
     throw InvalidArgument("the array lives on a DLPack device of " + device_type_name(type) +
@@ -53,7 +48,7 @@ std::string on_device(const Placement& where) { return "the array lives on CUDA 
 
 }  // namespace
 
-std::optional<Placement> cuda_placement_of(nb::handle image, nb::handle stream) {
+std::optional<Placement> cuda_placement_of(nb::handle image) {
     // numpy arrays, the common case, are on the host: skip the lookups.
     if (std::strcmp(Py_TYPE(image.ptr())->tp_name, "numpy.ndarray") == 0) return std::nullopt;
     if (!nb::hasattr(image, "__dlpack_device__") || !nb::hasattr(image, "__dlpack__")) return std::nullopt;
@@ -66,8 +61,13 @@ std::optional<Placement> cuda_placement_of(nb::handle image, nb::handle stream) 
     Placement where;
     where.cuda = true;
     where.device = nb::cast<int>(reported[1]);
-    where.stream = stream_of(image, where.device, stream);
     return where;
+}
+
+nb::object export_cuda(nb::handle image, Placement& where, nb::handle stream) {
+    nb::object got = streams_module().attr("export_cuda")(image, where.device, stream);
+    where.stream = nb::cast<std::uintptr_t>(got[1]);
+    return got[0];
 }
 
 void check_no_stream(nb::handle stream) {

@@ -110,10 +110,10 @@ bool accepted_native_dtype(nb::handle dtype) {
 
 Array array_of(nb::handle image, nb::handle stream, Placement& where) {
     Array array;
-    if (const std::optional<Placement> cuda = cuda_placement_of(image, stream)) {
+    if (const std::optional<Placement> cuda = cuda_placement_of(image)) {
         where = *cuda;
         // The producer makes the pixels ready on the stream we count on (cuda_arrays.cpp).
-        nb::object capsule = image.attr("__dlpack__")(nb::arg("stream") = where.stream);
+        nb::object capsule = export_cuda(image, where, stream);
         if (!nb::try_cast(capsule, array, /*convert=*/false)) {
             PyErr_Clear();
             throw nb::type_error("the array's __dlpack__() did not give a DLPack tensor that imghist can read");
