@@ -436,6 +436,7 @@ def case_row(c: Contender, size: str, pattern: str, nbytes: int, samples: Option
 def overhead_items(env: Env) -> List[Contender]:
     torch, e = env.torch, env.engine
     t = make_image(torch, "random", 1920, 1080, env.args.seed)
+    t8k = make_image(torch, "random", 7680, 4320, env.args.seed)
     tiny = torch.full((1, 1, 4), 7, dtype=torch.uint8, device="cuda")
     dev = t.device.index or 0
     from imghist._streams import export_cuda, producer_stream  # what the binding calls
@@ -459,6 +460,8 @@ def overhead_items(env: Env) -> List[Contender]:
              "the fixed cost of a call"),
         item("1080p", "Engine('cuda').histogram(t, mode='rgb')", lambda: e.histogram(t, mode="rgb"),
              "1920x1080 random, no synchronize()"),
+        item("8K", "Engine('cuda').histogram(t8k, mode='rgb')", lambda: e.histogram(t8k, mode="rgb"),
+             "7680x4320 random, no synchronize(): back to back, as the C++ --sync calls"),
     ]
 
 
@@ -484,14 +487,16 @@ def overhead(env: Env) -> List[dict]:
 
 
 def add_overhead_cxx(rows: List[dict], cxx: CxxTimes) -> None:
-    """C++'s 1080p random rgb time after the overhead rows, and Python's ("1080p") minus it."""
-    base = cxx_us(cxx, "1920x1080", "random", "rgb")
-    py = next(r["us"] for r in rows if r["key"] == "1080p")
-    if base is not None and py is not None:
-        rows.append({"key": "cxx", "call": "C++ compute_device, 1920x1080 random rgb (imghist_cuda_bench --sync)",
+    """C++'s random rgb times after the overhead rows, and Python's ("1080p", "8K") minus them."""
+    for key, size in (("1080p", "1920x1080"), ("8K", "7680x4320")):
+        base = cxx_us(cxx, size, "random", "rgb")
+        py = next((r["us"] for r in rows if r["key"] == key), None)
+        if base is None or py is None:
+            continue
+        rows.append({"key": f"cxx-{key}", "call": f"C++ compute_device, {size} random rgb (imghist_cuda_bench --sync)",
                      "note": "median of single calls", "us": base, "min_us": None})
-        rows.append({"key": "python-minus-cxx", "call": "Python − C++ (1920x1080 random rgb)", "note": "",
-                     "us": py - base, "min_us": None})
+        rows.append({"key": f"python-minus-cxx-{key}", "call": f"Python − C++ ({size} random rgb)",
+                     "note": f"ratio {py / base:.3f}", "us": py - base, "min_us": None})
 
 
 # ---- the report ----

@@ -7,7 +7,8 @@
 #   pybench    bench/python/bench_cuda.py: torch CUDA tensors against torch.bincount,
 #              torch.histc, cupy.histogram and the C++ call (imghist_cuda_bench --sync of the
 #              build step) -> $OUT/python_cuda_table.md
-# Environment: IMGHIST_PYTHON_TARGET (/tmp/imghist-python), IMGHIST_PYTEST_ARGS (e.g. -k cuda).
+# Environment: IMGHIST_PYTHON_TARGET (/tmp/imghist-python), IMGHIST_PYTEST_ARGS (default python/tests;
+# e.g. "-k cuda python/tests").
 
 python_target() { echo "${IMGHIST_PYTHON_TARGET:-/tmp/imghist-python}"; }
 
@@ -29,7 +30,7 @@ step_python() {
   python_install || return 1
   local t0=$SECONDS
   IMGHIST_REQUIRE_CUDA_ARRAYS=${IMGHIST_REQUIRE_CUDA_ARRAYS:-torch,cupy} \
-    python3 -m pytest -q -p no:cacheprovider -rfE ${IMGHIST_PYTEST_ARGS:-} python/tests \
+    python3 -m pytest -q -p no:cacheprovider -rfE ${IMGHIST_PYTEST_ARGS:-python/tests} \
     > "$OUT/python_test.log" 2>&1
   note "python tests (required: $IMGHIST_REQUIRE_BACKENDS; torch,cupy tensors): rc=$? $(tail -1 "$OUT/python_test.log") ($((SECONDS - t0)) s)"
   grep -E "^(FAILED|ERROR) " "$OUT/python_test.log" | head -20
