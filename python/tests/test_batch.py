@@ -10,6 +10,7 @@ import pytest
 import imghist
 from contract_model import model_histogram
 from images import size_for
+from kept_engines import engine_for
 
 FIELDS = ("counts", "nan", "below", "above", "clipped_low", "clipped_high")
 # (dtype, channels or 0 for (H, W), layout, pattern)
@@ -53,7 +54,7 @@ def assert_batch_matches(batch, images, backend: str, **request) -> None:
         assert (h.width, h.height, h.backend) == (image.shape[1], image.shape[0], backend), where
         assert tuple(h.channels) == model.channels, where
         assert_same(h, model_fields(model), where)
-        single = imghist.histogram(image, backend=backend, **request)
+        single = engine_for(backend).histogram(image, **request)
         assert_same(h, fields_of(single, backend), where + " (vs histogram())")
         assert h.edges.tolist() == single.edges.tolist(), where
     counts = np.asarray(batch.counts)

@@ -13,6 +13,7 @@ import pytest
 import imghist
 from contract_model import ModelRefused, model_histogram
 from images import DTYPES, GPU_BACKENDS, size_for, unit_fractions
+from kept_engines import engine_for
 
 # (dtype, shape of the channel axis or 0 for (H, W), layout)
 FORMATS = [
@@ -34,7 +35,7 @@ def format_id(f) -> str:
 def assert_matches_model(image: np.ndarray, backend: str, **request):
     """Counts the image with imghist and with the model; every number must be the same."""
     model = model_histogram(image, **request)
-    h = imghist.histogram(image, backend=backend, **request)
+    h = engine_for(backend).histogram(image, **request)
     where = f"backend {backend}, {image.dtype}{image.shape}, {request}"
     assert tuple(h.channels) == model.channels, where
     for field in ("counts", "nan", "below", "above", "clipped_low", "clipped_high"):
