@@ -63,6 +63,22 @@ struct PyEngine {
     }
 };
 
+// The one-shot functions' engines: one per (backend, device) in each thread, opened by the
+// thread's first call and kept for its later ones (a GPU engine takes up to 0.25 s to open).
+// They live in a threading.local owned by the module, so they close when their thread ends or
+// the interpreter exits (before the drivers' own exit handlers).
+nb::handle oneshot_module;
+
+PyEngine& oneshot_engine(const std::string& backend, const std::string& device) {
+    nb::object kept = oneshot_module.attr("_oneshot_engines").attr("__dict__");
+    const nb::str key((backend + "\n" + device).c_str());
+    if (PyObject* found = PyDict_GetItemWithError(kept.ptr(), key.ptr())) return nb::cast<PyEngine&>(nb::handle(found));
+    if (PyErr_Occurred()) throw nb::python_error();
+    nb::object engine = oneshot_module.attr("Engine")(backend, device.empty() ? nb::none() : nb::object(nb::str(device.c_str())));
+    kept[key] = engine;
+    return nb::cast<PyEngine&>(engine);
+}
+
 EngineOptions options_of(std::string device, std::int64_t threads) {
     if (threads < 0) throw InvalidArgument("threads must be >= 0 (0: one per core); got " + std::to_string(threads));
     EngineOptions options;
@@ -103,8 +119,9 @@ never copies a tensor to the host silently. Results of CUDA arrays have clipped_
 clipped_high None where the histogram alone does not prove them.
 
 Returns an imghist.Histogram. Raises imghist.InvalidArgument (a ValueError) for bad input,
-imghist.BackendUnavailable / DeviceError (RuntimeErrors) for backend problems. Each call opens
-an engine: keep an imghist.Engine for many calls.)";
+imghist.BackendUnavailable / DeviceError (RuntimeErrors) for backend problems. A thread's first
+call with a backend and device opens its engine, which that thread's later calls reuse (it
+closes when the thread ends); imghist.Engine gives control over an engine's life.)";
 
 constexpr const char* kEngineDoc = R"(A backend's device state (contexts, queues, compiled kernels), kept across calls.
 
@@ -120,6 +137,8 @@ while counting, so engines in different threads run at the same time.)";
 
 void bind_engine(nb::module_& m) {
     using namespace nb::literals;
+    oneshot_module = m;
+    m.attr("_oneshot_engines") = nb::module_::import_("threading").attr("local")();
     nb::class_<PyEngine>(m, "Engine", kEngineDoc)
         .def("__init__", [](PyEngine* self, const std::string& backend, nb::handle device, std::int64_t threads) {
             new (self) PyEngine(backend, options_of(device_of(device), threads));
@@ -154,8 +173,7 @@ void bind_engine(nb::module_& m) {
         // Checked before an engine is opened: bad input costs no device setup.
         const Prepared in = prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha), layout);
         const Placement& where = in.pixels.where;
-        PyEngine engine(backend_for(where, backend), options_of(device_for(where, device), 0));
-        return engine.histogram(in);
+        return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram(in);
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramDoc);
@@ -167,8 +185,7 @@ void bind_engine(nb::module_& m) {
         const PreparedBatch in =
             prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha), layout);
         const Placement& where = in.images.where;
-        PyEngine engine(backend_for(where, backend), options_of(device_for(where, device), 0));
-        return engine.histogram_batch(in);
+        return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram_batch(in);
     }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramBatchDoc);

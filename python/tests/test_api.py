@@ -410,6 +410,23 @@ def test_threads_with_an_engine_each():
         assert all(same(r, expected[i]) for r in results)
 
 
+def test_one_shot_calls_keep_an_engine_per_thread():
+    """histogram() opens a thread's engine once per backend and device; other threads get their own."""
+    from imghist import _imghist
+    image = rgba8()
+    imghist.histogram(image, backend="reference")
+    kept = dict(_imghist._oneshot_engines.__dict__)
+    imghist.histogram(image, backend="reference")
+    imghist.histogram_batch([image, image], backend="reference")
+    assert dict(_imghist._oneshot_engines.__dict__) == kept  # the same engine objects
+    assert [e.backend for e in kept.values()].count("reference") == 1
+    seen = run_threads(2, lambda i: (imghist.histogram(image, backend="reference"),
+                                     list(_imghist._oneshot_engines.__dict__.values()))[1])
+    ours = {id(e) for e in kept.values()}
+    assert all(len(engines) == 1 and id(engines[0]) not in ours for engines in seen)
+    assert id(seen[0][0]) != id(seen[1][0])
+
+
 def test_one_engine_shared_by_threads():
     """The docstring's promise: an Engine may be shared; its calls run one after the other."""
     assert "shared" in imghist.Engine.__doc__
