@@ -82,7 +82,8 @@ void bare_rgb(benchmark::State& state, Pattern pattern) {
     state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.pixel_count()));
 }
 
-// A fresh engine per call, as the Python one-shot imghist.histogram(..., backend="cpu") does.
+// A fresh engine per call: what the Python one-shot imghist.histogram(..., backend="cpu") did before it kept
+// each thread's engine (issue 13); the upper bound of a call that opens its engine.
 void run_one_shot(benchmark::State& state, std::uint32_t side, Request request) {
     const auto& img = imghist::bench::image(PixelFormat::rgba8, Pattern::random, side, side);
     for (auto _ : state) {

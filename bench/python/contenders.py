@@ -68,7 +68,7 @@ def imghist_contenders(img: np.ndarray, threads: int) -> List[Contender]:
                   lambda: engine.histogram(img, mode="rgb"), counts),
         Contender("imghist.histogram(backend='cpu', mode='rgb')", "rgb",
                   lambda: imghist.histogram(img, mode="rgb", backend="cpu"), counts,
-                  note="one-shot: a new engine per call"),
+                  note="one-shot function (the thread's kept engine)"),
         Contender("imghist Engine('cpu').histogram(mode='luma')", "luma",
                   lambda: engine.histogram(img, mode="luma"), luma),
     ]
