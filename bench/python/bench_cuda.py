@@ -9,7 +9,7 @@ bench's pixel, 77 140 200 255). Alpha is 255.
 
 Contenders, each counting R, G, B of the same tensor (8-bit values, 256 bins):
     imghist Engine('cuda').histogram(t, mode='rgb') and mode='all' (R, G, B, Y) on a kept
-        engine; the one-shot imghist.histogram(t, mode='rgb') (an engine per call); the kept
+        engine; the one-shot imghist.histogram(t, mode='rgb') (the thread's kept engine); the kept
         engine's call inside `with torch.cuda.stream(s)` (a non-default stream);
     torch.bincount(t[..., c].reshape(-1), minlength=256) per channel (with .int() inside the
         timed call if bincount refuses uint8: the table says which);

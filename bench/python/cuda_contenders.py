@@ -101,7 +101,7 @@ def imghist_contenders(env: Env, img: Any) -> List[Contender]:
         Contender("engine-all", "imghist Engine('cuda').histogram(t, mode='all')",
                   lambda: e.histogram(img, mode="all"), imghist_rgb, mode="all", note="R, G, B, Y"),
         Contender("oneshot-rgb", "imghist.histogram(t, mode='rgb')", lambda: ih.histogram(img, mode="rgb"),
-                  imghist_rgb, mode="rgb", note="one-shot: an engine per call"),
+                  imghist_rgb, mode="rgb", note="one-shot function (the thread's kept engine)"),
         Contender("stream-rgb", "imghist Engine('cuda') mode='rgb' in torch.cuda.stream(s)",
                   lambda: e.histogram(img, mode="rgb"), imghist_rgb, mode="rgb",
                   around=lambda: torch.cuda.stream(env.side), note="a non-default stream (entered untimed)"),
