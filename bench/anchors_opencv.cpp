@@ -1,14 +1,12 @@
-// imghist `cpu` against OpenCV, timed in the same run on the same 8K (7680x4320) pixels.
+// The OpenCV anchor of imghist_compare (bench/compare.cpp), timed in the same run on the same 8K
+// (7680x4320) pixels:
 //   RGB:        imghist mode rgb   vs  cv::calcHist once per channel (R, G, B) of the RGBA image
 //   luminance:  imghist mode luma  vs  cv::cvtColor(RGBA -> GRAY) + cv::calcHist
 //   float:      imghist mode rgb   vs  cv::calcHist per channel, 256 bins over [0, 1]
 //               (imghist timed with its default 257-bin rule and with 256 bins over [0, 1))
-// Each time is the median (and the minimum) of --runs N calls (default 11) after one warm-up
-// call; the load average is printed, since the 2 cores may be shared. OpenCV runs with
-// its default threading (calcHist is single-threaded; cvtColor uses its parallel backend).
-// The 8-bit RGB and float 256-bin counts are cross-checked against OpenCV's.
-//
-//   build/bench/imghist_compare_opencv [--runs N] [--threads N]
+// OpenCV runs with its default threading (calcHist is single-threaded; cvtColor uses its
+// parallel backend); imghist with the program's --threads. The 8-bit RGB and float 256-bin
+// counts are cross-checked against OpenCV's; 8-bit counts that differ fail the program.
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -18,9 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "bench_support.hpp"
-#include "imghist/imghist.hpp"
+#include "anchors_opencv.hpp"
+#include "compare.hpp"
 
+namespace imghist::bench {
 namespace {
 
 using imghist::Mode;
@@ -51,27 +50,9 @@ bool same_counts(const imghist::Result& r, const std::vector<cv::Mat>& cv_hists)
     return true;
 }
 
-struct Row {
-    std::string what, pattern;
-    imghist::bench::Timing ours, theirs;
-    double target;
-    std::string check;
-};
-
-std::string load_average() {
-    std::FILE* f = std::fopen("/proc/loadavg", "r");
-    if (f == nullptr) return "?";
-    char buf[128] = {0};
-    const bool ok = std::fgets(buf, sizeof buf, f) != nullptr;
-    std::fclose(f);
-    std::string s = ok ? buf : "?";
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
-}
-
 // The 8-bit rows, per pattern: R, G, B (three calcHist calls against one imghist pass), then
 // luminance.
-void time_rgba8(imghist::Engine& engine, int runs, std::vector<Row>& rows) {
+void time_rgba8(imghist::Engine& engine, int runs, std::vector<OpenCvRow>& rows) {
     Request rgb;
     rgb.mode = Mode::rgb;
     Request luma;
@@ -87,8 +68,8 @@ void time_rgba8(imghist::Engine& engine, int runs, std::vector<Row>& rows) {
         });
         std::vector<cv::Mat> cvh;
         for (int c = 0; c < 3; ++c) cvh.push_back(calc_hist(m, c, 256, 0, 256));
-        rows.push_back({"RGBA8 -> R,G,B", name, ours, theirs, 3.0,
-                        same_counts(engine.compute(img.view, rgb), cvh) ? "counts equal" : "COUNTS DIFFER"});
+        const bool equal = same_counts(engine.compute(img.view, rgb), cvh);
+        rows.push_back({"RGBA8 -> R,G,B", name, ours, theirs, 3.0, equal ? "counts equal" : "COUNTS DIFFER", !equal});
 
         // Luminance: cvtColor + calcHist against one imghist pass (OpenCV uses Rec.601 weights,
         // imghist Rec.709: the same work, different coefficients).
@@ -104,7 +85,7 @@ void time_rgba8(imghist::Engine& engine, int runs, std::vector<Row>& rows) {
 }
 
 // The float rows: imghist's 257-bin rule and 256 bins over [0, 1) against calcHist's 256.
-void time_rgba_f32(imghist::Engine& engine, int runs, std::vector<Row>& rows) {
+void time_rgba_f32(imghist::Engine& engine, int runs, std::vector<OpenCvRow>& rows) {
     Request rgb;
     rgb.mode = Mode::rgb;
     Request f256 = rgb;
@@ -128,12 +109,26 @@ void time_rgba_f32(imghist::Engine& engine, int runs, std::vector<Row>& rows) {
     }
 }
 
-void print_table(const std::vector<Row>& rows) {
+}  // namespace
+
+std::string opencv_description() {
+    return std::string("OpenCV ") + CV_VERSION + " with " + std::to_string(cv::getNumThreads()) + " threads";
+}
+
+std::vector<OpenCvRow> time_opencv(Engine& engine, int runs) {
+    std::vector<OpenCvRow> rows;
+    time_rgba8(engine, runs, rows);
+    time_rgba_f32(engine, runs, rows);
+    return rows;
+}
+
+void print_opencv_table(const std::vector<OpenCvRow>& rows) {
+    std::printf("\nOpenCV anchor: imghist cpu with the program's threads against OpenCV\n");
     std::printf("\n| case | image | imghist cpu median (min), ms | OpenCV median (min), ms | speed-up (medians) | "
                 "speed-up (mins) | target | met (medians) | cross-check |\n");
     std::printf("|---|---|---:|---:|---:|---:|---:|---|---|\n");
     bool all_met = true;
-    for (const Row& r : rows) {
+    for (const OpenCvRow& r : rows) {
         const double ratio = r.theirs.median_ms / r.ours.median_ms;
         const double ratio_min = r.theirs.min_ms / r.ours.min_ms;
         const bool met = ratio >= r.target;
@@ -145,30 +140,4 @@ void print_table(const std::vector<Row>& rows) {
     std::printf("\nall targets met (medians): %s\n", all_met ? "yes" : "no");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    int runs = 11;
-    unsigned threads = 0;
-    if (!imghist::bench::parse_args(argc, argv, {},
-                                    {{"--runs", [&](const char* v) { runs = std::max(1, std::atoi(v)); }},
-                                     {"--threads", [&](const char* v) { threads = unsigned(std::atoi(v)); }}})) {
-        std::fprintf(stderr, "usage: %s [--runs N] [--threads N]\n", argv[0]);
-        return 2;
-    }
-    imghist::EngineOptions options;
-    options.threads = threads;
-    auto engine = imghist::create_engine("cpu", options);
-    std::printf("imghist %s, backend cpu on %s; OpenCV %s with %d threads; median of %d runs\n",
-                std::string(imghist::version()).c_str(), engine->device_name().c_str(), CV_VERSION,
-                cv::getNumThreads(), runs);
-    std::printf("load average before: %s\n", load_average().c_str());
-    std::fflush(stdout);
-
-    std::vector<Row> rows;
-    time_rgba8(*engine, runs, rows);
-    time_rgba_f32(*engine, runs, rows);
-    std::printf("load average after: %s\n", load_average().c_str());
-    print_table(rows);
-    return 0;
-}
+}  // namespace imghist::bench
