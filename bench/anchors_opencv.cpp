@@ -2,6 +2,7 @@
 // (7680x4320) pixels:
 //   RGB:        imghist mode rgb   vs  cv::calcHist once per channel (R, G, B) of the RGBA image
 //   luminance:  imghist mode luma  vs  cv::cvtColor(RGBA -> GRAY) + cv::calcHist
+//   RGB8:       imghist mode luma / all  vs  cv::cvtColor(RGB -> GRAY) + cv::calcHist (+ R, G, B)
 //   float:      imghist mode rgb   vs  cv::calcHist per channel, 256 bins over [0, 1]
 //               (imghist timed with its default 257-bin rule and with 256 bins over [0, 1))
 // OpenCV runs with its default threading (calcHist is single-threaded; cvtColor uses its
@@ -84,6 +85,29 @@ void time_rgba8(imghist::Engine& engine, int runs, std::vector<OpenCvRow>& rows)
     }
 }
 
+// 3-byte pixels (what a JPEG decodes to): luminance, and R, G, B with it (mode all), against
+// cvtColor(RGB -> GRAY) + calcHist, and that plus calcHist per channel.
+void time_rgb8(imghist::Engine& engine, int runs, std::vector<OpenCvRow>& rows) {
+    for (const Pattern pattern : imghist::bench::kBenchPatterns) {
+        const char* name = imghist::testing::pattern_name(pattern);
+        const auto& img = imghist::bench::image(PixelFormat::rgb8, pattern);
+        const cv::Mat m = wrap(img.view, CV_8UC3);
+        for (const bool all : {false, true}) {
+            Request r;
+            r.mode = all ? Mode::all : Mode::luma;
+            const auto ours = imghist::bench::time_ms(runs, [&] { engine.compute(img.view, r); });
+            const auto theirs = imghist::bench::time_ms(runs, [&] {
+                cv::Mat gray;
+                cv::cvtColor(m, gray, cv::COLOR_RGB2GRAY);
+                calc_hist(gray, 0, 256, 0, 256);
+                for (int c = 0; all && c < 3; ++c) calc_hist(m, c, 256, 0, 256);
+            });
+            rows.push_back({all ? "RGB8 -> R,G,B,luminance" : "RGB8 -> luminance", name, ours, theirs, 3.0, "-"});
+        }
+        std::fprintf(stderr, "  rgb8 %s done\n", name);
+    }
+}
+
 // The float rows: imghist's 257-bin rule and 256 bins over [0, 1) against calcHist's 256.
 void time_rgba_f32(imghist::Engine& engine, int runs, std::vector<OpenCvRow>& rows) {
     Request rgb;
@@ -118,6 +142,7 @@ std::string opencv_description() {
 std::vector<OpenCvRow> time_opencv(Engine& engine, int runs) {
     std::vector<OpenCvRow> rows;
     time_rgba8(engine, runs, rows);
+    time_rgb8(engine, runs, rows);
     time_rgba_f32(engine, runs, rows);
     return rows;
 }

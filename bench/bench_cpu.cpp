@@ -120,6 +120,13 @@ void register_all() {
         for (const auto& m : modes)
             add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu",
                 PixelFormat::rgba8, p, with_mode(m.mode), false, 1);
+    // 3-byte pixels (what JPEGs decode to), default threads and one worker.
+    for (const unsigned threads : {0u, 1u})
+        for (const Pattern p : imghist::bench::kBenchPatterns)
+            for (const auto& m : modes)
+                add(std::string(threads == 1 ? "cpu-1thread" : "cpu") + "/rgb8/" + imghist::testing::pattern_name(p) +
+                        "/" + m.name,
+                    "cpu", PixelFormat::rgb8, p, with_mode(m.mode), false, threads);
     for (const Pattern p : imghist::bench::kBenchPatterns) {
         const std::string name = std::string("bare-1thread/rgba8/") + imghist::testing::pattern_name(p);
         benchmark::RegisterBenchmark((name + "/rgb").c_str(), [p](benchmark::State& s) { bare_rgb<false>(s, p); })

@@ -253,63 +253,6 @@ TEST(Luma8Quotient, EqualsTheIntegerDivisionForEverySum) {
 }  // namespace
 }  // namespace imghist
 
-// The cpu backend's one SIMD formulation of the same rule (src/backends/cpu/cpu_luma.hpp):
-// its quotient lanes against ih_luma8_quotient for every sum, and its SSE2 and AVX2 loops
-// against ih_luma_int for every 8-bit colour, in the colour order of every 8-bit format of four
-// samples.
-#include "backends/cpu/cpu_luma.hpp"
-
-namespace imghist {
-namespace {
-
-TEST(CpuLuma8Simd, QuotientLanesEqualTheContractForEverySum) {
-    std::uint32_t wrong = 0;
-    for (std::uint32_t s = 0; s <= IH_LUMA8_MAX_SUM; s += 4) {
-        const auto i = std::int32_t(s);
-        cpu::I32x4 q;
-        cpu::luma8_quotient_lanes<cpu::F32x4>(cpu::I32x4{i, i + 1, i + 2, i + 3}, q);
-        for (std::uint32_t k = 0; k < 4; ++k)
-            if (s + k <= IH_LUMA8_MAX_SUM && std::uint32_t(q[k]) != ih_luma8_quotient(s + k)) ++wrong;
-    }
-    EXPECT_EQ(wrong, 0u);
-}
-
-#if defined(__SSE2__)
-TEST(CpuLuma8Simd, LoopsEqualIhLumaIntForEveryColour) {
-    constexpr std::uint32_t kColours = 1u << 24;
-    std::vector<std::uint8_t> px(std::size_t(kColours) * 4), out(kColours);
-    for (std::uint32_t c = 0; c < kColours; ++c) {
-        px[4 * std::size_t(c)] = std::uint8_t(c);
-        px[4 * std::size_t(c) + 1] = std::uint8_t(c >> 8);
-        px[4 * std::size_t(c) + 2] = std::uint8_t(c >> 16);
-        px[4 * std::size_t(c) + 3] = std::uint8_t(c * 7);  // alpha weighs nothing
-    }
-    const std::uint32_t weights[3] = {2126, 7152, 722};
-    for (const PixelFormat f : all_pixel_formats) {  // the 8-bit formats of four samples
-        const FormatInfo& fi = format_info(f);
-        if (fi.sample != SampleType::u8 || fi.channels != 4) continue;
-        const auto* p = reinterpret_cast<const std::byte*>(px.data());
-        const auto check = [&](const char* isa, std::uint32_t done) {
-            EXPECT_EQ(done, kColours) << isa;
-            std::uint32_t wrong = 0;
-            for (std::uint32_t c = 0; c < done; ++c) {
-                const std::uint8_t* s = px.data() + 4 * std::size_t(c);
-                if (out[c] != ih_luma_int(s[fi.red], s[fi.green], s[fi.blue], weights[0], weights[1], weights[2])) ++wrong;
-            }
-            EXPECT_EQ(wrong, 0u) << isa << " " << fi.name;
-        };
-        check("sse2", cpu::luma8_sse2(p, kColours, out.data(), cpu::luma8_weights(fi, weights)));
-#if defined(__x86_64__)
-        if (cpu::kHaveAvx2) check("avx2", cpu::luma8_avx2(p, kColours, out.data(), cpu::luma8_weights(fi, weights)));
-        else GTEST_SKIP() << "no AVX2 on this CPU: only the SSE2 loop was checked";
-#endif
-    }
-}
-#endif
-
-}  // namespace
-}  // namespace imghist
-
 // The table kernels take colour positions from FormatInfo: every 8-bit format, whatever its
 // order, has one (none falls back to the slower direct path).
 #include "backends/cpu/cpu_kernels.hpp"

@@ -5,7 +5,8 @@
 //   (the caller's thread is worker 0; tiny images get no extra threads).
 // - Each worker counts its range with a table kernel (cpu_kernel.hpp) into its own Counters
 //   (cpu_counters.hpp), through code tables built from the plan (cpu_tables.hpp); luminance
-//   of 8-bit pixels of four samples is computed in SIMD (cpu_luma.hpp).
+//   of 8-bit pixels of three or four samples is computed in SIMD (cpu_luma.hpp), by the best
+//   instruction set the CPU has or a lower one IMGHIST_CPU_ISA names (cpu_isa.hpp).
 // - Anything else (huge bin counts, tiny images, layouts no kernel is compiled for) takes the
 //   direct path (cpu_direct.cpp): classify and count_code per sample into 64-bit counters,
 //   still threaded when the image is big.
@@ -19,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu/cpu_isa.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
@@ -151,6 +153,7 @@ public:
     std::unique_ptr<Engine> create_engine(const EngineOptions& options) const override {
         // One device, but a wrong --device is still an error that lists it.
         (void)select_device(name(), devices(), options.device, nullptr);
+        if (!cpu::isa_knob_error().empty()) throw InvalidArgument(cpu::isa_knob_error());
         return std::make_unique<CpuEngine>(options.threads);
     }
 };

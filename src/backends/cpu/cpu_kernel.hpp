@@ -2,8 +2,8 @@
 // pixels at a time, samples pulled out of the words by constant shifts), and counts every
 // channel into kSubs interleaved sub-histograms (cpu_counters.hpp) through a sample -> slot
 // map. Luminance is computed per block of kBlockPixels pixels with ih_luma_int / ih_luma_float
-// (8-bit pixels of four samples: in SIMD, cpu_luma.hpp), then counted like a channel; luminance
-// alone of those with AVX2 is computed and counted in one loop (block_luma_avx2), over
+// (8-bit pixels of three or four samples: in SIMD, cpu_luma.hpp), then counted like a channel;
+// luminance alone of those with AVX2 is computed and counted in one loop (block_luma_avx2), over
 // kLumaSubs sub-histograms, with runs of 32 equal values counted by one add.
 // Included by cpu_kernels.cpp only: the instantiations live there.
 #pragma once
@@ -123,12 +123,12 @@ public:
     using T = typename L::Sample;
     static constexpr bool kFloatLuma = std::is_same_v<YMap, Top16Map>;
     using Y = std::conditional_t<kFloatLuma, float, T>;
-    // Integer luminance of 8-bit pixels of four samples: in SIMD (cpu_luma.hpp).
-    static constexpr bool kSimdLuma = L::kLuma && sizeof(T) == 1 && L::kCpp == 4;
+    // Integer luminance of 8-bit pixels of three or four samples: in SIMD (cpu_luma.hpp).
+    static constexpr bool kSimdLuma = L::kLuma && sizeof(T) == 1 && (L::kCpp == 3 || L::kCpp == 4);
 
     Kernel(Counters& k, const Map& map, const YMap& ymap, const HistogramPlan& plan, const float* half_values)
         : k_(k), map_(map), ymap_(ymap), plan_(plan), half_values_(half_values),
-          luma8_weights_(luma8_weights(plan.info, plan.weight_int)) {
+          luma8_weights_(luma8_weights(plan.info, plan.weight_int)), isa_(isa()) {
         for (unsigned s = 0; s < kMaxSubs; ++s)
             for (int c = 0; c < L::kChannels; ++c) tab_[s][c] = k.table(s, unsigned(c));
         base_ = k.sub.data();
@@ -191,16 +191,7 @@ private:
         const std::uint32_t w0 = plan_.weight_int[0], w1 = plan_.weight_int[1], w2 = plan_.weight_int[2];
         const float f0 = plan_.weight_float[0], f1 = plan_.weight_float[1], f2 = plan_.weight_float[2];
         std::uint32_t i = 0;
-#if defined(__x86_64__)
-        if constexpr (kSimdLuma) {
-            if (kHaveAvx2) i = luma8_avx2(p, n, out, luma8_weights_);
-        }
-#endif
-#if defined(__SSE2__)
-        if constexpr (kSimdLuma) {
-            if (i == 0) i = luma8_sse2(p, n, out, luma8_weights_);  // no AVX2, or under 32 pixels
-        }
-#endif
+        if constexpr (kSimdLuma) i = luma8_simd(isa_, L::kCpp, p, n, out, luma8_weights_);
         for (; i < n; ++i) {
             const std::byte* px = p + std::size_t(i) * L::kPixelBytes;
             const std::uint32_t r = sample_bits<T>(px + L::kRed * sizeof(T));
@@ -214,27 +205,29 @@ private:
 
     // Pixels per block(): kBlockPixels (the luminance buffer), or more where block_luma_avx2
     // takes all but the last few.
-    static std::uint32_t block_pixels() {
+    std::uint32_t block_pixels() const {
 #if defined(__x86_64__)
-        if (kFusedLuma && kHaveAvx2) return std::uint32_t(1) << 16;
+        if (kFusedLuma && isa_ >= Isa::avx2) return std::uint32_t(1) << 16;
 #endif
         return kBlockPixels;
     }
 
 #if defined(__x86_64__)
-    // Luminance alone of 8-bit pixels of four samples, with AVX2: the luminance of the next 32 pixels is
+    // Luminance alone of 8-bit pixels of 3 or 4 samples, with AVX2: the luminance of the next 32 pixels is
     // computed (vector units) while the current 32 are counted (loads and stores), in one loop,
     // so the two overlap; counting a block's luminance after computing all of it left the
     // vector units idle during the counting. Returns the pixels done (a multiple of 32).
     static constexpr bool kFusedLuma = L::kLuma && L::kSampleChannels == 0 && kSimdLuma;
     __attribute__((target("avx2"))) std::uint32_t block_luma_avx2(const std::byte* p, std::uint32_t n) {
-        const Luma8Avx2 luma(luma8_weights_);
-        if (n < 32) return 0;
-        __m256i next = luma(p);
+        using Luma = Luma8Avx2<L::kCpp>;
+        const Luma luma(luma8_weights_);
+        if (n < Luma::kReach) return 0;  // a step reads a few bytes beyond its 32 pixels
+        __m256i next;
+        luma(p, next);
         std::uint32_t i = 0;
-        for (; i + 32 <= n; i += 32) {
+        for (; i + Luma::kReach <= n; i += 32) {
             const __m256i y = next;
-            if (i + 64 <= n) next = luma(p + std::size_t(i + 32) * 4);
+            if (i + 32 + Luma::kReach <= n) luma(p + std::size_t(i + 32) * L::kCpp, next);
             // 32 equal values (flat regions, constant images): one add of 32. Counted one by one,
             // they would be four chains of dependent increments, each waiting on the last store.
             const auto first = std::uint32_t(_mm256_extract_epi8(y, 0));
@@ -261,7 +254,7 @@ private:
         k_.pending += n;
 #if defined(__x86_64__)
         if constexpr (kFusedLuma) {
-            if (kHaveAvx2) {
+            if (isa_ >= Isa::avx2) {
                 const std::uint32_t done = block_luma_avx2(p, n);
                 p += std::size_t(done) * L::kPixelBytes;
                 n -= done;
@@ -302,6 +295,7 @@ private:
     const HistogramPlan& plan_;
     const float* half_values_;
     Luma8Weights luma8_weights_;
+    Isa isa_;  // read once per worker: IMGHIST_CPU_ISA or the tests may lower it
     std::uint32_t* tab_[kMaxSubs][L::kChannels];
     std::uint32_t* base_;
 };

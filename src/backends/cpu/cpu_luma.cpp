@@ -1,3 +1,5 @@
+// The SIMD luminance loops of cpu_luma.hpp, one per instruction set and pixel size, and the
+// choice among them (luma8_simd). Each is a target function, chosen at run time by Isa.
 #include "backends/cpu/cpu_luma.hpp"
 
 namespace imghist::cpu {
@@ -12,39 +14,163 @@ Luma8Weights luma8_weights(const FormatInfo& fi, const std::uint32_t (&weight_in
     return {(at(2) << 16) | at(0), (at(3) << 16) | at(1)};
 }
 
-#if defined(__SSE2__)
-std::uint32_t luma8_sse2(const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w) {
-    const I32x4 bytes02 = I32x4{} + std::int32_t(w.bytes02), bytes13 = I32x4{} + std::int32_t(w.bytes13);
+namespace {
+
+// Each loop: the luminance bytes of pixels [0, n) at p, one step at a time, while a whole
+// step's loads stay inside the n pixels. Returns the pixels done.
+template <class W, class Lanes>
+[[gnu::always_inline]] inline std::uint32_t luma8_loop(const std::byte* p, std::uint32_t n, std::uint8_t* out,
+                                                       Luma8Weights w) {
+    using Step = Luma8Step<W, Lanes>;
+    const Step step(w);
     std::uint32_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m128i q[4];
-        for (int k = 0; k < 4; ++k) {
-            const auto x = (I32x4)_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + std::size_t(i + 4 * k) * 4));
-            I32x4 luma;
-            luma8_lanes<F32x4>(x, bytes02, bytes13, MulAddSse2{}, luma);
-            q[k] = (__m128i)luma;
-        }
-        const __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), bytes);
+    for (; i + Step::kReach <= n; i += Step::kPixels) {
+        typename W::Bytes bytes;
+        step(p + std::size_t(i) * Lanes::kCpp, bytes);
+        W::store(out + i, bytes);
     }
     return i;
+}
+
+#if defined(__SSE2__)
+struct VecSse2 {
+    using I = I32x4;
+    using F = F32x4;
+    using Bytes = __m128i;
+    static constexpr std::uint32_t kLanes = 4;
+    struct MulAdd {
+        void operator()(const I& a, const I& b, I& sum) const { sum = (I)_mm_madd_epi16((__m128i)a, (__m128i)b); }
+    };
+    static void pack(const I (&q)[4], __m128i& bytes) {
+        const __m128i low = _mm_packs_epi32((__m128i)q[0], (__m128i)q[1]),
+                      high = _mm_packs_epi32((__m128i)q[2], (__m128i)q[3]);
+        bytes = _mm_packus_epi16(low, high);
+    }
+    static void store(std::uint8_t* out, const __m128i& bytes) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+    }
+};
+struct Lanes4Sse2 {
+    static constexpr int kCpp = 4, kBytes = 16;
+    void operator()(const std::byte* p, I32x4& x) const {
+        x = (I32x4)_mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    }
+};
+
+[[gnu::flatten]] std::uint32_t luma8_sse2(const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w) {
+    return luma8_loop<VecSse2, Lanes4Sse2>(p, n, out, w);
 }
 #endif
 
 #if defined(__x86_64__)
-const bool kHaveAvx2 = [] {
-    __builtin_cpu_init();  // may run before libgcc's own constructor
-    return __builtin_cpu_supports("avx2") != 0;
-}();
+// 4 pixels of 3 bytes (12 of the 16 loaded), spread over 32-bit lanes by a byte shuffle.
+struct Lanes3Ssse3 {
+    static constexpr int kCpp = 3, kBytes = 16;
+    [[gnu::target("ssse3")]] void operator()(const std::byte* p, I32x4& x) const {
+        const __m128i spread = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+        x = (I32x4)_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), spread);
+    }
+};
 
-[[gnu::target("avx2")]] std::uint32_t luma8_avx2(const std::byte* p, std::uint32_t n, std::uint8_t* out,
-                                                 Luma8Weights w) {
-    const Luma8Avx2 luma(w);
-    std::uint32_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), luma(p + std::size_t(i) * 4));
-    return i;
+[[gnu::target("ssse3"), gnu::flatten]] std::uint32_t luma8_rgb_ssse3(const std::byte* p, std::uint32_t n,
+                                                                     std::uint8_t* out, Luma8Weights w) {
+    return luma8_loop<VecSse2, Lanes3Ssse3>(p, n, out, w);
 }
+
+[[gnu::target("avx2"), gnu::flatten]] std::uint32_t luma8_avx2(const std::byte* p, std::uint32_t n,
+                                                               std::uint8_t* out, Luma8Weights w) {
+    return luma8_loop<VecAvx2, Lanes4Avx2>(p, n, out, w);
+}
+
+[[gnu::target("avx2"), gnu::flatten]] std::uint32_t luma8_rgb_avx2(const std::byte* p, std::uint32_t n,
+                                                                   std::uint8_t* out, Luma8Weights w) {
+    return luma8_loop<VecAvx2, Lanes3Avx2>(p, n, out, w);
+}
+
+#define IMGHIST_AVX512 "avx512f,avx512bw,avx512vbmi"
+struct VecAvx512 {
+    using I = I32x16;
+    using F = F32x16;
+    using Bytes = __m512i;
+    static constexpr std::uint32_t kLanes = 16;
+    struct MulAdd {
+        [[gnu::target(IMGHIST_AVX512)]] void operator()(const I& a, const I& b, I& sum) const {
+            sum = (I)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+        }
+    };
+    // Packs work per 128-bit lane: dword 4L + k of the result is pixels 4L..4L+3 of q[k].
+    [[gnu::target(IMGHIST_AVX512)]] static void pack(const I (&q)[4], __m512i& bytes) {
+        const __m512i low = _mm512_packus_epi32((__m512i)q[0], (__m512i)q[1]),
+                      high = _mm512_packus_epi32((__m512i)q[2], (__m512i)q[3]);
+        bytes = _mm512_packus_epi16(low, high);
+        const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+        bytes = _mm512_permutexvar_epi32(order, bytes);
+    }
+    [[gnu::target(IMGHIST_AVX512)]] static void store(std::uint8_t* out, const __m512i& bytes) {
+        _mm512_storeu_si512(out, bytes);
+    }
+};
+struct Lanes4Avx512 {
+    static constexpr int kCpp = 4, kBytes = 64;
+    [[gnu::target(IMGHIST_AVX512)]] void operator()(const std::byte* p, I32x16& x) const {
+        x = (I32x16)_mm512_loadu_si512(p);
+    }
+};
+// 16 pixels of 3 bytes (48 of the 64 loaded): one byte permute (vpermb) spreads them over
+// 32-bit lanes, its zero mask clearing byte 3.
+struct Spread3 {
+    alignas(64) std::uint8_t index[64];
+};
+constexpr Spread3 kSpread3 = [] {
+    Spread3 s{};
+    for (int i = 0; i < 64; ++i) s.index[i] = std::uint8_t(i % 4 == 3 ? 0 : 3 * (i / 4) + i % 4);
+    return s;
+}();
+struct Lanes3Avx512 {
+    static constexpr int kCpp = 3, kBytes = 64;
+    [[gnu::target(IMGHIST_AVX512)]] void operator()(const std::byte* p, I32x16& x) const {
+        x = (I32x16)_mm512_maskz_permutexvar_epi8(0x7777777777777777ull, _mm512_load_si512(kSpread3.index),
+                                                  _mm512_loadu_si512(p));
+    }
+};
+
+[[gnu::target(IMGHIST_AVX512), gnu::flatten]] std::uint32_t luma8_avx512(const std::byte* p, std::uint32_t n,
+                                                                        std::uint8_t* out, Luma8Weights w) {
+    return luma8_loop<VecAvx512, Lanes4Avx512>(p, n, out, w);
+}
+
+[[gnu::target(IMGHIST_AVX512), gnu::flatten]] std::uint32_t luma8_rgb_avx512(const std::byte* p, std::uint32_t n,
+                                                                            std::uint8_t* out, Luma8Weights w) {
+    return luma8_loop<VecAvx512, Lanes3Avx512>(p, n, out, w);
+}
+#undef IMGHIST_AVX512
 #endif
+
+using LoopFn = std::uint32_t (*)(const std::byte*, std::uint32_t, std::uint8_t*, Luma8Weights);
+struct Loop {
+    Isa isa;
+    int cpp;
+    LoopFn fn;
+};
+// Widest first: each takes what the one before it left (row ends, short blocks).
+constexpr Loop kLoops[] = {
+#if defined(__x86_64__)
+    {Isa::avx512, 4, luma8_avx512}, {Isa::avx512, 3, luma8_rgb_avx512}, {Isa::avx2, 4, luma8_avx2},
+    {Isa::avx2, 3, luma8_rgb_avx2},  {Isa::ssse3, 3, luma8_rgb_ssse3},
+#endif
+#if defined(__SSE2__)
+    {Isa::sse2, 4, luma8_sse2},
+#endif
+    {Isa::scalar, 0, nullptr},  // no SIMD loop (keeps the list non-empty)
+};
+
+}  // namespace
+
+std::uint32_t luma8_simd(Isa isa, int cpp, const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w) {
+    std::uint32_t done = 0;
+    for (const Loop& loop : kLoops)
+        if (loop.cpp == cpp && isa >= loop.isa) done += loop.fn(p + std::size_t(done) * cpp, n - done, out + done, w);
+    return done;
+}
 
 }  // namespace imghist::cpu

@@ -1,12 +1,15 @@
-// Integer luminance of 8-bit pixels of four samples, in SIMD. The rule is the contract's
-// (src/contract/luminance.h): ih_luma_int's exact sum S, then ih_luma8_quotient's division-free
-// quotient. It is written here once, in luma8_lanes, over GCC vector types, so the SSE2 loop
-// and the AVX2 loops compile the same operations at their own width; the scalar contract
-// functions do everything else (row ends, the other formats).
+// Integer luminance of 8-bit pixels of three or four samples, in SIMD. The rule is the
+// contract's (src/contract/luminance.h): ih_luma_int's exact sum S, then ih_luma8_quotient's
+// division-free quotient. It is written here once, in luma8_lanes, over GCC vector types, so
+// every loop (SSE2 to AVX-512) compiles the same operations at its own width; what differs is
+// only how pixels reach the 32-bit lanes (a load, or a byte shuffle for 3-byte pixels) and how
+// the quotients are packed into bytes. The scalar contract functions do everything else (row
+// ends, the other formats).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -15,23 +18,31 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/cpu_isa.hpp"
 #include "contract/luminance.h"
 #include "imghist/image.hpp"
 
 namespace imghist::cpu {
 
-// The luminance weights of a 4-byte pixel's bytes, by the format's colour positions (a byte
-// that is no colour, alpha, weighs 0), paired for the 16-bit multiply-add: bytes 0 and 2
-// (low half: byte 0), and bytes 1 and 3.
+// The luminance weights of a pixel's bytes 0-3 by the format's colour positions (a byte that
+// is no colour, alpha or beyond a 3-byte pixel, weighs 0), paired for the 16-bit multiply-add:
+// bytes 0 and 2 (low half: byte 0), and bytes 1 and 3.
 struct Luma8Weights {
     std::uint32_t bytes02, bytes13;
 };
 Luma8Weights luma8_weights(const FormatInfo& fi, const std::uint32_t (&weight_int)[3]);
 
+// The luminance bytes of the first pixels of [0, n) at p (cpp = 3 or 4 bytes each), by the
+// widest loop that isa allows, then each narrower one on what is left. Returns the pixels done
+// (the caller finishes with the contract's functions). No loop reads past pixel n - 1.
+std::uint32_t luma8_simd(Isa isa, int cpp, const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w);
+
 typedef std::int32_t I32x4 __attribute__((vector_size(16)));
 typedef float F32x4 __attribute__((vector_size(16)));
 typedef std::int32_t I32x8 __attribute__((vector_size(32)));
 typedef float F32x8 __attribute__((vector_size(32)));
+typedef std::int32_t I32x16 __attribute__((vector_size(64)));
+typedef float F32x16 __attribute__((vector_size(64)));
 
 // ih_luma8_quotient of each lane: the same IEEE single operations, element-wise. S <=
 // IH_LUMA8_MAX_SUM < 2^31, so signed lanes convert exactly (and the signed conversion is the
@@ -44,8 +55,8 @@ template <class F, class I>
 
 // The luminance of one pixel per 32-bit lane: S = the sum of each byte times its weight, as
 // two pairwise 16-bit multiply-adds into 32 bits (MulAdd: pmaddwd of the instruction set at
-// hand), then its quotient. Vectors travel by reference: this runs inside SSE2 or AVX2 code
-// alike, and a 32-byte vector passed by value outside an AVX function has another ABI.
+// hand), then its quotient. Vectors travel by reference: this runs inside SSE2, AVX2 or
+// AVX-512 code alike, and a wide vector passed by value outside such a function has another ABI.
 template <class F, class I, class MulAdd>
 [[gnu::always_inline]] inline void luma8_lanes(const I& pixels, const I& bytes02, const I& bytes13, MulAdd muladd,
                                                I& luma) {
@@ -56,48 +67,78 @@ template <class F, class I, class MulAdd>
     luma8_quotient_lanes<F>(sum02 + sum13, luma);
 }
 
-#if defined(__SSE2__)
-struct MulAddSse2 {
-    void operator()(const I32x4& a, const I32x4& b, I32x4& sum) const {
-        sum = (I32x4)_mm_madd_epi16((__m128i)a, (__m128i)b);
+// One step of a loop: 4 vectors of W::kLanes pixels each (Lanes: how pixels of Lanes::kCpp
+// bytes reach the lanes, one load of Lanes::kBytes bytes per vector), their luminance packed
+// into W::Bytes in pixel order. The intrinsics live in target functions of W and Lanes; this
+// glue is inlined into each loop's target function.
+template <class W, class Lanes>
+struct Luma8Step {
+    using I = typename W::I;
+    static constexpr int kCpp = Lanes::kCpp;
+    static constexpr std::uint32_t kPixels = 4 * W::kLanes;
+    // The pixels from p a step may read: its own, and the bytes its last load reads beyond them.
+    static constexpr std::uint32_t kReach = ((kPixels - W::kLanes) * kCpp + Lanes::kBytes + kCpp - 1) / kCpp;
+    I bytes02, bytes13;
+
+    [[gnu::always_inline]] explicit Luma8Step(Luma8Weights w)
+        : bytes02(I{} + std::int32_t(w.bytes02)), bytes13(I{} + std::int32_t(w.bytes13)) {}
+
+    [[gnu::always_inline]] void operator()(const std::byte* p, typename W::Bytes& bytes) const {
+        I q[4];
+        for (int k = 0; k < 4; ++k) {
+            I x;
+            Lanes{}(p + std::size_t(k * W::kLanes * kCpp), x);
+            luma8_lanes<typename W::F>(x, bytes02, bytes13, typename W::MulAdd{}, q[k]);
+        }
+        W::pack(q, bytes);
     }
 };
-// The luminance bytes of pixels [0, n) at p, 16 at a time. Returns the pixels done.
-std::uint32_t luma8_sse2(const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w);
-#endif
 
 #if defined(__x86_64__)
-// Where the CPU has AVX2 (chosen at run time; the build targets baseline x86-64).
-extern const bool kHaveAvx2;
-
-struct MulAddAvx2 {
-    [[gnu::target("avx2")]] void operator()(const I32x8& a, const I32x8& b, I32x8& sum) const {
-        sum = (I32x8)_mm256_madd_epi16((__m256i)a, (__m256i)b);
-    }
-};
-
-// The luminance bytes of 32 pixels at a time, in pixel order.
-struct Luma8Avx2 {
-    I32x8 bytes02, bytes13;
-
-    [[gnu::target("avx2")]] explicit Luma8Avx2(Luma8Weights w)
-        : bytes02(I32x8{} + std::int32_t(w.bytes02)), bytes13(I32x8{} + std::int32_t(w.bytes13)) {}
-
-    [[gnu::target("avx2"), gnu::always_inline]] inline __m256i operator()(const std::byte* p) const {
-        __m256i q[4];
-        for (int k = 0; k < 4; ++k) {
-            const auto x = (I32x8)_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + std::size_t(8 * k) * 4));
-            I32x8 luma;
-            luma8_lanes<F32x8>(x, bytes02, bytes13, MulAddAvx2{}, luma);
-            q[k] = (__m256i)luma;
+// The AVX2 widths, for the kernel's fused loop (cpu_kernel.hpp, block_luma_avx2).
+struct VecAvx2 {
+    using I = I32x8;
+    using F = F32x8;
+    using Bytes = __m256i;
+    static constexpr std::uint32_t kLanes = 8;
+    struct MulAdd {
+        [[gnu::target("avx2")]] void operator()(const I& a, const I& b, I& sum) const {
+            sum = (I)_mm256_madd_epi16((__m256i)a, (__m256i)b);
         }
-        // Packs work per 128-bit lane; the permute restores pixel order.
-        const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(q[0], q[1]), _mm256_packus_epi32(q[2], q[3]));
-        return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    };
+    // Packs work per 128-bit lane; the permute restores pixel order.
+    [[gnu::target("avx2")]] static void pack(const I (&q)[4], __m256i& bytes) {
+        const __m256i low = _mm256_packus_epi32((__m256i)q[0], (__m256i)q[1]),
+                      high = _mm256_packus_epi32((__m256i)q[2], (__m256i)q[3]);
+        bytes = _mm256_packus_epi16(low, high);
+        bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    }
+    [[gnu::target("avx2")]] static void store(std::uint8_t* out, const __m256i& bytes) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), bytes);
     }
 };
-// The luminance bytes of pixels [0, n) at p, 32 at a time. Returns the pixels done.
-std::uint32_t luma8_avx2(const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w);
+// 8 pixels of 4 bytes: as they are.
+struct Lanes4Avx2 {
+    static constexpr int kCpp = 4, kBytes = 32;
+    [[gnu::target("avx2")]] void operator()(const std::byte* p, I32x8& x) const {
+        x = (I32x8)_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    }
+};
+// 8 pixels of 3 bytes (24 of the 32 bytes loaded): pixels 4-7 move to the upper 128-bit lane,
+// then each lane's byte shuffle spreads its 4 pixels over 32-bit lanes (byte 3 zero).
+struct Lanes3Avx2 {
+    static constexpr int kCpp = 3, kBytes = 32;
+    [[gnu::target("avx2")]] void operator()(const std::byte* p, I32x8& x) const {
+        const __m256i v = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
+                                                      _mm256_setr_epi32(0, 1, 2, 0, 3, 4, 5, 0));
+        const __m256i spread = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,  //
+                                                0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+        x = (I32x8)_mm256_shuffle_epi8(v, spread);
+    }
+};
+// The luminance bytes of 32 pixels of CPP bytes per step.
+template <int CPP>
+using Luma8Avx2 = Luma8Step<VecAvx2, std::conditional_t<CPP == 4, Lanes4Avx2, Lanes3Avx2>>;
 #endif
 
 }  // namespace imghist::cpu
