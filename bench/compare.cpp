@@ -13,9 +13,11 @@
 //   bash scripts/install-ipp.sh          # optional: IPP into .whl/ipp
 //   cmake -S . -B build -G Ninja -DIMGHIST_BENCH=ON [-DIMGHIST_IPP_ROOT=<prefix>]
 //   cmake --build build --target imghist_compare
-//   build/bench/imghist_compare [--runs N] [--threads N] [--anchors opencv,ipp]
+//   floor   no library: one thread reading every byte of the 8K RGBA f32 and f16 images, against
+//           imghist on one thread (bench/floors.cpp)
+//   build/bench/imghist_compare [--runs N] [--threads N] [--anchors opencv,ipp,floor]
 // --threads sets imghist's threads (0, the default: one per core); the IPP rows add imghist on
-// one thread. --anchors picks anchors (default: every one built). The former program name
+// one thread. --anchors picks anchors (default: every one built, and the floor). The former program name
 // build/bench/imghist_compare_opencv is a link to this one and runs the OpenCV anchor alone
 // unless --anchors says otherwise, as that program did.
 #include <algorithm>
@@ -30,6 +32,7 @@
 
 #include "bench_support.hpp"
 #include "compare.hpp"
+#include "floors.hpp"
 #include "imghist/imghist.hpp"
 #ifdef IMGHIST_HAVE_OPENCV
 #include "anchors_opencv.hpp"
@@ -43,7 +46,7 @@ namespace {
 struct Options {
     int runs = 11;
     unsigned threads = 0;
-    bool opencv = false, ipp = false;
+    bool opencv = false, ipp = false, floor = false;
 };
 
 // The anchors built into this program, comma-separated.
@@ -58,9 +61,10 @@ std::string built_anchors() {
     return s;
 }
 
-// Sets the anchors named in `list` ("opencv", "ipp", comma-separated); false on any other name.
+// Sets the anchors named in `list` ("opencv", "ipp", "floor", comma-separated); false on any
+// other name.
 bool pick_anchors(const std::string& list, Options& o) {
-    o.opencv = o.ipp = false;
+    o.opencv = o.ipp = o.floor = false;
     bool ok = true;
     std::size_t start = 0;
     while (start <= list.size()) {
@@ -68,7 +72,8 @@ bool pick_anchors(const std::string& list, Options& o) {
         const std::string name = list.substr(start, end - start);
         if (name == "opencv") o.opencv = true;
         else if (name == "ipp") o.ipp = true;
-        else ok = false;
+        else if (name == "floor") o.floor = true;
+        else if (!name.empty()) ok = false;  // an empty name: ",," or a leading comma
         start = end + 1;
     }
     return ok;
@@ -77,13 +82,13 @@ bool pick_anchors(const std::string& list, Options& o) {
 bool parse(int argc, char** argv, Options& o) {
     const char* slash = std::strrchr(argv[0], '/');
     const bool old_name = !std::strcmp(slash ? slash + 1 : argv[0], "imghist_compare_opencv");
-    bool names_ok = pick_anchors(old_name ? "opencv" : built_anchors(), o);
+    bool names_ok = pick_anchors(old_name ? "opencv" : built_anchors() + ",floor", o);
     const bool args_ok = imghist::bench::parse_args(
         argc, argv, {},
         {{"--runs", [&](const char* v) { o.runs = std::max(1, std::atoi(v)); }},
          {"--threads", [&](const char* v) { o.threads = unsigned(std::atoi(v)); }},
          {"--anchors", [&](const char* v) { names_ok = pick_anchors(v, o) && names_ok; }}});
-    const std::string built = "," + built_anchors() + ",";
+    const std::string built = "," + built_anchors() + ",floor,";
     for (const auto& [want, name] : {std::pair{o.opencv, "opencv"}, std::pair{o.ipp, "ipp"}})
         if (want && built.find("," + std::string(name) + ",") == std::string::npos) {
             std::fprintf(stderr, "anchor %s is not built into this program (built: %s)\n", name,
@@ -93,10 +98,13 @@ bool parse(int argc, char** argv, Options& o) {
     return args_ok && names_ok;
 }
 
-// Times the picked anchors and prints their tables; false if 8-bit counts differ.
+// Times the picked anchors and the read-only floor and prints their tables; false if 8-bit
+// counts differ.
 bool run(const Options& o, imghist::Engine& engine) {
     bool equal = true;
-    (void)engine;
+    imghist::EngineOptions one;
+    one.threads = 1;
+    auto single = imghist::create_engine("cpu", one);
 #ifdef IMGHIST_HAVE_OPENCV
     std::vector<imghist::bench::OpenCvRow> cv_rows;
     if (o.opencv) cv_rows = imghist::bench::time_opencv(engine, o.runs);
@@ -105,14 +113,11 @@ bool run(const Options& o, imghist::Engine& engine) {
 #ifdef IMGHIST_HAVE_IPP
     std::vector<imghist::bench::IppRow> ipp_rows;
     const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (o.ipp) {
-        imghist::EngineOptions one;
-        one.threads = 1;
-        auto single = imghist::create_engine("cpu", one);
-        ipp_rows = imghist::bench::time_ipp(*single, engine, o.runs);
-    }
+    if (o.ipp) ipp_rows = imghist::bench::time_ipp(*single, engine, o.runs);
     for (const auto& r : ipp_rows) equal = equal && !r.failed;
 #endif
+    const auto floor_rows = o.floor ? imghist::bench::time_floors(*single, o.runs)
+                                    : std::vector<imghist::bench::FloorRow>{};
     std::printf("load average after: %s\n", imghist::bench::load_average().c_str());
 #ifdef IMGHIST_HAVE_OPENCV
     if (o.opencv) imghist::bench::print_opencv_table(cv_rows);
@@ -120,6 +125,7 @@ bool run(const Options& o, imghist::Engine& engine) {
 #ifdef IMGHIST_HAVE_IPP
     if (o.ipp) imghist::bench::print_ipp_table(ipp_rows, threads);
 #endif
+    if (o.floor) imghist::bench::print_floor_table(floor_rows);
     return equal;
 }
 
@@ -128,7 +134,7 @@ bool run(const Options& o, imghist::Engine& engine) {
 int main(int argc, char** argv) try {
     Options o;
     if (!parse(argc, argv, o)) {
-        std::fprintf(stderr, "usage: %s [--runs N] [--threads N] [--anchors %s]\n", argv[0],
+        std::fprintf(stderr, "usage: %s [--runs N] [--threads N] [--anchors %s,floor]\n", argv[0],
                      built_anchors().c_str());
         return 2;
     }
