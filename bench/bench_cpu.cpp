@@ -35,16 +35,17 @@ void run(benchmark::State& state, const char* backend, PixelFormat format, Patte
                             std::int64_t(img.view.row_bytes()));
 }
 
-// The bare work of R, G, B counting on one core, for comparison with cpu-1thread/.../rgb: per
-// pixel three increments (add [counter], 1) into 4 interleaved sub-histograms per channel, and
-// nothing else (no flush, no merge, no library). With Stores, each increment becomes a plain
-// store to the same counter (the stores alone, without the loads). On the 2-core Zen 3 guest of
-// docs/performance.md one core commits about one store per cycle, so three stores per pixel
-// bound R, G, B at about 3 cycles per pixel whatever the code around them.
-template <bool Stores>
-void bare_rgb(benchmark::State& state, Pattern pattern) {
+// The bare work of R, G, B (Ch = 3) or R, G, B, A (Ch = 4) counting on one core, for comparison
+// with cpu-1thread/.../rgb and .../rgba: per pixel Ch increments (add [counter], 1) into 4
+// interleaved sub-histograms per channel, and nothing else (no flush, no merge, no library). With
+// Stores, each increment becomes a plain store to the same counter (the stores alone, without the
+// loads). On the 2-core Zen 3 guest of docs/performance.md one core commits about one store per
+// cycle, so three stores per pixel bound R, G, B at about 3 cycles per pixel whatever the code
+// around them.
+template <int Ch, bool Stores>
+void bare_count(benchmark::State& state, Pattern pattern) {
     const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);
-    alignas(64) static std::uint32_t counts[4][3][288];
+    alignas(64) static std::uint32_t counts[4][Ch][288];
     for (auto _ : state) {
         std::memset(counts, 0, sizeof counts);
         for (std::uint32_t y = 0; y < img.view.height; ++y) {
@@ -55,25 +56,16 @@ void bare_rgb(benchmark::State& state, Pattern pattern) {
                 std::memcpy(w, row + std::size_t(x) * 4, 16);
                 for (int k = 0; k < 4; ++k) {
                     const std::uint64_t px = w[k / 2] >> (32 * (k % 2));
-                    std::uint32_t* r = &counts[k][0][px & 0xFF];
-                    std::uint32_t* g = &counts[k][1][(px >> 8) & 0xFF];
-                    std::uint32_t* b = &counts[k][2][(px >> 16) & 0xFF];
-                    if constexpr (Stores) {
-                        *r = x;
-                        *g = x;
-                        *b = x;
-                    } else {
-                        ++*r;
-                        ++*g;
-                        ++*b;
+                    for (int c = 0; c < Ch; ++c) {
+                        std::uint32_t* n = &counts[k][c][(px >> (8 * c)) & 0xFF];
+                        if constexpr (Stores) *n = x;
+                        else ++*n;
                     }
                 }
             }
             for (; x < img.view.width; ++x) {
                 const auto* q = reinterpret_cast<const std::uint8_t*>(row + std::size_t(x) * 4);
-                ++counts[0][0][q[0]];
-                ++counts[0][1][q[1]];
-                ++counts[0][2][q[2]];
+                for (int c = 0; c < Ch; ++c) ++counts[0][c][q[c]];
             }
         }
         benchmark::DoNotOptimize(counts);
@@ -120,6 +112,13 @@ void register_all() {
         for (const auto& m : modes)
             add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu",
                 PixelFormat::rgba8, p, with_mode(m.mode), false, 1);
+    // R, G, B and A on one worker: the case of imghist_compare's IPP rows (issue 14).
+    for (const Pattern p : imghist::bench::kBenchPatterns) {
+        Request rgba = with_mode(Mode::rgb);
+        rgba.count_alpha = true;
+        add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/rgba", "cpu", PixelFormat::rgba8,
+            p, rgba, false, 1);
+    }
     // 3-byte pixels (what JPEGs decode to), default threads and one worker.
     for (const unsigned threads : {0u, 1u})
         for (const Pattern p : imghist::bench::kBenchPatterns)
@@ -129,12 +128,15 @@ void register_all() {
                     "cpu", PixelFormat::rgb8, p, with_mode(m.mode), false, threads);
     for (const Pattern p : imghist::bench::kBenchPatterns) {
         const std::string name = std::string("bare-1thread/rgba8/") + imghist::testing::pattern_name(p);
-        benchmark::RegisterBenchmark((name + "/rgb").c_str(), [p](benchmark::State& s) { bare_rgb<false>(s, p); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
-        benchmark::RegisterBenchmark((name + "/rgb-stores").c_str(), [p](benchmark::State& s) { bare_rgb<true>(s, p); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
+        const auto bare = [&](const char* suffix, void (*fn)(benchmark::State&, Pattern)) {
+            benchmark::RegisterBenchmark((name + suffix).c_str(), [p, fn](benchmark::State& s) { fn(s, p); })
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+        };
+        bare("/rgb", &bare_count<3, false>);
+        bare("/rgb-stores", &bare_count<3, true>);
+        bare("/rgba", &bare_count<4, false>);
+        bare("/rgba-stores", &bare_count<4, true>);
     }
     for (const auto& m : modes)
         add(std::string("cpu/rgba_f32/random/") + m.name, "cpu", PixelFormat::rgba_f32, Pattern::random,
