@@ -39,9 +39,10 @@ void run(benchmark::State& state, const char* backend, PixelFormat format, Patte
 // with cpu-1thread/.../rgb and .../rgba: per pixel Ch increments (add [counter], 1) into 4
 // interleaved sub-histograms per channel, and nothing else (no flush, no merge, no library). With
 // Stores, each increment becomes a plain store to the same counter (the stores alone, without the
-// loads). On the 2-core Zen 3 guest of docs/performance.md one core commits about one store per
-// cycle, so three stores per pixel bound R, G, B at about 3 cycles per pixel whatever the code
-// around them.
+// loads). One core commits about one store per cycle to scattered cache lines (the Zen 3 guest of
+// docs/performance.md and the Zen 5 one of issue 14 alike), so Ch stores per pixel bound this loop
+// at about Ch cycles per pixel; the kernel's channel-by-channel runs (cpu_kernel.hpp) go below it
+// because consecutive stores to one table commit faster.
 template <int Ch, bool Stores>
 void bare_count(benchmark::State& state, Pattern pattern) {
     const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);

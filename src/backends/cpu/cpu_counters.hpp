@@ -1,7 +1,7 @@
-// One worker's counters: kMaxSubs interleaved 32-bit sub-histograms per channel (pixel k of a
-// group goes to sub-histogram k % kSubs, so consecutive increments of one bin never wait on
-// each other), flushed into the worker's 64-bit totals every kFlushPixels pixels, long before
-// one could overflow.
+// One worker's counters: kMaxSubs interleaved 32-bit sub-histograms per channel, so that
+// consecutive increments of one bin do not wait on each other (which sub-histogram a pixel goes
+// to is the kernel's choice: cpu_kernel.hpp), flushed into the worker's 64-bit totals every
+// kFlushPixels pixels, long before one could overflow.
 #pragma once
 
 #include <algorithm>
