@@ -91,26 +91,28 @@ Request with_mode(Mode m) {
     return r;
 }
 
-void register_all() {
-    const struct {
-        const char* name;
-        Mode mode;
-    } modes[] = {{"rgb", Mode::rgb}, {"luma", Mode::luma}, {"all", Mode::all}};
+struct ModeName {
+    const char* name;
+    Mode mode;
+};
+constexpr ModeName kModes[] = {{"rgb", Mode::rgb}, {"luma", Mode::luma}, {"all", Mode::all}};
 
-    auto add = [](const std::string& name, const char* backend, PixelFormat f, Pattern p, Request r, bool slow,
-                  unsigned threads = 0) {
-        auto* b = benchmark::RegisterBenchmark(name.c_str(),
-                                               [=](benchmark::State& s) { run(s, backend, f, p, r, threads); });
-        b->Unit(benchmark::kMillisecond)->UseRealTime();
-        if (slow) b->Iterations(3);
-    };
+void add(const std::string& name, const char* backend, PixelFormat f, Pattern p, Request r, bool slow,
+         unsigned threads = 0) {
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { run(s, backend, f, p, r, threads); });
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
+    if (slow) b->Iterations(3);
+}
+
+// 8-bit pixels of four and of three bytes, on the default threads and on one worker (what one
+// core does, without the second vCPU's noise: docs/performance.md).
+void register_8bit() {
     for (const Pattern p : imghist::bench::kBenchPatterns)
-        for (const auto& m : modes)
+        for (const auto& m : kModes)
             add(std::string("cpu/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu", PixelFormat::rgba8, p,
                 with_mode(m.mode), false);
-    // One worker: what one core does, without the second vCPU's noise (docs/performance.md).
     for (const Pattern p : imghist::bench::kBenchPatterns)
-        for (const auto& m : modes)
+        for (const auto& m : kModes)
             add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/" + m.name, "cpu",
                 PixelFormat::rgba8, p, with_mode(m.mode), false, 1);
     // R, G, B and A on one worker: the case of imghist_compare's IPP rows (issue 14).
@@ -120,13 +122,16 @@ void register_all() {
         add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/rgba", "cpu", PixelFormat::rgba8,
             p, rgba, false, 1);
     }
-    // 3-byte pixels (what JPEGs decode to), default threads and one worker.
+    // 3-byte pixels (what JPEGs decode to).
     for (const unsigned threads : {0u, 1u})
         for (const Pattern p : imghist::bench::kBenchPatterns)
-            for (const auto& m : modes)
+            for (const auto& m : kModes)
                 add(std::string(threads == 1 ? "cpu-1thread" : "cpu") + "/rgb8/" + imghist::testing::pattern_name(p) +
                         "/" + m.name,
                     "cpu", PixelFormat::rgb8, p, with_mode(m.mode), false, threads);
+}
+
+void register_bare() {
     for (const Pattern p : imghist::bench::kBenchPatterns) {
         const std::string name = std::string("bare-1thread/rgba8/") + imghist::testing::pattern_name(p);
         const auto bare = [&](const char* suffix, void (*fn)(benchmark::State&, Pattern)) {
@@ -139,7 +144,10 @@ void register_all() {
         bare("/rgba", &bare_count<4, false>);
         bare("/rgba-stores", &bare_count<4, true>);
     }
-    for (const auto& m : modes)
+}
+
+void register_other_formats() {
+    for (const auto& m : kModes)
         add(std::string("cpu/rgba_f32/random/") + m.name, "cpu", PixelFormat::rgba_f32, Pattern::random,
             with_mode(m.mode), false);
     add("cpu/rgba_f32/natural/rgb", "cpu", PixelFormat::rgba_f32, Pattern::natural, with_mode(Mode::rgb), false);
@@ -150,8 +158,11 @@ void register_all() {
     add("cpu/rgba16/random/rgb", "cpu", PixelFormat::rgba16, Pattern::random, with_mode(Mode::rgb), false);
     add("cpu/rgba_f16/random/rgb", "cpu", PixelFormat::rgba_f16, Pattern::random, with_mode(Mode::rgb), false);
     add("cpu/gray8/random", "cpu", PixelFormat::gray8, Pattern::random, Request{}, false);
-    // Call overhead (bench/python/bench_python.py runs these): RGBA8 R,G,B through a kept engine,
-    // and through a fresh engine per call; 256x256 (the issue's case) and 1x1 (the fixed cost).
+}
+
+// Call overhead (bench/python/bench_python.py runs these): RGBA8 R,G,B through a kept engine,
+// and through a fresh engine per call; 256x256 (the issue's case) and 1x1 (the fixed cost).
+void register_calls() {
     for (const std::uint32_t side : {256u, 1u}) {
         const std::string size = std::to_string(side) + "x" + std::to_string(side);
         benchmark::RegisterBenchmark(("call/cpu/rgba8/" + size + "/random/rgb").c_str(), [side](benchmark::State& s) {
@@ -162,6 +173,13 @@ void register_all() {
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
     }
+}
+
+void register_all() {
+    register_8bit();
+    register_bare();
+    register_other_formats();
+    register_calls();
     // The oracle, for context: plain single-threaded code.
     add("reference/rgba8/random/rgb", "reference", PixelFormat::rgba8, Pattern::random, with_mode(Mode::rgb), true);
     add("reference/rgba_f32/random/rgb", "reference", PixelFormat::rgba_f32, Pattern::random,
