@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "bare_count.hpp"
 #include "bench_support.hpp"
 #include "imghist/imghist.hpp"
 
@@ -35,40 +36,17 @@ void run(benchmark::State& state, const char* backend, PixelFormat format, Patte
                             std::int64_t(img.view.row_bytes()));
 }
 
-// The bare work of R, G, B (Ch = 3) or R, G, B, A (Ch = 4) counting on one core, for comparison
-// with cpu-1thread/.../rgb and .../rgba: per pixel Ch increments (add [counter], 1) into 4
-// interleaved sub-histograms per channel, and nothing else (no flush, no merge, no library). With
-// Stores, each increment becomes a plain store to the same counter (the stores alone, without the
-// loads). One core commits about one store per cycle to scattered cache lines (the Zen 3 guest of
+// The bare work of R, G, B (Ch = 3) or R, G, B, A (Ch = 4) counting on one core
+// (bare_count.hpp), for comparison with cpu-1thread/.../rgb and .../rgba. One core commits about one store per cycle to scattered cache lines (the Zen 3 guest of
 // docs/performance.md and the Zen 5 one of issue 14 alike), so Ch stores per pixel bound this loop
 // at about Ch cycles per pixel; the kernel's channel-by-channel runs (cpu_kernel.hpp) go below it
 // because consecutive stores to one table commit faster.
 template <int Ch, bool Stores>
 void bare_count(benchmark::State& state, Pattern pattern) {
     const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);
-    alignas(64) static std::uint32_t counts[4][Ch][288];
+    alignas(64) static imghist::bench::BareCounts<Ch> counts;
     for (auto _ : state) {
-        std::memset(counts, 0, sizeof counts);
-        for (std::uint32_t y = 0; y < img.view.height; ++y) {
-            const std::byte* row = img.view.row(y);
-            std::uint32_t x = 0;
-            for (; x + 4 <= img.view.width; x += 4) {
-                std::uint64_t w[2];
-                std::memcpy(w, row + std::size_t(x) * 4, 16);
-                for (int k = 0; k < 4; ++k) {
-                    const std::uint64_t px = w[k / 2] >> (32 * (k % 2));
-                    for (int c = 0; c < Ch; ++c) {
-                        std::uint32_t* n = &counts[k][c][(px >> (8 * c)) & 0xFF];
-                        if constexpr (Stores) *n = x;
-                        else ++*n;
-                    }
-                }
-            }
-            for (; x < img.view.width; ++x) {
-                const auto* q = reinterpret_cast<const std::uint8_t*>(row + std::size_t(x) * 4);
-                for (int c = 0; c < Ch; ++c) ++counts[0][c][q[c]];
-            }
-        }
+        imghist::bench::bare_count_pass<Ch, Stores>(img.view, counts);
         benchmark::DoNotOptimize(counts);
         benchmark::ClobberMemory();
     }

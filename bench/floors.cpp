@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "bare_count.hpp"
 #include "compare.hpp"
 
 namespace imghist::bench {
@@ -37,23 +38,11 @@ void read_every_byte(const ImageView& v) {
     g_sink = s[0] + s[1] + s[2] + s[3];
 }
 
-// The store bound of counting four samples per pixel: the 8-bit RGBA image of the same size
-// and pattern, each sample one increment into one of 4 interleaved sub-histograms, nothing
-// else (no classification, no flush): as many increments as imghist makes for the float image.
+// The increments alone of counting four samples per pixel (bare_count.hpp), on the 8-bit RGBA
+// image of the same size and pattern: as many increments as imghist makes for the float image.
 void increment_every_sample(const ImageView& rgba8) {
-    alignas(64) static std::uint32_t counts[4][4][256];
-    std::memset(counts, 0, sizeof counts);
-    for (std::uint32_t y = 0; y < rgba8.height; ++y) {
-        const std::byte* row = rgba8.row(y);
-        for (std::uint32_t x = 0; x + 4 <= rgba8.width; x += 4) {
-            std::uint64_t w[2];
-            std::memcpy(w, row + std::size_t(x) * 4, 16);
-            for (int k = 0; k < 4; ++k) {
-                const std::uint64_t px = w[k / 2] >> (32 * (k % 2));
-                for (int c = 0; c < 4; ++c) ++counts[k][c][(px >> (8 * c)) & 0xFF];
-            }
-        }
-    }
+    alignas(64) static BareCounts<4> counts;
+    bare_count_pass<4, false>(rgba8, counts);
     g_sink = counts[0][0][0] + counts[3][3][255];
 }
 

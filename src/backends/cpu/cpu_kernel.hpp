@@ -20,9 +20,6 @@
 #include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/cpu_luma.hpp"
 
-
-
-
 namespace imghist::cpu {
 
 constexpr std::uint32_t kBlockPixels = 256;  // luminance is computed per block
@@ -116,21 +113,14 @@ inline std::uint32_t group_sample(const std::uint64_t (&w)[W]) {
     else return std::uint32_t(w[word] >> shift);
 }
 
-// Which channels of a group of 8-bit pixels (of 1, 2, 4 or 8 bytes: a whole number per word) hold
-// one value in every pixel: bit c set for channel c. Such a channel is counted by one add of
-// kGroup instead of kGroup increments; one core commits about one store to a random line per
-// cycle (Zen 5: 3.0-3.6 G/s, against 5.5 G/s for pairs in one line), so the stores bound
-// R, G, B, A at about 36 ms on 8K, and runs are the only way under that bound.
+// Whether the words w of 8-bit pixels (of 1, 2, 4 or 8 bytes: a whole number per word) hold one
+// pixel repeated, in every sample the layout counts (R, G and B too where luminance is counted).
+// Such a run is counted by one add per channel instead of an increment per pixel: one core
+// commits about one store to a scattered line per cycle (Zen 5: 3.0-3.6 G/s, against 5.5 G/s in
+// one line), so the stores bound R, G, B, A at about 36 ms on 8K, and runs go under that bound.
 template <class L>
 inline constexpr bool kRunChecked = sizeof(typename L::Sample) == 1 && 8 % L::kPixelBytes == 0;
 
-template <class L, int W>
-inline bool uniform_pixels(const std::uint64_t (&w)[W]);
-template <class L>
-inline bool uniform_pixels(std::uint64_t first, std::uint64_t last) {
-    const std::uint64_t w[2] = {first, last};
-    return uniform_pixels<L, 2>(w);
-}
 template <class L, int W>
 inline bool uniform_pixels(const std::uint64_t (&w)[W]) {
     constexpr int kPerWord = int(8 / L::kPixelBytes);
@@ -155,6 +145,12 @@ inline bool uniform_pixels(const std::uint64_t (&w)[W]) {
         return m;
     }();
     return (d & kMask) == 0;
+}
+// The same test on two words only (a run's first and last): the cheap first check.
+template <class L>
+inline bool uniform_pixels(std::uint64_t first, std::uint64_t last) {
+    const std::uint64_t w[2] = {first, last};
+    return uniform_pixels<L, 2>(w);
 }
 
 template <typename T>
@@ -332,9 +328,9 @@ private:
         return true;
     }
 
-    // Pixels [i, i + kRunPixels) of a block, 64 bytes, when kRunChecked: all equal (constant
-    // images, flat regions) counts each channel by one add.
-    // 8-bit pixels of 3 bytes take run_of_groups' channel by channel counting, without the check.
+    // Pixels [i, i + kRunPixels) of a block (64 bytes; 48 for 3-byte pixels): one pixel repeated
+    // (constant images, flat regions) counts each channel by one add (uniform_run, uniform_run3),
+    // any other run is counted channel by channel.
     static constexpr bool kByRuns = kRunChecked<L> || (sizeof(T) == 1 && L::kPixelBytes == 3);
     static constexpr std::uint32_t kRunPixels = L::kPixelBytes == 3 ? 16 : 64 / L::kPixelBytes;
     inline __attribute__((always_inline)) void run_of_groups(const std::byte* p, std::uint32_t i, const Y* ybuf) {
@@ -411,6 +407,5 @@ private:
     std::uint32_t* tab_[kMaxSubs][L::kChannels];
     std::uint32_t* base_;
 };
-
 
 }  // namespace imghist::cpu
