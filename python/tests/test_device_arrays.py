@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import imghist
+from contract_model import model_histogram
 from fake_dlpack import CPU, CUDA, CUDA_HOST, CUDA_MANAGED, METAL, OPENCL, ROCM, VULKAN, FakeDeviceArray
 
 RNG = np.random.default_rng(29)
@@ -49,6 +50,9 @@ def test_a_dlpack_host_array_is_counted_like_the_numpy_array(dtype, channels):
     got = imghist.histogram(wrapped, backend="cpu")
     assert wrapped.calls == 1
     assert same(got, imghist.histogram(view, backend="cpu"))
+    model = model_histogram(view)
+    for field in ("counts", "nan", "below", "above"):
+        np.testing.assert_array_equal(np.asarray(getattr(got, field)), getattr(model, field), err_msg=field)
 
 
 def test_a_cuda_host_capsule_is_host_memory():
