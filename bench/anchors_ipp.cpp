@@ -11,7 +11,8 @@
 // IPP has no AC4 histogram (it counts every channel of a C4 image), so imghist counts alpha
 // too: the same work. Cross-checks: 8-bit counts must be equal (else the row fails); for floats
 // IPP bins against fp32 levels where imghist computes floor(v * 256) exactly, so the number of
-// samples in differing bins is reported instead. Half floats: IPP has no 16f histogram.
+// samples in differing bins is reported instead. Half floats: IPP has no 16f histogram. Beside
+// each row, the bounds of bare_count.hpp: the increments, and the stores, of the same count.
 #include "anchors_ipp.hpp"
 
 #include <ipp.h>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bare_count.hpp"
 #include "compare.hpp"
 
 namespace imghist::bench {
@@ -127,13 +129,29 @@ CountDiff compare_counts(const Result& ours, const IppHistogram& ipp, int channe
     return diff;
 }
 
+volatile std::uint32_t g_sink;
+
+// The increments (Stores: the stores) alone of counting Ch samples per pixel, on the RGBA8 image
+// of the same size and pattern (bare_count.hpp): as many as the case makes.
+template <int Ch, bool Stores>
+Timing time_bare(Pattern pattern, int runs) {
+    const auto& img8 = image(PixelFormat::rgba8, pattern);
+    alignas(64) static BareCounts<Ch> counts;
+    return time_ms(runs, [&] {
+        bare_count_pass<Ch, Stores>(img8.view, counts);
+        g_sink = counts[3][Ch - 1][255];
+    });
+}
+
 IppRow time_case(const Case& c, Pattern pattern, Engine& one_thread, Engine& threaded, int runs) {
     const auto& img = image(c.format, pattern);
     IppHistogram ipp(c.type, c.channels, img.view, c.lo, c.hi, 256);
-    IppRow row{c.what, testing::pattern_name(pattern), {}, {}, {}, "", false};
+    IppRow row{c.what, testing::pattern_name(pattern), {}, {}, {}, {}, {}, "", false};
     row.one_thread = time_ms(runs, [&] { one_thread.compute(img.view, c.request); });
     row.threaded = time_ms(runs, [&] { threaded.compute(img.view, c.request); });
     row.ipp = time_ms(runs, [&] { ipp.compute(img.view); });
+    row.increments = c.channels == 3 ? time_bare<3, false>(pattern, runs) : time_bare<4, false>(pattern, runs);
+    row.stores = c.channels == 3 ? time_bare<3, true>(pattern, runs) : time_bare<4, true>(pattern, runs);
 
     ipp.compute(img.view);
     const Result ours = one_thread.compute(img.view, c.request);
@@ -203,19 +221,26 @@ std::vector<IppRow> time_ipp(Engine& one_thread, Engine& threaded, int runs) {
 
 void print_ipp_table(const std::vector<IppRow>& rows, unsigned threads) {
     std::printf("\nIPP anchor: imghist cpu on 1 and on %u threads against Intel IPP (one thread); "
-                "ratio = IPP time / imghist time, above 1 when imghist is faster\n",
+                "ratio = IPP time / imghist time, above 1 when imghist is faster. The bounds: one thread making "
+                "one increment (or one plain store) per counted sample and nothing else (bare_count.hpp, in the "
+                "kernels' order, on the RGBA8 image of the same pattern); IPP / stores alone is the most that a "
+                "kernel storing to a counter per sample can reach on one thread (constant images go below it: "
+                "runs of equal pixels are counted by one add)\n",
                 threads);
     std::printf("\n| case | image | imghist 1 thread median (min), ms | imghist %u threads median (min), ms | "
-                "IPP median (min), ms | IPP / imghist 1 thread, medians (mins) | IPP / imghist %u threads, "
+                "IPP median (min), ms | increments alone median (min), ms | stores alone median (min), ms | "
+                "IPP / imghist 1 thread, medians (mins) | IPP / stores alone, medians | IPP / imghist %u threads, "
                 "medians (mins) | cross-check |\n",
                 threads, threads);
-    std::printf("|---|---|---:|---:|---:|---:|---:|---|\n");
+    std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     bool all_equal = true;
     for (const IppRow& r : rows) {
         all_equal = all_equal && !r.failed;
-        std::printf("| %s | %s | %s | %s | %s | %.2fx (%.2fx) | %.2fx (%.2fx) | %s |\n", r.what.c_str(),
-                    r.pattern.c_str(), ms(r.one_thread).c_str(), ms(r.threaded).c_str(), ms(r.ipp).c_str(),
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %.2fx (%.2fx) | %.2fx | %.2fx (%.2fx) | %s |\n",
+                    r.what.c_str(), r.pattern.c_str(), ms(r.one_thread).c_str(), ms(r.threaded).c_str(),
+                    ms(r.ipp).c_str(), ms(r.increments).c_str(), ms(r.stores).c_str(),
                     r.ipp.median_ms / r.one_thread.median_ms, r.ipp.min_ms / r.one_thread.min_ms,
+                    r.ipp.median_ms / r.stores.median_ms,
                     r.ipp.median_ms / r.threaded.median_ms, r.ipp.min_ms / r.threaded.min_ms, r.check.c_str());
     }
     std::printf("\nRGBA f16: no IPP row: ippiHistogram counts 8u, 16u, 16s and 32f samples only (no 16f).\n");

@@ -15,6 +15,7 @@ namespace imghist::bench {
 struct IppRow {
     std::string what, pattern;
     Timing one_thread, threaded, ipp;  // imghist on 1 thread, imghist on the engine's threads, IPP
+    Timing increments, stores;         // the bounds: one increment, one store per counted sample (bare_count.hpp)
     std::string check;                 // the cross-check's outcome
     bool failed = false;               // 8-bit counts differ from IPP's
 };

@@ -1,8 +1,11 @@
 // The bare work of counting Ch samples per pixel of an 8-bit RGBA image on one core: per pixel Ch
 // increments (add [counter], 1) into 4 interleaved sub-histograms per channel, and nothing else
-// (no classification, no flush, no merge, no library). With Stores, each increment becomes a
-// plain store to the same counter (the stores alone, without the loads). Used by imghist_bench's
-// bare-1thread cases and imghist_compare's floor table.
+// (no classification, no flush, no merge, no library), in the table kernels' order
+// (cpu_kernel.hpp, run_of_groups): runs of 16 pixels, channel by channel, 4 neighbouring pixels
+// into one sub-histogram. With Stores, each increment becomes a plain store to the same counter
+// (the stores alone, without the loads). Used by imghist_bench's bare-1thread cases and by
+// imghist_compare's bound columns: the time of one increment per sample, which no kernel that
+// increments a counter per sample goes below.
 #pragma once
 
 #include <cstdint>
@@ -19,24 +22,19 @@ template <int Ch, bool Stores>
 void bare_count_pass(const ImageView& rgba8, BareCounts<Ch>& counts) {
     std::memset(counts, 0, sizeof counts);
     for (std::uint32_t y = 0; y < rgba8.height; ++y) {
-        const std::byte* row = rgba8.row(y);
+        const auto* row = reinterpret_cast<const std::uint8_t*>(rgba8.row(y));
         std::uint32_t x = 0;
-        for (; x + 4 <= rgba8.width; x += 4) {
-            std::uint64_t w[2];
-            std::memcpy(w, row + std::size_t(x) * 4, 16);
-            for (int k = 0; k < 4; ++k) {
-                const std::uint64_t px = w[k / 2] >> (32 * (k % 2));
-                for (int c = 0; c < Ch; ++c) {
-                    std::uint32_t* n = &counts[k][c][(px >> (8 * c)) & 0xFF];
+        for (; x + 16 <= rgba8.width; x += 16)
+#pragma GCC unroll 4
+            for (int c = 0; c < Ch; ++c)
+#pragma GCC unroll 16
+                for (int k = 0; k < 16; ++k) {
+                    std::uint32_t* n = &counts[k / 4][c][row[(x + k) * 4 + c]];
                     if constexpr (Stores) *n = x;
                     else ++*n;
                 }
-            }
-        }
-        for (; x < rgba8.width; ++x) {
-            const auto* q = reinterpret_cast<const std::uint8_t*>(row + std::size_t(x) * 4);
-            for (int c = 0; c < Ch; ++c) ++counts[0][c][q[c]];
-        }
+        for (; x < rgba8.width; ++x)
+            for (int c = 0; c < Ch; ++c) ++counts[0][c][row[x * 4 + c]];
     }
 }
 

@@ -36,11 +36,10 @@ void run(benchmark::State& state, const char* backend, PixelFormat format, Patte
                             std::int64_t(img.view.row_bytes()));
 }
 
-// The bare work of R, G, B (Ch = 3) or R, G, B, A (Ch = 4) counting on one core
-// (bare_count.hpp), for comparison with cpu-1thread/.../rgb and .../rgba. One core commits about one store per cycle to scattered cache lines (the Zen 3 guest of
-// docs/performance.md and the Zen 5 one of issue 14 alike), so Ch stores per pixel bound this loop
-// at about Ch cycles per pixel; the kernel's channel-by-channel runs (cpu_kernel.hpp) go below it
-// because consecutive stores to one table commit faster.
+// The bare work of R, G, B (Ch = 3) or R, G, B, A (Ch = 4) counting on one core, in the kernels'
+// order (bare_count.hpp), for comparison with cpu-1thread/.../rgb and .../rgba: the increments
+// alone. One core commits about one increment to scattered cache lines per cycle, so on random
+// data the kernels can go below this only by counting runs of equal pixels with one add.
 template <int Ch, bool Stores>
 void bare_count(benchmark::State& state, Pattern pattern) {
     const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);
@@ -100,6 +99,15 @@ void register_8bit() {
         add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/rgba", "cpu", PixelFormat::rgba8,
             p, rgba, false, 1);
     }
+    // Float and half R, G, B and A on one worker, default bins (imghist_compare's floor rows).
+    for (const PixelFormat f : {PixelFormat::rgba_f32, PixelFormat::rgba_f16})
+        for (const Pattern p : imghist::bench::kBenchPatterns) {
+            Request rgba = with_mode(Mode::rgb);
+            rgba.count_alpha = true;
+            add(std::string("cpu-1thread/") + std::string(format_info(f).name) + "/" + imghist::testing::pattern_name(p) +
+                    "/rgba",
+                "cpu", f, p, rgba, false, 1);
+        }
     // 3-byte pixels (what JPEGs decode to).
     for (const unsigned threads : {0u, 1u})
         for (const Pattern p : imghist::bench::kBenchPatterns)

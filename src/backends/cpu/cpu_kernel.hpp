@@ -1,6 +1,5 @@
-// The table kernels: each worker reads its pixels once, with 64-bit loads (a group of 4 or 8
-// pixels at a time, samples pulled out of the words by constant shifts; 8-bit pixels of 1, 2, 4
-// or 8 bytes 64 bytes at a time, with byte loads, see run_of_groups), and counts every
+// The table kernels: each worker reads its pixels once, a run of pixels at a time (16 pixels,
+// or 64 bytes of 8-bit pixels; see run_of_groups), channel by channel, and counts every
 // channel into kSubs interleaved sub-histograms (cpu_counters.hpp) through a sample -> slot
 // map. Luminance is computed per block of kBlockPixels pixels with ih_luma_int / ih_luma_float
 // (8-bit pixels of three or four samples: in SIMD, cpu_luma.hpp), then counted like a channel;
@@ -34,6 +33,11 @@ T load(const std::byte* p) {
 // Sample -> slot maps.
 struct LutMap {  // 8-bit, 16-bit general, half
     const std::uint32_t* lut;
+    static constexpr bool kMayFallback = false;
+    std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
+};
+struct Lut16Map {  // 16-bit general and half, where every slot fits 16 bits (Tables::sample_lut16)
+    const std::uint16_t* lut;
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
 };
@@ -287,7 +291,8 @@ private:
     }
 #endif
 
-    // A group pixel by pixel, pixel k into sub-histogram k % kSubs.
+    // A group pixel by pixel (64-bit loads, samples pulled out of the words by constant
+    // shifts), pixel k into sub-histogram k % kSubs: the pixels a block's runs leave.
     inline __attribute__((always_inline)) void group(const std::uint64_t (&w)[L::kWords]) {
         static_for<L::kGroup>([&](auto px) {
             constexpr int kPx = decltype(px)::value;
@@ -328,22 +333,40 @@ private:
         return true;
     }
 
-    // Pixels [i, i + kRunPixels) of a block (64 bytes; 48 for 3-byte pixels): one pixel repeated
-    // (constant images, flat regions) counts each channel by one add (uniform_run, uniform_run3),
-    // any other run is counted channel by channel.
-    static constexpr bool kByRuns = kRunChecked<L> || (sizeof(T) == 1 && L::kPixelBytes == 3);
-    static constexpr std::uint32_t kRunPixels = L::kPixelBytes == 3 ? 16 : 64 / L::kPixelBytes;
+    // The same for 16 pixels of wider samples: a constant 8K RGBA f32 image took 50 ms (chains
+    // of increments of one counter per sub-histogram) against a read pass of 20 ms.
+    inline __attribute__((always_inline)) bool uniform_run_wide(const std::byte* q, std::uint32_t i, const Y* ybuf) {
+        constexpr std::size_t kPixel = L::kPixelBytes, kBytes = std::size_t(kRunPixels) * kPixel;
+        if (std::memcmp(q, q + kBytes - kPixel, kPixel) != 0) [[likely]] return false;
+        if (std::memcmp(q, q + kPixel, kBytes - kPixel) != 0) return false;  // pixel j == pixel j + 1
+        static_for<L::kSampleChannels>([&](auto ch) {
+            sample_slot<0>(ch, sample_bits<T>(q + L::kSources[decltype(ch)::value] * sizeof(T)), kRunPixels);
+        });
+        if constexpr (L::kLuma) luma_slot<0>(ybuf[i], kRunPixels);
+        return true;
+    }
+
+    // Pixels [i, i + kRunPixels) of a block (8-bit pixels: 64 bytes, 48 for 3-byte pixels; 16
+    // pixels of wider samples). One pixel repeated (constant images, flat regions) counts each
+    // channel by one add (uniform_run, uniform_run3, uniform_run_wide). Any other run is
+    // counted channel by channel.
+    static constexpr std::uint32_t kRunPixels =
+        sizeof(T) > 1 || L::kPixelBytes == 3 ? 16 : std::uint32_t(64 / L::kPixelBytes);
     inline __attribute__((always_inline)) void run_of_groups(const std::byte* p, std::uint32_t i, const Y* ybuf) {
         const std::byte* q = p + std::size_t(i) * L::kPixelBytes;
         if constexpr (kRunChecked<L>)
             if (uniform_run(q, i, ybuf)) return;
-        if constexpr (L::kPixelBytes == 3)
+        if constexpr (sizeof(T) == 1 && L::kPixelBytes == 3)
             if (uniform_run3(q, i, ybuf)) return;
+        if constexpr (sizeof(T) > 1)
+            if (uniform_run_wide(q, i, ybuf)) return;
         // Channel by channel, byte loads, 4 neighbouring pixels into one sub-histogram: 8K RGBA8
         // R,G,B,A, one thread, random 36.4 -> 29.7 ms, natural 36.8 -> 27.4 ms, against pixel by
         // pixel into k % 4 (consecutive stores to one table commit faster). Channel by channel
         // into k % 4: random 32.6, natural 26.1; one table: 26.4, 30.1 (chains on equal
-        // neighbours); halves: 27.4, 29.3.
+        // neighbours); halves: 27.4, 29.3. The wider samples gained as much from the same order
+        // (one thread, medians of 11 runs interleaved with the former group-by-group order): 8K
+        // RGBA f32 random 51.5 -> 38.3 ms, natural 55.9 -> 47.3; RGBA16 random 53.1 -> 35.5.
         static_for<L::kSampleChannels>([&](auto ch) {
             constexpr int kCh = decltype(ch)::value;
             static_for<int(kRunPixels)>([&](auto px) {
@@ -379,8 +402,7 @@ private:
         alignas(64) Y ybuf[kBlockPixels];
         if constexpr (L::kLuma) luma(p, n, ybuf);
         std::uint32_t i = 0;
-        if constexpr (kByRuns)
-            for (; i + kRunPixels <= n; i += kRunPixels) run_of_groups(p, i, ybuf);
+        for (; i + kRunPixels <= n; i += kRunPixels) run_of_groups(p, i, ybuf);
         for (; i + L::kGroup <= n; i += L::kGroup) {
             std::uint64_t w[L::kWords];
             std::memcpy(w, p + std::size_t(i) * L::kPixelBytes, sizeof w);  // 64-bit loads

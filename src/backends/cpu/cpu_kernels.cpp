@@ -13,6 +13,7 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
     Map map{};
     YMap ymap{};
     if constexpr (std::is_same_v<Map, LutMap> || std::is_same_v<Map, Top16Map>) map.lut = tb.sample_lut.data();
+    if constexpr (std::is_same_v<Map, Lut16Map>) map.lut = tb.sample_lut16.data();
     if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
     if constexpr (std::is_same_v<Map, ShiftExtremeMap>) map = tb.shift_extremes;
     if (P != 0 && k.pitch != P) throw Error("internal error: cpu kernel table pitch mismatch");
@@ -122,6 +123,7 @@ KernelFn pick_u16(const HistogramPlan& plan, const Tables& tb, const ChannelSet&
         return pick_format<std::uint16_t, ShiftMap, ShiftMap>(fi, cs);
     }
     if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
+    if (!tb.sample_lut16.empty()) return pick_format<std::uint16_t, Lut16Map, Lut16Map>(fi, cs);
     return pick_format<std::uint16_t, LutMap, LutMap>(fi, cs);
 }
 
@@ -130,7 +132,8 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
     if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
     if (fi.sample == SampleType::f16) {
         if (cs.luma && tb.float_lut.empty()) return nullptr;
-        if (small) return pick_format<std::uint16_t, LutMap, Top16Map, kSmallPitch>(fi, cs);
+        if (small) return pick_format<std::uint16_t, Lut16Map, Top16Map, kSmallPitch>(fi, cs);
+        if (!tb.sample_lut16.empty()) return pick_format<std::uint16_t, Lut16Map, Top16Map>(fi, cs);
         return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs);
     }
     if (small) return pick_format<std::uint32_t, Top16Map, Top16Map, kSmallPitch>(fi, cs);

@@ -1,5 +1,7 @@
 #include "backends/cpu/cpu_tables.hpp"
 
+#include <algorithm>
+
 namespace imghist::cpu {
 namespace {
 
@@ -44,6 +46,13 @@ void build_f16_tables(Tables& tb, const Classifier& cl, bool want_luma) {
     }
 }
 
+// sample_lut16 from a 65536-entry sample_lut, where every entry fits.
+void build_lut16(Tables& tb) {
+    if (tb.sample_lut.size() != 65536 || !tb.sample_lut16.empty()) return;
+    if (*std::max_element(tb.sample_lut.begin(), tb.sample_lut.end()) > 0xFFFFu) return;
+    tb.sample_lut16.assign(tb.sample_lut.begin(), tb.sample_lut.end());
+}
+
 }  // namespace
 
 void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
@@ -51,9 +60,13 @@ void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
         case SampleType::u8:
             if (tb.sample_lut.empty()) build_int_lut(tb, cl, 256);
             break;
-        case SampleType::u16: build_u16_tables(tb, cl, big); break;
+        case SampleType::u16:
+            build_u16_tables(tb, cl, big);
+            build_lut16(tb);
+            break;
         case SampleType::f16:
             if (big) build_f16_tables(tb, cl, want_luma);
+            build_lut16(tb);
             break;
         case SampleType::f32:
             if (big && tb.sample_lut.empty()) build_float_top16(cl, tb.slots, tb.sample_lut);

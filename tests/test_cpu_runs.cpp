@@ -1,0 +1,101 @@
+// The cpu backend's runs of equal pixels (src/backends/cpu/cpu_kernel.hpp: uniform_run,
+// uniform_run3, uniform_run_wide), which count a whole run of one repeated pixel by one add per
+// channel: against the reference backend, bit for bit, on images made to fool them. Each image is
+// one constant pixel with one byte changed in most runs, at a position that walks through the
+// run (first pixel, last pixel, the middle, and every other), in a sample that walks through
+// the pixel (alpha too, which the run check may ignore only where alpha is not counted), by a
+// flip that walks through the byte's bits (for floats: sign bits, so +0 against -0, and NaN
+// payloads). Widths are not a multiple of any run, so runs also start mid-row.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "histogram_asserts.hpp"
+#include "imghist/imghist.hpp"
+#include "test_images.hpp"
+
+namespace imghist {
+namespace {
+
+// A constant image whose run r (of kRunPixels pixels, counted from each row's start) has one
+// byte of one pixel flipped, except every fifth run, which stays uniform.
+testing::TestImage almost_uniform(PixelFormat format, std::uint32_t width, std::uint32_t height,
+                                  std::uint32_t run_pixels, const std::byte* pixel) {
+    testing::TestImage img = testing::make_image(format, width, height, testing::Pattern::constant, 1, 8);
+    const std::size_t pixel_bytes = format_info(format).pixel_bytes();
+    std::uint32_t r = 0;
+    for (std::uint32_t y = 0; y < height; ++y) {
+        auto* row = const_cast<std::byte*>(img.view.row(y));
+        for (std::uint32_t x = 0; x < width; ++x) std::memcpy(row + x * pixel_bytes, pixel, pixel_bytes);
+        for (std::uint32_t start = 0; start < width; start += run_pixels, ++r) {
+            if (r % 5 == 0) continue;
+            const std::uint32_t x = std::min(width - 1, start + (r * 7) % run_pixels);
+            const std::size_t byte = (r * 3) % pixel_bytes;
+            row[x * pixel_bytes + byte] ^= std::byte(1u << (r % 8));
+        }
+    }
+    return img;
+}
+
+class CpuRuns : public ::testing::TestWithParam<PixelFormat> {};
+
+TEST_P(CpuRuns, AlmostUniformRunsCountLikeTheReference) {
+    const PixelFormat format = GetParam();
+    const FormatInfo& fi = format_info(format);
+    auto cpu = create_engine("cpu");
+    auto reference = create_engine("reference");
+    // Pixels whose samples sit inside the default bins (and, for floats, one that is 0: the
+    // low clipping extreme, whose sign flip makes -0).
+    std::byte pixel[16]{};
+    const auto fill = [&](double value) {
+        for (int c = 0; c < fi.channels; ++c) {
+            std::byte* s = pixel + std::size_t(c) * std::size_t(fi.bytes_per_sample);
+            const double v = value + 0.1 * c;
+            switch (fi.sample) {
+                case SampleType::u8: *reinterpret_cast<std::uint8_t*>(s) = std::uint8_t(v * 255); break;
+                case SampleType::u16: {
+                    const auto x = std::uint16_t(v * 65535);
+                    std::memcpy(s, &x, 2);
+                    break;
+                }
+                case SampleType::f16: {
+                    const std::uint16_t x = testing::float_to_half(float(v));
+                    std::memcpy(s, &x, 2);
+                    break;
+                }
+                case SampleType::f32: {
+                    const auto x = float(v);
+                    std::memcpy(s, &x, 4);
+                    break;
+                }
+            }
+        }
+    };
+    for (const double value : {0.0, 0.37}) {
+        fill(value);
+        // Runs: 16 pixels, or 64 bytes of 8-bit pixels of 1, 2, 4 or 8 bytes.
+        for (const std::uint32_t run : {16u, 64u}) {
+            const auto img = almost_uniform(format, 16 * 37 + 5, 29, run, pixel);
+            for (const Mode mode : {Mode::all, Mode::rgb, Mode::luma})
+                for (const bool alpha : {false, true}) {
+                    Request request;
+                    request.mode = mode;
+                    request.count_alpha = alpha;
+                    const std::string what = std::string(fi.name) + ", value " + std::to_string(value) + ", run " +
+                                             std::to_string(run) + ", mode " + std::to_string(int(mode)) +
+                                             (alpha ? ", alpha" : "");
+                    testing::expect_same_histograms(cpu->compute(img.view, request),
+                                                    reference->compute(img.view, request), what);
+                }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, CpuRuns, ::testing::ValuesIn(all_pixel_formats),
+                         [](const ::testing::TestParamInfo<PixelFormat>& info) {
+                             return std::string(format_info(info.param).name);
+                         });
+
+}  // namespace
+}  // namespace imghist
