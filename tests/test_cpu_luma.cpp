@@ -1,13 +1,14 @@
-// The cpu backend's SIMD luminance of 8-bit pixels of three and four bytes
-// (src/backends/cpu/cpu_luma.hpp), at every instruction set of cpu_isa.hpp this CPU has (the
-// others are skipped, saying so): its quotient lanes against ih_luma8_quotient for every sum, its
-// loops against ih_luma_int for every colour and at every row-end remainder, and the engine
-// against the reference backend. Pixels end at an inaccessible page, so a read past them faults.
+// The cpu backend's SIMD luminance of 8-bit pixels of three and four bytes, and of half and fp32
+// pixels (src/backends/cpu/cpu_luma.hpp), at every instruction set of cpu_isa.hpp this CPU has
+// (the others are skipped, saying so): its quotient lanes against ih_luma8_quotient for every
+// sum, its loops against ih_luma_int (ih_luma_float) for every colour (the float specials) and at
+// every row-end remainder, and the engine against the reference backend. Pixels end at an inaccessible page, so a read past them faults.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 
 #include "backends/cpu/cpu_isa.hpp"
 #include "backends/cpu/cpu_luma.hpp"
+#include "core/plan.hpp"
 #include "histogram_asserts.hpp"
 #include "imghist/imghist.hpp"
 #include "test_images.hpp"
@@ -224,6 +226,82 @@ TEST_P(CpuLumaIsa, EngineEqualsTheReference) {
                     testing::expect_same_histograms(cpu->compute(img.view, r), reference->compute(img.view, r),
                                                     describe(img.view, patterns[pi], r));
                     if (HasFailure()) return;  // one image's report is enough
+                }
+            }
+        }
+    }
+}
+
+std::vector<PixelFormat> float_colour_formats() {  // rgb_f16, rgba_f16, rgb_f32, rgba_f32
+    std::vector<PixelFormat> out;
+    for (const PixelFormat f : all_pixel_formats)
+        if (format_info(f).is_float() && !format_info(f).is_gray()) out.push_back(f);
+    return out;
+}
+
+float sample_value(const std::byte* px, const FormatInfo& fi, int index) {
+    if (fi.sample == SampleType::f16) {
+        std::uint16_t h;
+        std::memcpy(&h, px + index * 2, 2);
+        return half_to_float(h);
+    }
+    float v;
+    std::memcpy(&v, px + index * 4, 4);
+    return v;
+}
+
+// luma_float_simd against ih_luma_float, bit for bit (NaN: any NaN), on samples that run
+// through the specials (the specials pattern: NaN, +-Inf, -0, denormals, values near bin edges)
+// at every count up to 300 pixels, the last pixel ending at an inaccessible page.
+TEST_P(CpuLumaIsa, FloatLoopsEqualIhLumaFloatAndStopWithinTheirPixels) {
+    constexpr std::uint32_t kMaxPixels = 300;
+    for (const PixelFormat f : float_colour_formats()) {
+        const FormatInfo& fi = format_info(f);
+        const std::size_t cpp = fi.pixel_bytes();
+        const auto src = testing::make_image(f, kMaxPixels, 1, testing::Pattern::specials, 5);
+        GuardedBytes px(kMaxPixels * cpp);
+        std::memcpy(px.data(), src.view.row(0), kMaxPixels * cpp);
+        const int rgb[3] = {fi.red, fi.green, fi.blue};
+        for (std::uint32_t n = 0; n <= kMaxPixels; ++n) {
+            const std::byte* p = px.data() + (kMaxPixels - n) * cpp;
+            const LumaWeights& lw = kWeights[n % std::size(kWeights)];
+            const float w[3] = {float(double(lw.r) / IH_LUMA_WEIGHT_SUM), float(double(lw.g) / IH_LUMA_WEIGHT_SUM),
+                                float(double(lw.b) / IH_LUMA_WEIGHT_SUM)};
+            std::vector<float> out(n + 16, -7.0f);
+            const std::uint32_t done = cpu::luma_float_simd(GetParam(), fi.sample == SampleType::f16, fi.channels,
+                                                            rgb, p, n, out.data(), w);
+            ASSERT_LE(done, n) << fi.name;
+            if (GetParam() >= Isa::avx512) EXPECT_LE(n, done + 15) << fi.name << ", " << n << " pixels";
+            for (std::uint32_t c = 0; c < done; ++c) {
+                const std::byte* q = p + c * cpp;
+                const float want = ih_luma_float(sample_value(q, fi, fi.red), sample_value(q, fi, fi.green),
+                                                 sample_value(q, fi, fi.blue), w[0], w[1], w[2]);
+                const bool same = std::memcmp(&want, &out[c], 4) == 0 || (std::isnan(want) && std::isnan(out[c]));
+                ASSERT_TRUE(same) << fi.name << ", pixel " << c << " of " << n << ": " << out[c] << " != " << want;
+            }
+            for (std::uint32_t c = done; c < out.size(); ++c) ASSERT_EQ(out[c], -7.0f) << "wrote past pixel " << done;
+        }
+    }
+}
+
+TEST_P(CpuLumaIsa, EngineEqualsTheReferenceOnFloats) {
+    auto cpu = create_engine("cpu");
+    auto reference = create_engine("reference");
+    for (const std::uint32_t width : {1u, 2u, 15u, 16u, 17u, 31u, 33u, 255u, 256u, 257u, 1000u, 4099u}) {
+        const std::uint32_t height = std::max(2u, (20000 + width - 1) / width);  // big tables from 16384 samples
+        for (std::size_t pi = 0; pi < std::size(testing::all_patterns); ++pi) {
+            const testing::Pattern pattern = testing::all_patterns[pi];
+            constexpr std::size_t kFloatPaddings[] = {0, 8, 64};  // strides of whole samples
+            const std::size_t padding = kFloatPaddings[(width + pi) % std::size(kFloatPaddings)];
+            Request r;
+            r.weights = kWeights[(width * 7 + pi) % std::size(kWeights)];
+            for (const PixelFormat f : float_colour_formats()) {
+                const GuardedImage img(test_image(f, width, height, pattern).view, padding);
+                for (const Mode mode : {Mode::luma, Mode::all}) {
+                    r.mode = mode;
+                    testing::expect_same_histograms(cpu->compute(img.view, r), reference->compute(img.view, r),
+                                                    describe(img.view, pattern, r));
+                    if (HasFailure()) return;
                 }
             }
         }

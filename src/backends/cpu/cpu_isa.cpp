@@ -45,7 +45,8 @@ Isa best_isa() {
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vbmi"))
             return Isa::avx512;
-        if (__builtin_cpu_supports("avx2")) return Isa::avx2;
+        // F16C (half conversion) came with AVX2 on every x86 CPU; checked all the same.
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return Isa::avx2;
         if (__builtin_cpu_supports("ssse3")) return Isa::ssse3;
         return Isa::sse2;
 #elif defined(__SSE2__)

@@ -9,7 +9,8 @@
 
 namespace imghist::cpu {
 
-// Ordered: each level includes the ones below it. avx512 means AVX-512 F, BW and VBMI (vpermb).
+// Ordered: each level includes the ones below it. avx2 means AVX2 and F16C; avx512 means
+// AVX-512 F, BW and VBMI (vpermb).
 enum class Isa : int { scalar, sse2, ssse3, avx2, avx512 };
 inline constexpr Isa kAllIsas[] = {Isa::scalar, Isa::sse2, Isa::ssse3, Isa::avx2, Isa::avx512};
 

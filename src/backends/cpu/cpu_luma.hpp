@@ -1,3 +1,5 @@
+// Luminance in SIMD: integer luminance of 8-bit pixels of three or four samples (below), and
+// float luminance of half and fp32 pixels (luma_float_simd, cpu_luma_float.cpp).
 // Integer luminance of 8-bit pixels of three or four samples, in SIMD. The rule is the
 // contract's (src/contract/luminance.h): ih_luma_int's exact sum S, then ih_luma8_quotient's
 // division-free quotient. It is written here once, in luma8_lanes, over GCC vector types, so
@@ -36,6 +38,14 @@ Luma8Weights luma8_weights(const FormatInfo& fi, const std::uint32_t (&weight_in
 // widest loop that isa allows, then each narrower one on what is left. Returns the pixels done
 // (the caller finishes with the contract's functions). No loop reads past pixel n - 1.
 std::uint32_t luma8_simd(Isa isa, int cpp, const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w);
+
+// Float luminance (ih_luma_float) of the first pixels of [0, n) at p: fp32 samples, or halves
+// (`half`), cpp = 3 or 4 per pixel with the colours at sample indices rgb; with AVX-512,
+// element-wise the contract's IEEE single operations. Returns the pixels done (the caller
+// finishes with ih_luma_float); 0 below AVX-512.
+// No loop reads past pixel n - 1.
+std::uint32_t luma_float_simd(Isa isa, bool half, int cpp, const int (&rgb)[3], const std::byte* p, std::uint32_t n,
+                              float* out, const float (&w)[3]);
 
 typedef std::int32_t I32x4 __attribute__((vector_size(16)));
 typedef float F32x4 __attribute__((vector_size(16)));
