@@ -4,6 +4,10 @@
 #include <atomic>
 #include <cstdlib>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 namespace imghist::cpu {
 namespace {
 
@@ -25,6 +29,15 @@ const Knob& knob() {
 
 std::atomic<int> forced{-1};  // an Isa, or -1: the knob
 
+#if defined(__x86_64__)
+// F16C (half conversion) came with AVX2 on every x86 CPU, but is checked all the same; by CPUID
+// leaf 1 (ECX bit 29), as Clang's __builtin_cpu_supports does not know the name.
+bool has_f16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+}
+#endif
+
 }  // namespace
 
 const char* isa_name(Isa isa) {
@@ -45,8 +58,7 @@ Isa best_isa() {
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vbmi"))
             return Isa::avx512;
-        // F16C (half conversion) came with AVX2 on every x86 CPU; checked all the same.
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return Isa::avx2;
+        if (__builtin_cpu_supports("avx2") && has_f16c()) return Isa::avx2;
         if (__builtin_cpu_supports("ssse3")) return Isa::ssse3;
         return Isa::sse2;
 #elif defined(__SSE2__)

@@ -2,7 +2,8 @@
 // wg*g) + wb*b with every one rounded on its own, written once in luma_float_lanes over GCC
 // vector types, so that a loop computes exactly what the contract does; the library builds with
 // -ffp-contract=off, so no multiply and add fuse. Halves widen to fp32 exactly (vcvtph2ps), as
-// half_to_float does. One loop so far, AVX-512; below it the scalar code does all.
+// half_to_float does. AVX-512 takes every pixel size; AVX2 pixels of four samples; below, the
+// scalar code does all.
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -21,6 +22,33 @@ template <class F>
 }
 
 #if defined(__x86_64__)
+// AVX2, pixels of 4 samples with R, G, B first (the float kernels' one colour order), 8 pixels a
+// step: a 4x4 transpose per 128-bit lane gives R, G and B of pixels 0, 2, 4, 6, 1, 3, 5, 7, and
+// one permute puts the luminance back in pixel order.
+template <bool kHalf>
+[[gnu::target("avx2,f16c"), gnu::flatten]] std::uint32_t luma_float_avx2(const std::byte* p, std::uint32_t n,
+                                                                         float* out, const float (&weights)[3]) {
+    const F32x8 w[3] = {F32x8{} + weights[0], F32x8{} + weights[1], F32x8{} + weights[2]};
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    std::uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const std::byte* q = p + std::size_t(i) * 4 * (kHalf ? 2 : 4);
+        __m256 v[4];  // pixels 2k and 2k + 1
+        for (int k = 0; k < 4; ++k) {
+            if constexpr (kHalf) v[k] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * k)));
+            else v[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(q + 32 * k));
+        }
+        const __m256 rg01 = _mm256_unpacklo_ps(v[0], v[1]), ba01 = _mm256_unpackhi_ps(v[0], v[1]);
+        const __m256 rg23 = _mm256_unpacklo_ps(v[2], v[3]), ba23 = _mm256_unpackhi_ps(v[2], v[3]);
+        const F32x8 r = (F32x8)_mm256_shuffle_ps(rg01, rg23, 0x44), g = (F32x8)_mm256_shuffle_ps(rg01, rg23, 0xEE),
+                    b = (F32x8)_mm256_shuffle_ps(ba01, ba23, 0x44);
+        F32x8 y;
+        luma_float_lanes(r, g, b, w, y);
+        _mm256_storeu_ps(out + i, _mm256_permutevar8x32_ps((__m256)y, order));
+    }
+    return i;
+}
+
 #define IMGHIST_AVX512 "avx512f,avx512bw,avx512vbmi"
 // 16 pixels a step: their cpp * 16 samples as fp32 in cpp vectors (loaded, or halves widened),
 // then each colour's 16 samples pulled out of them by two two-source permutes and a blend.
@@ -77,6 +105,8 @@ std::uint32_t luma_float_simd(Isa isa, bool half, int cpp, const int (&rgb)[3], 
                               float* out, const float (&w)[3]) {
 #if defined(__x86_64__)
     if (isa >= Isa::avx512) return (half ? luma_float_avx512<true> : luma_float_avx512<false>)(cpp, rgb, p, n, out, w);
+    if (isa >= Isa::avx2 && cpp == 4 && rgb[0] == 0 && rgb[1] == 1 && rgb[2] == 2)
+        return (half ? luma_float_avx2<true> : luma_float_avx2<false>)(p, n, out, w);
 #endif
     (void)isa, (void)half, (void)cpp, (void)rgb, (void)p, (void)n, (void)out, (void)w;
     return 0;
