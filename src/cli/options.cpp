@@ -134,7 +134,10 @@ std::pair<double, double> parse_range(const std::string& text) {
 }
 
 void add_counting_options(CLI::App& app, CommandLine& line) {
-    app.add_option("inputs", line.inputs, "Image files and directories (searched recursively)")->type_name("PATH...");
+    app.add_option("inputs", line.inputs, "Image files and directories (searched recursively); - reads paths from stdin, one a line")
+        ->type_name("PATH...");
+    app.add_option("--files-from", line.files_from, "Also take the paths listed in FILE, one a line (- = stdin; empty lines skipped)")
+        ->type_name("FILE");
     app.add_option("--mode", line.mode_text, "Histograms to compute: rgb (R, G, B), luma (Y), or all")
         ->check(CLI::IsMember({"rgb", "luma", "all"}))->capture_default_str();
     app.add_option("-b,--backend", line.backend_name, "Backend: auto, cpu, reference, opencl, vulkan, cuda (see --list-backends)")
@@ -154,9 +157,10 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
 }
 
 void add_output_options(CLI::App& app, CommandLine& line) {
-    app.add_option("-f,--format", line.format, "Report format: table, json or csv")
-        ->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
+    app.add_option("-f,--format", line.format, "Report format: table, json, jsonl (JSON Lines: one line per file) or csv")
+        ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}))->capture_default_str();
     app.add_flag("--sum", line.sum, "Also report the inputs merged: one histogram per layout (channels and bins)");
+    app.add_flag("--sum-only", line.sum_only, "Report only the sums and the errors, no per-file results");
     app.add_option("--plot", line.plot_path, "Draw the histogram chart to FILE.png or FILE.svg ({} = file name)")
         ->type_name("FILE");
     app.add_flag("--log", line.log, "Log-scale counts axis in the plot");
@@ -236,7 +240,7 @@ Settings settle(const CommandLine& line) {
     }
     check_plot_options(line);
     if (line.progress_on && line.progress_off) throw UsageError("--progress and --no-progress contradict each other");
-    if (line.inputs.empty())
+    if (line.inputs.empty() && line.files_from.empty())
         throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");
     return settings;
 }
