@@ -99,7 +99,7 @@ std::vector<Chart> plan_charts(const std::string& plot_path, bool log, const std
         std::string names;
         std::size_t listed = 0;
         for (; listed < g.members.size() && names.size() < kSumTitleNames; ++listed)
-            names += (names.empty() ? ": " : ", ") + display_text(fs::path(outcomes[g.members[listed]].file).filename().string());
+            names += (names.empty() ? ": " : ", ") + display_text(fs::path(g.members[listed].file).filename().string());
         if (listed < g.members.size()) names += " and " + std::to_string(g.members.size() - listed) + " more";
         const std::string path = sums.size() == 1 ? plot_path
                                                   : (base.parent_path() / (base.stem().string() + "-" + formats_label(g) +

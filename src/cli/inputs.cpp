@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
 #include <filesystem>
 #include <system_error>
 
@@ -45,23 +50,69 @@ void walk_directory(const fs::path& dir, bool untrusted_readers, std::vector<std
     for (const fs::path& sub : subdirectories) walk_directory(sub, untrusted_readers, found, failed);
 }
 
-}  // namespace
+void add_input(Inputs& in, const std::string& arg, Origin origin, bool untrusted_readers, bool search_directories) {
+    std::error_code ec;
+    if (!search_directories || !fs::is_directory(arg, ec)) {
+        in.files.push_back(arg);
+        in.origins.push_back(origin);
+        return;
+    }
+    std::vector<std::string> found;
+    const std::size_t failures = in.failed.size();
+    walk_directory(arg, untrusted_readers, found, in.failed);
+    std::sort(found.begin(), found.end());
+    if (found.empty() && in.failed.size() == failures)
+        in.failed.push_back({arg, std::nullopt, {}, "directory holds no image files"});
+    in.files.insert(in.files.end(), found.begin(), found.end());
+    in.origins.insert(in.origins.end(), found.size(), origin);
+}
 
-Inputs expand_inputs(const std::vector<std::string>& args, bool untrusted_readers, bool search_directories) {
-    Inputs in;
-    for (const std::string& arg : args) {
-        std::error_code ec;
-        if (!search_directories || !fs::is_directory(arg, ec)) {
-            in.files.push_back(arg);
+// Takes each non-empty line of `list` as an argument.
+void add_list(Inputs& in, std::istream& list, const std::string& name, bool untrusted_readers, bool search_directories) {
+    in.lists.push_back(name);
+    Origin origin{std::uint32_t(in.lists.size()), 0};
+    for (std::string line; std::getline(list, line);) {
+        ++origin.line;
+        if (line.empty()) continue;
+        if (line.find('\0') != std::string::npos) {
+            // A path ends at its first NUL for the system: reading it would read another file.
+            in.failed.push_back({line, std::nullopt, {}, "a path cannot hold a NUL byte (" + in.origin_text(origin) + ")"});
             continue;
         }
-        std::vector<std::string> found;
         const std::size_t failures = in.failed.size();
-        walk_directory(arg, untrusted_readers, found, in.failed);
-        std::sort(found.begin(), found.end());
-        if (found.empty() && in.failed.size() == failures)
-            in.failed.push_back({arg, std::nullopt, {}, "directory holds no image files"});
-        in.files.insert(in.files.end(), found.begin(), found.end());
+        add_input(in, line, origin, untrusted_readers, search_directories);
+        for (std::size_t k = failures; k < in.failed.size(); ++k) in.failed[k].error += " (" + in.origin_text(origin) + ")";
+    }
+    if (list.bad()) throw std::runtime_error("cannot read the list of paths " + name);
+}
+
+}  // namespace
+
+std::string Inputs::origin_text(Origin o) const {
+    return o.list == 0 ? std::string() : "line " + std::to_string(o.line) + " of " + lists[o.list - 1];
+}
+
+std::string Inputs::origin(std::size_t file) const { return origin_text(origins[file]); }
+
+Inputs expand_inputs(const std::vector<std::string>& args, const std::string& files_from, bool untrusted_readers,
+                     bool search_directories) {
+    Inputs in;
+    bool stdin_read = false;
+    const auto read_stdin = [&] {
+        if (stdin_read) throw std::runtime_error("the list of paths on stdin can be read only once ('-' or --files-from -)");
+        stdin_read = true;
+        add_list(in, std::cin, "stdin", untrusted_readers, search_directories);
+    };
+    for (const std::string& arg : args) {
+        if (arg == "-") read_stdin();
+        else add_input(in, arg, {}, untrusted_readers, search_directories);
+    }
+    if (files_from == "-") {
+        read_stdin();
+    } else if (!files_from.empty()) {
+        std::ifstream list(files_from, std::ios::binary);
+        if (!list) throw std::runtime_error("--files-from: cannot open " + files_from + ": " + std::strerror(errno));
+        add_list(in, list, files_from, untrusted_readers, search_directories);
     }
     return in;
 }

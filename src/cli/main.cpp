@@ -19,6 +19,7 @@
 #include "charts.hpp"
 #include "decoder_process.hpp"
 #include "imghist/imghist.hpp"
+#include "in_order.hpp"
 #include "inputs.hpp"
 #include "options.hpp"
 #include "output.hpp"
@@ -89,14 +90,14 @@ void print_backend(const Backend& b) {
 
 int list_backends(const std::string& format) {
     const std::string chosen = auto_choice();
-    if (format == "json") {
+    if (format == "json" || format == "jsonl") {
         nlohmann::ordered_json doc;
         doc["imghist"] = std::string(imghist::version());
         doc["auto"] = chosen;
         auto list = nlohmann::ordered_json::array();
         for (const Backend* b : imghist::backends()) list.push_back(backend_json(*b));
         doc["backends"] = std::move(list);
-        std::cout << doc.dump(1) << '\n';
+        std::cout << doc.dump(format == "json" ? 1 : -1) << '\n';  // JSON Lines: one line
         return kExitOk;
     }
     std::cout << "Compiled backends (auto picks: " << chosen << "):\n";
@@ -136,15 +137,51 @@ private:
     std::mutex mutex_;
 };
 
+// Takes the outcomes in input order: writes each, adds it to the sums, and keeps only what the
+// charts need (every counted file with --plot FILE-{}, else the first), so memory does not grow
+// with the number of files.
+class Sink {
+public:
+    Sink(const CommandLine& line, Report& report)
+        : report_(report), summing_(line.sum || line.sum_only || !line.plot_path.empty()),
+          plotting_(!line.plot_path.empty()), chart_per_file_(line.plot_path.find("{}") != std::string::npos) {}
+
+    void take(FileOutcome& o) {
+        if (!o.result) failed_ = true;
+        try {
+            const std::size_t index = report_.add(o);
+            if (!o.result) return;
+            ++counted_;
+            if (summing_) sums_.add(o, index);
+            if (plotting_ && (chart_per_file_ || kept_.empty())) kept_.push_back(std::move(o));
+        } catch (const std::exception& e) {  // out of memory: this file is lost, not the others
+            failed_ = true;
+            std::cerr << "imghist: " << display_text(o.file) << ": cannot be reported: " << display_text(e.what()) << '\n';
+        }
+    }
+    bool failed() const { return failed_; }
+    std::size_t counted() const { return counted_; }
+    const std::vector<SumGroup>& sums() const { return sums_.groups(); }
+    std::vector<FileOutcome>& kept() { return kept_; }
+
+private:
+    Report& report_;
+    bool summing_, plotting_, chart_per_file_;
+    bool failed_ = false;
+    std::size_t counted_ = 0;
+    SumGroups sums_;
+    std::vector<FileOutcome> kept_;
+};
+
 // What the workers share while they read and count the files.
 struct Counting {
     const Settings& settings;
-    const std::vector<std::string>& files;
+    const Inputs& inputs;
     DecoderLauncher& launcher;
     EngineOptions engine_options;
     std::string backend;                           // resolved by the first engine
     std::vector<std::unique_ptr<Engine>> engines;  // one per worker, the first made up front
-    std::vector<FileOutcome> outcomes;
+    InOrder& in_order;
     Progress& progress;
     std::atomic<std::size_t> next{0};
     std::mutex warn_mutex;
@@ -193,11 +230,15 @@ void work(Counting& job, unsigned id) {
         }
     }
     FileDecoder decoder(job.launcher);
-    for (std::size_t i; (i = job.next.fetch_add(1)) < job.files.size();) {
-        FileOutcome& o = job.outcomes[i];
-        o.file = job.files[i];
+    for (std::size_t i; (i = job.next.fetch_add(1)) < job.inputs.files.size();) {
+        job.in_order.wait_turn(i);
+        FileOutcome o;
+        o.file = job.inputs.files[i];
         count_file(o, job.settings, decoder, *job.engines[id]);
+        if (!o.result)
+            if (const std::string where = job.inputs.origin(i); !where.empty()) o.error += " (" + where + ")";
         job.progress.done(o.file);
+        job.in_order.done(i, std::move(o));
     }
 }
 
@@ -215,44 +256,33 @@ int usage_error(const std::string& message, const char* hint = "Run with --help 
     return kExitUsage;
 }
 
-// Writes the report in the chosen format (errors on stderr, except in JSON); false when a result
-// could not be encoded.
-bool write_report(const CommandLine& line, const std::vector<FileOutcome>& outcomes, const std::vector<SumGroup>& sums) {
-    const std::vector<SumGroup>* reported = line.sum ? &sums : nullptr;
-    if (line.format == "json") return write_json(std::cout, outcomes, reported);
-    for (const FileOutcome& o : outcomes)
-        if (!o.result) std::cerr << "imghist: " << display_text(o.file) << ": " << display_text(o.error) << '\n';
-    if (line.format == "csv") write_csv(std::cout, outcomes, reported);
-    else write_table(std::cout, outcomes, reported);
-    return true;
-}
-
-// The report, the warnings and the charts of the counted files; returns the exit status.
-int finish(const CommandLine& line, std::vector<FileOutcome>& outcomes, const Inputs& expanded,
+// The end of the report, the warnings and the charts; returns the exit status.
+int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& expanded,
            const std::vector<std::string>& warnings) {
-    // Directories without images are reported first, then the files in input order.
-    outcomes.insert(outcomes.begin(), expanded.failed.begin(), expanded.failed.end());
-    int status = kExitOk;
-    for (const FileOutcome& o : outcomes)
-        if (!o.result) status = kExitFileFailed;
-    const bool several = std::count_if(outcomes.begin(), outcomes.end(),
-                                       [](const FileOutcome& o) { return o.result.has_value(); }) > 1;
+    int status = sink.failed() ? kExitFileFailed : kExitOk;
+    const bool several = sink.counted() > 1;
     const bool plot_sum = !line.plot_path.empty() && line.plot_path.find("{}") == std::string::npos && several;
-    std::vector<SumGroup> sums;
-    if (line.sum || plot_sum) sums = sum_outcomes(outcomes);
-    if (!write_report(line, outcomes, sums)) status = kExitFileFailed;
+    const bool report_sums = line.sum || line.sum_only;
+    if (!report.finish(report_sums ? &sink.sums() : nullptr)) status = kExitFileFailed;
     for (const std::string& w : warnings) std::cerr << "imghist: warning: " << display_text(w) << '\n';
     (void)stdout_failure();  // now, while errno still says why
     const std::vector<SumGroup> no_sums;
-    if (!line.plot_path.empty() && !plot_outcomes(line.plot_path, line.log, outcomes, plot_sum ? sums : no_sums, expanded.files))
+    if (!line.plot_path.empty() &&
+        !plot_outcomes(line.plot_path, line.log, sink.kept(), plot_sum ? sink.sums() : no_sums, expanded.files))
         status = kExitFileFailed;
     return status;
 }
 
-// Reads and counts every input, then reports; returns the exit status.
+// Reads and counts every input, reporting each as it is done; returns the exit status.
 int count_and_report(const CommandLine& line, const Settings& settings) {
-    const Inputs expanded = expand_inputs(line.inputs, settings.read_options.untrusted_readers, !settings.raw);
+    Inputs expanded;
+    try {
+        expanded = expand_inputs(line.inputs, line.files_from, settings.read_options.untrusted_readers, !settings.raw);
+    } catch (const std::runtime_error& e) {
+        return usage_error(e.what());
+    }
     const std::size_t total = expanded.files.size();
+    if (total == 0 && expanded.failed.empty()) return usage_error("no input files: the lists of paths are empty");
     const unsigned cores = line.threads ? line.threads : std::max(1u, std::thread::hardware_concurrency());
     const unsigned workers = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(cores, total)));
     EngineOptions engine_options;
@@ -267,18 +297,24 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     const bool show_progress =
         line.progress_on || (!line.progress_off && ::isatty(STDERR_FILENO) && total > kProgressThreshold);
     Progress progress(show_progress, total);
-    Counting job{settings, expanded.files, decoder_launcher, engine_options, {}, {}, {}, progress};
-    job.engines.resize(workers);
-    job.outcomes.resize(total);
     // The first engine is made here, so a bad backend or device is a usage error up front.
+    std::unique_ptr<Engine> first;
     try {
-        job.engines[0] = imghist::create_engine(line.backend_name, engine_options);
+        first = imghist::create_engine(line.backend_name, engine_options);
     } catch (const std::exception& e) {
         return usage_error(e.what(), "Run with --list-backends to see what is available.");
     }
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
+    Sink sink(line, *report);
+    // Directories without images are reported first, then the files in input order.
+    for (FileOutcome& o : expanded.failed) sink.take(o);
+    InOrder in_order(std::size_t(4) * workers, [&sink](FileOutcome& o) { sink.take(o); });
+    Counting job{settings, expanded, decoder_launcher, engine_options, {}, {}, in_order, progress};
+    job.engines.resize(workers);
+    job.engines[0] = std::move(first);
     job.backend = std::string(job.engines[0]->backend_name());
     run_workers(job);
-    return finish(line, job.outcomes, expanded, job.warnings);
+    return finish(line, *report, sink, expanded, job.warnings);
 }
 
 int run(int argc, char** argv) {

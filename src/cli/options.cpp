@@ -35,6 +35,9 @@ const char* kFooterInputs = R"HELP(.
   extensions (hidden files skipped).
   -- ends the options, so a file name that starts with '-' goes after it:
   imghist -- -name.png
+  - (and --files-from FILE, - = stdin) reads paths one a line, taken like arguments; empty
+  lines are skipped, and a path that fails is reported with its line ("line 7 of stdin").
+  A file named - is ./-.
 
 Raw pixels (--raw FORMAT:WIDTHxHEIGHT[:STRIDE]):
   Every input is read as headerless native-endian pixels of FORMAT, WIDTH x HEIGHT, rows
@@ -50,11 +53,16 @@ Output formats (--format):
          shares clipped in the first/last bin, NaN/below/above counts, notes. Errors on stderr.
   json   one document: {"schema": 2, "imghist": VERSION, "results": [...], "errors": [...],
          "sums": [...]} (schema in docs/cli.md; "sums" only with --sum).
+  jsonl  JSON Lines: one object per file as it is done (a result, or {"file", "error"}), then
+         with --sum one line {"sum": {...}} per layout.
   csv    image,format,channel,kind,bin,lo,hi,count: one row per file, channel and bin (kind
          bin), then rows of kind below, above and nans (bin -1). --sum adds rows with image
          "(sum)", one set per layout, told apart by format.
   --sum merges files of the same channels and bins; files of another layout (16-bit among
-  8-bit, gray among RGB) get a sum of their own, each listing its files.
+  8-bit, gray among RGB) get a sum of their own, each listing its files. --sum-only prints
+  only the sums and the errors.
+  Each file is reported as soon as it and the files before it are done, and not kept, so
+  memory does not grow with the number of files.
   Names and messages in the table, CSV, on stderr and in plot titles are escaped: \\ \n \t
   \xHH for control and non-UTF-8 bytes, \uHHHH for invisible controls (docs/cli.md).
 
@@ -82,6 +90,8 @@ Examples:
   imghist --plot hist.png photo.jpg         ... and a chart
   imghist --mode luma --format json shots/  luminance of every image under shots/, as JSON
   imghist --sum --plot all.svg --log *.png  one merged histogram, log-scale chart
+  find data -name '*.jpg' | imghist - --format jsonl --sum > run.jsonl
+                                            a dataset, one line per file, then the sum
   imghist --bins 64 --range 0:4 --clamp render.exr   64 bins over [0, 4), outliers clamped
   imghist --raw bgr8:1920x1080 frame.bin    a raw frame in OpenCV's native order
   imghist --list-backends                   compiled backends and their devices
@@ -134,7 +144,10 @@ std::pair<double, double> parse_range(const std::string& text) {
 }
 
 void add_counting_options(CLI::App& app, CommandLine& line) {
-    app.add_option("inputs", line.inputs, "Image files and directories (searched recursively)")->type_name("PATH...");
+    app.add_option("inputs", line.inputs, "Image files and directories (searched recursively); - reads paths from stdin, one a line")
+        ->type_name("PATH...");
+    app.add_option("--files-from", line.files_from, "Also take the paths listed in FILE, one a line (- = stdin; empty lines skipped)")
+        ->type_name("FILE");
     app.add_option("--mode", line.mode_text, "Histograms to compute: rgb (R, G, B), luma (Y), or all")
         ->check(CLI::IsMember({"rgb", "luma", "all"}))->capture_default_str();
     app.add_option("-b,--backend", line.backend_name, "Backend: auto, cpu, reference, opencl, vulkan, cuda (see --list-backends)")
@@ -154,9 +167,10 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
 }
 
 void add_output_options(CLI::App& app, CommandLine& line) {
-    app.add_option("-f,--format", line.format, "Report format: table, json or csv")
-        ->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
+    app.add_option("-f,--format", line.format, "Report format: table, json, jsonl (JSON Lines: one line per file) or csv")
+        ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}))->capture_default_str();
     app.add_flag("--sum", line.sum, "Also report the inputs merged: one histogram per layout (channels and bins)");
+    app.add_flag("--sum-only", line.sum_only, "Report only the sums and the errors, no per-file results");
     app.add_option("--plot", line.plot_path, "Draw the histogram chart to FILE.png or FILE.svg ({} = file name)")
         ->type_name("FILE");
     app.add_flag("--log", line.log, "Log-scale counts axis in the plot");
@@ -236,7 +250,7 @@ Settings settle(const CommandLine& line) {
     }
     check_plot_options(line);
     if (line.progress_on && line.progress_off) throw UsageError("--progress and --no-progress contradict each other");
-    if (line.inputs.empty())
+    if (line.inputs.empty() && line.files_from.empty())
         throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");
     return settings;
 }

@@ -28,11 +28,11 @@ struct CommandLine {
     ReadOptions read_options;
     DecoderSettings decoder_settings;
     std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
-    std::string format = "table", plot_path, max_pixels_text, raw_text;
+    std::string format = "table", plot_path, max_pixels_text, raw_text, files_from;
     std::uint32_t bins = 0;
     bool bins_given = false;
     unsigned threads = 0;
-    bool list = false, clamp = false, alpha = false, sum = false, log = false;
+    bool list = false, clamp = false, alpha = false, sum = false, sum_only = false, log = false;
     bool progress_on = false, progress_off = false;
 };
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <iostream>
 #include <optional>
 #include <ostream>
 
@@ -302,27 +303,28 @@ bool is_utf8(std::string_view bytes) {
     return true;
 }
 
-std::vector<SumGroup> sum_outcomes(const std::vector<FileOutcome>& outcomes) {
-    std::vector<SumGroup> groups;
-    for (std::size_t i = 0; i < outcomes.size(); ++i) {
-        if (!outcomes[i].result) continue;
-        const Result& r = *outcomes[i].result;
-        // Result::merge is the one rule of what may be summed: the first group it accepts.
-        auto group = std::find_if(groups.begin(), groups.end(), [&](SumGroup& g) {
-            try {
-                g.result.merge(r);
-                return true;
-            } catch (const MergeError&) {
-                return false;
-            }
-        });
-        if (group == groups.end()) group = groups.insert(groups.end(), SumGroup{r, {}, 0, {}});
-        group->members.push_back(i);
-        group->pixels += std::uint64_t(r.width) * r.height;
-        if (std::find(group->formats.begin(), group->formats.end(), r.format) == group->formats.end())
-            group->formats.push_back(r.format);
-    }
-    return groups;
+void SumGroups::add(const Result& r, std::vector<SumMember> members, std::uint64_t pixels,
+                    const std::vector<PixelFormat>& formats) {
+    // Result::merge is the one rule of what may be summed: the first group it accepts.
+    auto group = std::find_if(groups_.begin(), groups_.end(), [&](SumGroup& g) {
+        try {
+            g.result.merge(r);
+            return true;
+        } catch (const MergeError&) {
+            return false;
+        }
+    });
+    if (group == groups_.end()) group = groups_.insert(groups_.end(), SumGroup{r, {}, 0, {}});
+    for (SumMember& m : members) group->members.push_back(std::move(m));
+    group->pixels += pixels;
+    for (PixelFormat f : formats)
+        if (std::find(group->formats.begin(), group->formats.end(), f) == group->formats.end())
+            group->formats.push_back(f);
+}
+
+void SumGroups::add(const FileOutcome& o, std::size_t result_index) {
+    const Result& r = *o.result;
+    add(r, {SumMember{o.file, result_index}}, std::uint64_t(r.width) * r.height, {r.format});
 }
 
 std::string formats_label(const SumGroup& group) {
@@ -373,16 +375,16 @@ json result_json(const FileOutcome& o) {
     return j;
 }
 
-json sum_json(const SumGroup& g, const std::vector<FileOutcome>& outcomes,
-              const std::vector<std::size_t>& result_index) {
+// `indexed`: the report lists the per-file results, so "result_index" can point into them.
+json sum_json(const SumGroup& g, bool indexed) {
     json s, files = json::array(), index = json::array(), formats = json::array();
-    for (std::size_t m : g.members) {
-        files.push_back(utf8_or_replaced(outcomes[m].file));
-        index.push_back(result_index[m]);
+    for (const SumMember& m : g.members) {
+        files.push_back(utf8_or_replaced(m.file));
+        index.push_back(m.result_index == kNoResult ? json(nullptr) : json(m.result_index));
     }
     for (PixelFormat f : g.formats) formats.push_back(std::string(format_info(f).name));
     s["files"] = std::move(files);
-    s["result_index"] = std::move(index);
+    if (indexed) s["result_index"] = std::move(index);
     s["pixels"] = g.pixels;
     s["formats"] = std::move(formats);
     s["backend"] = message_json(g.result.backend);
@@ -391,86 +393,179 @@ json sum_json(const SumGroup& g, const std::vector<FileOutcome>& outcomes,
     return s;
 }
 
+// The JSON entry of one outcome: its result, or its error (also when the result cannot be
+// encoded: then `encoded` is false).
+std::string outcome_text(const FileOutcome& o, bool& encoded) {
+    encoded = true;
+    if (!o.result) return dump_always(error_json(o.file, o.error));
+    std::string why;
+    if (auto text = try_dump(result_json(o), why)) return std::move(*text);
+    encoded = false;
+    return dump_always(error_json(o.file, "the result could not be encoded: " + why));
+}
+
+// The JSON entries of the sums; a sum that cannot be encoded becomes an entry of `errors`.
+std::vector<std::string> sum_texts(const std::vector<SumGroup>& sums, bool indexed,
+                                   std::vector<std::string>& errors, bool& all_encoded) {
+    std::vector<std::string> texts;
+    for (const SumGroup& g : sums) {
+        std::string why;
+        if (auto text = try_dump(sum_json(g, indexed), why)) {
+            texts.push_back(std::move(*text));
+        } else {
+            all_encoded = false;
+            errors.push_back(dump_always(error_json("(sum)", "a sum could not be encoded: " + why)));
+        }
+    }
+    return texts;
+}
+
 void json_array(std::ostream& out, const char* key, const std::vector<std::string>& items) {
     out << ",\"" << key << "\":[";
     for (std::size_t i = 0; i < items.size(); ++i) out << (i ? "," : "") << items[i];
     out << ']';
 }
 
-}  // namespace
-
-bool write_json(std::ostream& out, const std::vector<FileOutcome>& outcomes, const std::vector<SumGroup>* sums) {
-    // Each entry is encoded on its own, so one that cannot be costs only itself.
-    bool all_encoded = true;
-    std::vector<std::string> results, errors, groups;
-    std::vector<std::size_t> result_index(outcomes.size(), 0);
-    for (std::size_t i = 0; i < outcomes.size(); ++i) {
-        const FileOutcome& o = outcomes[i];
-        if (!o.result) {
-            errors.push_back(dump_always(error_json(o.file, o.error)));
-            continue;
-        }
-        std::string why;
-        if (auto text = try_dump(result_json(o), why)) {
-            result_index[i] = results.size();
-            results.push_back(std::move(*text));
-        } else {
-            all_encoded = false;
-            errors.push_back(dump_always(error_json(o.file, "the result could not be encoded: " + why)));
-        }
+// One document; the results are written as they come, the errors (short) kept for after them.
+class JsonReport final : public Report {
+public:
+    JsonReport(std::ostream& out, bool per_file) : out_(out), per_file_(per_file) {
+        out_ << "{\"schema\":" << kJsonSchema << ",\"imghist\":" << dump_always(std::string(imghist::version()))
+             << ",\"results\":[";
     }
-    if (sums) {
-        for (const SumGroup& g : *sums) {
-            std::string why;
-            if (auto text = try_dump(sum_json(g, outcomes, result_index), why)) {
-                groups.push_back(std::move(*text));
-            } else {
-                all_encoded = false;
-                errors.push_back(dump_always(error_json("(sum)", "a sum could not be encoded: " + why)));
+    std::size_t add(const FileOutcome& o) override {
+        if (!o.result || per_file_) {
+            bool encoded = true;
+            std::string text = outcome_text(o, encoded);
+            all_encoded_ = all_encoded_ && encoded;
+            if (o.result && encoded) {
+                out_ << (results_ ? "," : "") << text;
+                return results_++;
             }
+            errors_.push_back(std::move(text));
         }
+        return kNoResult;
     }
-    out << "{\"schema\":" << kJsonSchema << ",\"imghist\":" << dump_always(std::string(imghist::version()));
-    json_array(out, "results", results);
-    json_array(out, "errors", errors);
-    if (sums) json_array(out, "sums", groups);
-    out << "}\n";
-    return all_encoded;
-}
+    bool finish(const std::vector<SumGroup>* sums) override {
+        std::vector<std::string> groups;
+        if (sums) groups = sum_texts(*sums, per_file_, errors_, all_encoded_);
+        out_ << ']';
+        json_array(out_, "errors", errors_);
+        if (sums) json_array(out_, "sums", groups);
+        out_ << "}\n";
+        return all_encoded_;
+    }
 
-void write_csv(std::ostream& out, const std::vector<FileOutcome>& outcomes, const std::vector<SumGroup>* sums) {
-    out << "image,format,channel,kind,bin,lo,hi,count\n";
-    for (const FileOutcome& o : outcomes)
-        if (o.result) csv_rows(out, o.file, std::string(format_info(o.result->format).name), *o.result);
-    if (sums)
-        for (const SumGroup& g : *sums) csv_rows(out, "(sum)", formats_label(g), g.result);
-}
+private:
+    std::ostream& out_;
+    bool per_file_, all_encoded_ = true;
+    std::size_t results_ = 0;
+    std::vector<std::string> errors_;
+};
 
-void write_table(std::ostream& out, const std::vector<FileOutcome>& outcomes, const std::vector<SumGroup>* sums) {
-    bool first = true;
-    for (const FileOutcome& o : outcomes) {
-        if (!o.result) continue;
+// JSON Lines: one entry per line as it comes (a result, or an error with "error"), then one line
+// {"sum": ...} per sum.
+class JsonLinesReport final : public Report {
+public:
+    JsonLinesReport(std::ostream& out, bool per_file) : out_(out), per_file_(per_file) {}
+    std::size_t add(const FileOutcome& o) override {
+        if (o.result && !per_file_) return kNoResult;
+        bool encoded = true;
+        out_ << outcome_text(o, encoded) << '\n';
+        all_encoded_ = all_encoded_ && encoded;
+        return o.result && encoded ? results_++ : kNoResult;
+    }
+    bool finish(const std::vector<SumGroup>* sums) override {
+        if (!sums) return all_encoded_;
+        std::vector<std::string> errors;
+        for (const std::string& text : sum_texts(*sums, per_file_, errors, all_encoded_))
+            out_ << "{\"sum\":" << text << "}\n";
+        for (const std::string& e : errors) out_ << e << '\n';
+        return all_encoded_;
+    }
+
+private:
+    std::ostream& out_;
+    bool per_file_, all_encoded_ = true;
+    std::size_t results_ = 0;
+};
+
+// Table and CSV: errors on stderr as they come.
+class TextReport : public Report {
+public:
+    TextReport(std::ostream& out, bool per_file) : out_(out), per_file_(per_file) {}
+    std::size_t add(const FileOutcome& o) override {
+        if (!o.result) {
+            std::cerr << "imghist: " << display_text(o.file) << ": " << display_text(o.error) << '\n';
+            return kNoResult;
+        }
+        if (!per_file_) return kNoResult;
+        write(o);
+        return results_++;
+    }
+
+protected:
+    virtual void write(const FileOutcome& o) = 0;
+    std::ostream& out_;
+    bool per_file_;
+    std::size_t results_ = 0;
+};
+
+class CsvReport final : public TextReport {
+public:
+    CsvReport(std::ostream& out, bool per_file) : TextReport(out, per_file) {
+        out_ << "image,format,channel,kind,bin,lo,hi,count\n";
+    }
+    bool finish(const std::vector<SumGroup>* sums) override {
+        if (sums)
+            for (const SumGroup& g : *sums) csv_rows(out_, "(sum)", formats_label(g), g.result);
+        return true;
+    }
+
+private:
+    void write(const FileOutcome& o) override {
+        csv_rows(out_, o.file, std::string(format_info(o.result->format).name), *o.result);
+    }
+};
+
+class TableReport final : public TextReport {
+public:
+    using TextReport::TextReport;
+    bool finish(const std::vector<SumGroup>* sums) override {
+        if (!sums) return true;
+        for (const SumGroup& g : *sums) {
+            if (blocks_++) out_ << '\n';
+            std::string files;
+            for (const SumMember& m : g.members) files += (files.empty() ? "" : ", ") + display_text(m.file);
+            // The heading's second line names the files, so each sum says what it holds.
+            const std::string heading = "sum of " + std::to_string(g.members.size()) + " file" +
+                                        (g.members.size() == 1 ? "" : "s") + "  " + thousands(g.pixels) +
+                                        " pixels  " + formats_label(g) + "\n  files: " + files;
+            table_block(out_, heading, g.result, {});
+        }
+        return true;
+    }
+
+private:
+    void write(const FileOutcome& o) override {
         const Result& r = *o.result;
-        if (!first) out << '\n';
-        first = false;
+        if (blocks_++) out_ << '\n';
         const std::string heading = display_text(o.file) + "  " + std::to_string(r.width) + " x " +
                                     std::to_string(r.height) + "  " +
                                     std::string(format_info(r.format).name) + "  " +
                                     display_text(r.backend) + " on " + display_text(r.device);
-        table_block(out, heading, r, o.notes);
+        table_block(out_, heading, r, o.notes);
     }
-    if (!sums) return;
-    for (const SumGroup& g : *sums) {
-        if (!first) out << '\n';
-        first = false;
-        std::string files;
-        for (std::size_t m : g.members) files += (files.empty() ? "" : ", ") + display_text(outcomes[m].file);
-        // The heading's second line names the files, so each sum says what it holds.
-        const std::string heading = "sum of " + std::to_string(g.members.size()) + " file" +
-                                    (g.members.size() == 1 ? "" : "s") + "  " + thousands(g.pixels) +
-                                    " pixels  " + formats_label(g) + "\n  files: " + files;
-        table_block(out, heading, g.result, {});
-    }
+    std::size_t blocks_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Report> make_report(const std::string& format, std::ostream& out, bool per_file) {
+    if (format == "json") return std::make_unique<JsonReport>(out, per_file);
+    if (format == "jsonl") return std::make_unique<JsonLinesReport>(out, per_file);
+    if (format == "csv") return std::make_unique<CsvReport>(out, per_file);
+    return std::make_unique<TableReport>(out, per_file);
 }
 
 }  // namespace imghist::cli

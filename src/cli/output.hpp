@@ -1,8 +1,9 @@
-// The three report formats of the imghist command: table, JSON and CSV.
+// The report formats of the imghist command: table, JSON, JSON Lines and CSV, and their sums.
 #pragma once
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,29 +22,57 @@ struct FileOutcome {
     std::string error;               // one line, without the file name
 };
 
+// A file counted in a sum: its name and its index among the report's results (npos where the
+// report lists no results, as with --sum-only).
+struct SumMember {
+    std::string file;
+    std::size_t result_index = 0;
+};
+
 // One merged histogram: the successful files whose channels and bins all match. Files of
 // another layout (16-bit among 8-bit, gray among RGB, RGBA with --alpha) get their own group,
 // so no counted file is ever left out of a sum.
 struct SumGroup {
     Result result;
-    std::vector<std::size_t> members;  // indices into the outcomes, in input order
+    std::vector<SumMember> members;  // in input order
     std::uint64_t pixels = 0;
     std::vector<PixelFormat> formats;  // the members' pixel formats, in order of appearance
 };
 
-// The groups in order of their first file.
-std::vector<SumGroup> sum_outcomes(const std::vector<FileOutcome>& outcomes);
+// The sums, grown one result at a time so no result is kept: groups in order of their first file.
+class SumGroups {
+public:
+    // Merges `r` into the first group Result::merge accepts, or starts a group. `pixels` and
+    // `formats` are those of the members (a group read back from JSON brings several).
+    void add(const Result& r, std::vector<SumMember> members, std::uint64_t pixels,
+             const std::vector<PixelFormat>& formats);
+    void add(const FileOutcome& o, std::size_t result_index);
+    const std::vector<SumGroup>& groups() const { return groups_; }
+
+private:
+    std::vector<SumGroup> groups_;
+};
+
 // "rgb8", or "rgb8+rgba8" when the members differ in pixel format (but not in bins).
 std::string formats_label(const SumGroup& group);
 
-// The JSON document (schema 2, docs/cli.md). Returns false when a result could not be encoded;
-// it is then listed in "errors" instead, and every other result is still written.
-bool write_json(std::ostream& out, const std::vector<FileOutcome>& outcomes,
-                const std::vector<SumGroup>* sums);
-void write_csv(std::ostream& out, const std::vector<FileOutcome>& outcomes,
-               const std::vector<SumGroup>* sums);
-void write_table(std::ostream& out, const std::vector<FileOutcome>& outcomes,
-                 const std::vector<SumGroup>* sums);
+inline constexpr std::size_t kNoResult = std::size_t(-1);
+
+// A report written as the outcomes come, in input order, so none is kept: table, json, jsonl
+// or csv (docs/cli.md). Errors go on stderr, except in json and jsonl.
+class Report {
+public:
+    virtual ~Report() = default;
+    // Writes one outcome and returns its index among the results written (kNoResult for an
+    // error, a result not encoded, or a report without per-file results).
+    virtual std::size_t add(const FileOutcome& o) = 0;
+    // Ends the report, with the sums when not null. False when something could not be encoded
+    // (it is then an error entry, and every other entry is still written).
+    virtual bool finish(const std::vector<SumGroup>* sums) = 0;
+};
+
+// `per_file` false: only errors and the sums (--sum-only).
+std::unique_ptr<Report> make_report(const std::string& format, std::ostream& out, bool per_file);
 
 // Names and messages for a terminal, the table, CSV and plot titles: one line of valid UTF-8
 // that nothing can act on, and that gives back the original bytes (docs/cli.md, "Names"):

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,8 @@ json CommandRun::doc() const {
         return json::object();
     }
 }
+
+std::string imghist_binary() { return IMGHIST_CLI_PATH; }
 
 std::string slurp(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
@@ -68,7 +71,7 @@ StartedCommand start_command(const fs::path& scratch, const std::vector<std::str
     std::vector<std::string> argv;
     if (o.as_unprivileged && ::geteuid() == 0)
         argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-    argv.push_back(o.program.empty() ? std::string(IMGHIST_CLI_PATH) : o.program);
+    argv.push_back(o.program.empty() ? imghist_binary() : o.program);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env = environment_for(o);
     // Everything the child needs is built before fork: other threads may hold the allocator.
@@ -98,24 +101,26 @@ CommandRun finish_command(const StartedCommand& s) {
     CommandRun r;
     if (s.pid <= 0) return r;
     int raw = 0;
+    struct rusage usage {};
     bool timed_out = false;
     if (s.options.timeout_seconds > 0) {
         const auto deadline = s.started + std::chrono::duration<double>(s.options.timeout_seconds);
-        while (::waitpid(s.pid, &raw, WNOHANG) == 0) {
+        while (::wait4(s.pid, &raw, WNOHANG, &usage) == 0) {
             if (Clock::now() > deadline) {
                 ::kill(s.pid, SIGKILL);
                 timed_out = true;
-                while (::waitpid(s.pid, &raw, 0) < 0 && errno == EINTR) {
+                while (::wait4(s.pid, &raw, 0, &usage) < 0 && errno == EINTR) {
                 }
                 break;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
     } else {
-        while (::waitpid(s.pid, &raw, 0) < 0 && errno == EINTR) {
+        while (::wait4(s.pid, &raw, 0, &usage) < 0 && errno == EINTR) {
         }
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - s.started).count();
+    r.max_rss_kib = usage.ru_maxrss;
     r.status = timed_out ? 124 : WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + (WIFSIGNALED(raw) ? WTERMSIG(raw) : 0);
     if (s.options.stdout_path.empty()) r.out = slurp(s.out);
     r.err = slurp(s.err);

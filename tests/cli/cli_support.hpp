@@ -24,6 +24,7 @@ struct CommandRun {
     int status = -1;  // the exit status, or 128 + the signal that ended the command; 124: timed out
     std::string out, err;
     double seconds = 0;
+    long max_rss_kib = 0;  // the command's peak resident memory (its decoder processes' too, if larger)
     // stdout as one JSON document; a failure (and an empty object) when it is not one.
     nlohmann::json doc() const;
 };
@@ -53,6 +54,8 @@ CommandRun run_command(const fs::path& scratch, const std::vector<std::string>& 
                        const RunOptions& options = {});
 
 std::string slurp(const fs::path& file);
+// The imghist binary under test.
+std::string imghist_binary();
 
 // The JSON histograms of one result (its "histograms" object) equal the library's result,
 // channel by channel: bins, range, counts, nan, below, above, count and median.
