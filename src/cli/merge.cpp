@@ -19,33 +19,6 @@ namespace {
 // Ordered: the channels are merged in the order the report lists them (R, G, B, A, Y).
 using json = nlohmann::ordered_json;
 
-const char* kMergeFooter = R"HELP(
-What it reads:
-  Reports of `imghist --format json` (one document, schema 2) and of `imghist --format jsonl`
-  (JSON Lines), in any mix. From each input it takes the sums when the run has them (--sum or
-  --sum-only: "sums" in a document, the {"sum": ...} lines in JSON Lines), else every per-file
-  result, so no file is counted twice within one input. The errors an input reports are
-  reported again (exit status 1).
-
-What it does:
-  Adds the counts exactly (64-bit: bins, nan, below, above, the clipped counts, the pixels),
-  then recomputes every statistic (mean, percentiles, clipped shares) from the summed counts;
-  the statistics stored in the inputs are not read. Inputs of different layouts (8-bit and
-  16-bit, gray and RGB, other --bins or --range) are never added together: each layout gets a
-  sum of its own, each listing its files, as --sum does. The output is the --sum-only report
-  in --format (table, json, jsonl, csv), so a merged JSON can be merged again.
-  A file named in several inputs is counted once per input and named in a warning on stderr
-  (it was probably counted twice).
-  An input that cannot be read, is not JSON, is a report of another tool or schema, or lacks
-  a field is an error naming the input and the field: exit status 1 and nothing on stdout.
-
-Examples:
-  imghist --format jsonl --sum-only part1/ > p1.jsonl
-  imghist --format json --sum part2/ > p2.json
-  imghist merge p1.jsonl p2.json              the table of the whole dataset
-  imghist merge --format json p1.jsonl p2.json > all.json
-)HELP";
-
 // The first error names the input, the entry and the field: "p1.json: sums[0].histograms.R.counts[3]: ...".
 [[noreturn]] void fail(const std::string& where, const std::string& what) { throw MergeInputError(where + ": " + what); }
 
@@ -311,15 +284,6 @@ private:
 };
 
 }  // namespace
-
-void add_merge_options(CLI::App& app, MergeLine& line) {
-    app.footer(kMergeFooter);
-    app.get_formatter()->column_width(34);
-    app.add_option("inputs", line.inputs, "Reports of earlier runs: imghist --format json or --format jsonl output")
-        ->type_name("REPORT...")->required();
-    app.add_option("-f,--format", line.format, "Report format of the merged sums: table, json, jsonl or csv")
-        ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}))->capture_default_str();
-}
 
 MergedInputs read_merge_inputs(const std::vector<std::string>& files) {
     MergedInputs merged;

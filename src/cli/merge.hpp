@@ -2,8 +2,6 @@
 // dataset can be counted in pieces (docs/cli.md, "Merging reports").
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,14 +14,6 @@ namespace imghist::cli {
 struct MergeInputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-struct MergeLine {
-    std::vector<std::string> inputs;
-    std::string format = "table";
-};
-
-// Defines the options of `imghist merge` (and its help text) to fill `line`.
-void add_merge_options(CLI::App& app, MergeLine& line);
 
 // What the inputs hold: their sums (or their results, for a run without sums) grouped by layout,
 // the errors they reported, and warnings (a file listed in several inputs).

@@ -40,14 +40,6 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
     return args;
 }
 
-std::vector<json> json_lines(const std::string& text) {
-    std::vector<json> lines;
-    std::size_t start = 0;
-    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
-        lines.push_back(json::parse(text.substr(start, end - start)));
-    return lines;
-}
-
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Pieces of unequal sizes (2 files of 3 x 2, 3 of 5 x 4), so an average of the pieces' means
