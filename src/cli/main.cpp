@@ -21,6 +21,7 @@
 #include "imghist/imghist.hpp"
 #include "in_order.hpp"
 #include "inputs.hpp"
+#include "merge.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "plot.hpp"
@@ -317,7 +318,38 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     return finish(line, *report, sink, expanded, job.warnings);
 }
 
+// imghist merge REPORT...: every input is read before anything is written, so a bad one leaves
+// stdout empty.
+int merge_reports(int argc, char** argv) {
+    CLI::App app{"imghist merge: the JSON and JSON Lines reports of earlier imghist runs summed into one,\n"
+                 "so a dataset can be counted in pieces.",
+                 "imghist merge"};
+    MergeLine line;
+    add_merge_options(app, line);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help
+        return usage_error(e.what(), "Run imghist merge --help for more information.");
+    }
+    MergedInputs merged;
+    try {
+        merged = read_merge_inputs(line.inputs);
+    } catch (const MergeInputError& e) {
+        std::cerr << "imghist merge: " << e.what() << '\n';
+        return kExitFileFailed;
+    }
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, false);
+    for (const FileOutcome& o : merged.errors) (void)report->add(o);
+    int status = merged.errors.empty() ? kExitOk : kExitFileFailed;
+    if (!report->finish(&merged.sums.groups())) status = kExitFileFailed;
+    for (const std::string& w : merged.warnings) std::cerr << "imghist merge: warning: " << w << '\n';
+    return status;
+}
+
 int run(int argc, char** argv) {
+    // Only as the first argument: a file named merge elsewhere is still a file (or ./merge).
+    if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_reports(argc - 1, argv + 1);
     CLI::App app{"imghist: per-channel R, G, B and luminance histograms of image files, counted\n"
                  "the same way on every backend (CPU, OpenCL, Vulkan, CUDA).",
                  "imghist"};

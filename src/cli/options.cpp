@@ -63,6 +63,8 @@ Output formats (--format):
   only the sums and the errors.
   Each file is reported as soon as it and the files before it are done, and not kept, so
   memory does not grow with the number of files.
+  imghist merge REPORT... sums the json/jsonl reports of earlier runs, layout by layout, so a
+  dataset can be counted in pieces (imghist merge --help).
   Names and messages in the table, CSV, on stderr and in plot titles are escaped: \\ \n \t
   \xHH for control and non-UTF-8 bytes, \uHHHH for invisible controls (docs/cli.md).
 
@@ -92,6 +94,7 @@ Examples:
   imghist --sum --plot all.svg --log *.png  one merged histogram, log-scale chart
   find data -name '*.jpg' | imghist - --format jsonl --sum > run.jsonl
                                             a dataset, one line per file, then the sum
+  imghist merge run1.jsonl run2.json        the sums of two earlier runs, summed
   imghist --bins 64 --range 0:4 --clamp render.exr   64 bins over [0, 4), outliers clamped
   imghist --raw bgr8:1920x1080 frame.bin    a raw frame in OpenCV's native order
   imghist --list-backends                   compiled backends and their devices
@@ -100,6 +103,34 @@ Examples:
 Environment:
   IMGHIST_OPENCL_DEVICE, IMGHIST_VULKAN_DEVICE, IMGHIST_CUDA_DEVICE pick a device when
   --device is not given.
+)HELP";
+
+// imghist merge --help, after the options.
+const char* kMergeFooter = R"HELP(
+What it reads:
+  Reports of `imghist --format json` (one document, schema 2) and of `imghist --format jsonl`
+  (JSON Lines), in any mix. From each input it takes the sums when the run has them (--sum or
+  --sum-only: "sums" in a document, the {"sum": ...} lines in JSON Lines), else every per-file
+  result, so no file is counted twice within one input. The errors an input reports are
+  reported again (exit status 1).
+
+What it does:
+  Adds the counts exactly (64-bit: bins, nan, below, above, the clipped counts, the pixels),
+  then recomputes every statistic (mean, percentiles, clipped shares) from the summed counts;
+  the statistics stored in the inputs are not read. Inputs of different layouts (8-bit and
+  16-bit, gray and RGB, other --bins or --range) are never added together: each layout gets a
+  sum of its own, each listing its files, as --sum does. The output is the --sum-only report
+  in --format (table, json, jsonl, csv), so a merged JSON can be merged again.
+  A file named in several inputs is counted once per input and named in a warning on stderr
+  (it was probably counted twice).
+  An input that cannot be read, is not JSON, is a report of another tool or schema, or lacks
+  a field is an error naming the input and the field: exit status 1 and nothing on stdout.
+
+Examples:
+  imghist --format jsonl --sum-only part1/ > p1.jsonl
+  imghist --format json --sum part2/ > p2.json
+  imghist merge p1.jsonl p2.json              the table of the whole dataset
+  imghist merge --format json p1.jsonl p2.json > all.json
 )HELP";
 
 std::uint64_t parse_count(const std::string& text) {
@@ -233,6 +264,15 @@ void add_options(CLI::App& app, CommandLine& line) {
     add_counting_options(app, line);
     add_output_options(app, line);
     add_reading_options(app, line);
+}
+
+void add_merge_options(CLI::App& app, MergeLine& line) {
+    app.footer(kMergeFooter);
+    app.get_formatter()->column_width(34);
+    app.add_option("inputs", line.inputs, "Reports of earlier runs: imghist --format json or --format jsonl output")
+        ->type_name("REPORT...")->required();
+    app.add_option("-f,--format", line.format, "Report format of the merged sums: table, json, jsonl or csv")
+        ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}))->capture_default_str();
 }
 
 Settings settle(const CommandLine& line) {

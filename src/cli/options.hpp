@@ -39,6 +39,15 @@ struct CommandLine {
 // Defines every option of `app` (and its help text) to fill `line`.
 void add_options(CLI::App& app, CommandLine& line);
 
+// The options of `imghist merge REPORT...` (merge.hpp).
+struct MergeLine {
+    std::vector<std::string> inputs;
+    std::string format = "table";
+};
+
+// Defines the options of `imghist merge` (and its help text) to fill `line`.
+void add_merge_options(CLI::App& app, MergeLine& line);
+
 // What the checked options ask for.
 struct Settings {
     Request request;

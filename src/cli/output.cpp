@@ -335,8 +335,6 @@ std::string formats_label(const SumGroup& group) {
 
 namespace {
 
-constexpr int kJsonSchema = 2;
-
 // Dumps strictly (invalid UTF-8 throws), so a string that escaped put_name / display_text is
 // found; the caller then reports that one entry instead of losing the document.
 std::optional<std::string> try_dump(const json& j, std::string& why) {

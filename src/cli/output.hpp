@@ -58,6 +58,9 @@ std::string formats_label(const SumGroup& group);
 
 inline constexpr std::size_t kNoResult = std::size_t(-1);
 
+// The version of the JSON layout (docs/cli.md, "JSON"); imghist merge reads this one only.
+inline constexpr int kJsonSchema = 2;
+
 // A report written as the outcomes come, in input order, so none is kept: table, json, jsonl
 // or csv (docs/cli.md). Errors go on stderr, except in json and jsonl.
 class Report {

@@ -38,4 +38,13 @@ const nlohmann::json* find_result(const nlohmann::json& doc, const std::string& 
     return nullptr;
 }
 
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+    std::vector<nlohmann::json> lines;
+    std::size_t start = 0;
+    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+        lines.push_back(nlohmann::json::parse(text.substr(start, end - start)));
+    EXPECT_EQ(start, text.size()) << "the output does not end with a newline";
+    return lines;
+}
+
 }  // namespace imghist::cli_test

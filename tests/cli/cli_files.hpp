@@ -40,4 +40,7 @@ Result reference(const ImageView& v, const Request& req = {});
 // The entry of doc["results"] for `file`, or nullptr.
 const nlohmann::json* find_result(const nlohmann::json& doc, const std::string& file);
 
+// JSON Lines: one JSON value per line; a failure when the text does not end with a newline.
+std::vector<nlohmann::json> json_lines(const std::string& text);
+
 }  // namespace imghist::cli_test

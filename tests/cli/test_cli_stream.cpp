@@ -27,15 +27,6 @@ std::vector<std::uint64_t> tiny_red_counts(unsigned seed) {
     return counts;
 }
 
-std::vector<json> json_lines(const std::string& text) {
-    std::vector<json> lines;
-    std::size_t start = 0;
-    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
-        lines.push_back(json::parse(text.substr(start, end - start)));
-    EXPECT_EQ(start, text.size()) << "the output does not end with a newline";
-    return lines;
-}
-
 TEST_F(StreamTest, ManyFilesStreamInBoundedMemory) {
     constexpr unsigned kFiles = 20000;
     const fs::path many = dir_ / "many";
