@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "imghist/image.hpp"
 
@@ -36,6 +38,31 @@ void bare_count_pass(const ImageView& rgba8, BareCounts<Ch>& counts) {
         for (; x < rgba8.width; ++x)
             for (int c = 0; c < Ch; ++c) ++counts[0][c][row[x * 4 + c]];
     }
+}
+
+// The bare work of counting one 8-bit value per pixel (a luminance image, computed before) on
+// `threads` threads, each over its share of the values into 8 interleaved sub-histograms of its
+// own, as the fused luminance loop does (cpu_kernel.hpp): the increments alone of a luminance
+// histogram. Returns a count, so that the loop cannot be optimised away.
+inline std::uint32_t bare_count_values(const std::uint8_t* values, std::size_t n, unsigned threads) {
+    std::vector<std::uint32_t> last(threads, 0);
+    const auto count = [&](unsigned t) {
+        alignas(64) std::uint32_t counts[8][288] = {};
+        const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
+        std::size_t i = begin;
+        for (; i + 8 <= end; i += 8)
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; ++k) ++counts[k][values[i + std::size_t(k)]];
+        for (; i < end; ++i) ++counts[0][values[i]];
+        last[t] = counts[7][255] + counts[0][0];
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(count, t);
+    count(0);
+    for (auto& th : pool) th.join();
+    std::uint32_t sum = 0;
+    for (const std::uint32_t v : last) sum += v;
+    return sum;
 }
 
 }  // namespace imghist::bench

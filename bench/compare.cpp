@@ -105,14 +105,14 @@ bool run(const Options& o, imghist::Engine& engine) {
     imghist::EngineOptions one;
     one.threads = 1;
     auto single = imghist::create_engine("cpu", one);
+    const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
 #ifdef IMGHIST_HAVE_OPENCV
     std::vector<imghist::bench::OpenCvRow> cv_rows;
-    if (o.opencv) cv_rows = imghist::bench::time_opencv(engine, o.runs);
+    if (o.opencv) cv_rows = imghist::bench::time_opencv(engine, threads, o.runs);
     for (const auto& r : cv_rows) equal = equal && !r.failed;
 #endif
 #ifdef IMGHIST_HAVE_IPP
     std::vector<imghist::bench::IppRow> ipp_rows;
-    const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
     if (o.ipp) ipp_rows = imghist::bench::time_ipp(*single, engine, o.runs);
     for (const auto& r : ipp_rows) equal = equal && !r.failed;
 #endif
@@ -120,7 +120,7 @@ bool run(const Options& o, imghist::Engine& engine) {
                                     : std::vector<imghist::bench::FloorRow>{};
     std::printf("load average after: %s\n", imghist::bench::load_average().c_str());
 #ifdef IMGHIST_HAVE_OPENCV
-    if (o.opencv) imghist::bench::print_opencv_table(cv_rows);
+    if (o.opencv) imghist::bench::print_opencv_table(cv_rows, threads);
 #endif
 #ifdef IMGHIST_HAVE_IPP
     if (o.ipp) imghist::bench::print_ipp_table(ipp_rows, threads);
