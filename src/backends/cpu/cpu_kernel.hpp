@@ -31,16 +31,14 @@ T load(const std::byte* p) {
 }
 
 // Sample -> slot maps.
-struct LutMap {  // 8-bit, 16-bit general, half
-    const std::uint32_t* lut;
+template <typename Entry>
+struct TableMap {
+    const Entry* lut;
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
 };
-struct Lut16Map {  // 16-bit general and half, where every slot fits 16 bits (Tables::sample_lut16)
-    const std::uint16_t* lut;
-    static constexpr bool kMayFallback = false;
-    std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
-};
+using LutMap = TableMap<std::uint32_t>;    // 8-bit, 16-bit general, half
+using Lut16Map = TableMap<std::uint16_t>;  // 16-bit general and half, where every slot fits 16 bits
 struct IdentityMap {  // 8-bit samples with the default bins: the shift mode with shift 0
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const { return ih_classify_int(v, IH_INT_SHIFT, 0, 0, 0, 0, 0); }

@@ -132,9 +132,11 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
     if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
     if (fi.sample == SampleType::f16) {
         if (cs.luma && tb.float_lut.empty()) return nullptr;
-        if (small) return pick_format<std::uint16_t, Lut16Map, Top16Map, kSmallPitch>(fi, cs);
-        if (!tb.sample_lut16.empty()) return pick_format<std::uint16_t, Lut16Map, Top16Map>(fi, cs);
-        return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs);
+        if (!tb.sample_lut16.empty()) {
+            if (small) return pick_format<std::uint16_t, Lut16Map, Top16Map, kSmallPitch>(fi, cs);
+            return pick_format<std::uint16_t, Lut16Map, Top16Map>(fi, cs);
+        }
+        return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs);  // the widest layouts, never small
     }
     if (small) return pick_format<std::uint32_t, Top16Map, Top16Map, kSmallPitch>(fi, cs);
     return pick_format<std::uint32_t, Top16Map, Top16Map>(fi, cs);
