@@ -99,14 +99,16 @@ void register_8bit() {
         add(std::string("cpu-1thread/rgba8/") + imghist::testing::pattern_name(p) + "/rgba", "cpu", PixelFormat::rgba8,
             p, rgba, false, 1);
     }
-    // Float and half R, G, B and A on one worker, default bins (imghist_compare's floor rows).
-    for (const PixelFormat f : {PixelFormat::rgba_f32, PixelFormat::rgba_f16})
+    // Float and half on one worker, default bins: R, G, B and A (imghist_compare's floor rows),
+    // and luminance alone (its SIMD loops; IMGHIST_CPU_ISA=avx2 or lower times the others).
+    for (const PixelFormat f : {PixelFormat::rgb_f32, PixelFormat::rgba_f32, PixelFormat::rgb_f16, PixelFormat::rgba_f16})
         for (const Pattern p : imghist::bench::kBenchPatterns) {
+            const std::string name =
+                std::string("cpu-1thread/") + std::string(format_info(f).name) + "/" + imghist::testing::pattern_name(p);
             Request rgba = with_mode(Mode::rgb);
             rgba.count_alpha = true;
-            add(std::string("cpu-1thread/") + std::string(format_info(f).name) + "/" + imghist::testing::pattern_name(p) +
-                    "/rgba",
-                "cpu", f, p, rgba, false, 1);
+            if (format_info(f).alpha >= 0) add(name + "/rgba", "cpu", f, p, rgba, false, 1);
+            add(name + "/luma", "cpu", f, p, with_mode(Mode::luma), false, 1);
         }
     // 3-byte pixels (what JPEGs decode to).
     for (const unsigned threads : {0u, 1u})

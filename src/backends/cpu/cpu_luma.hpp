@@ -40,9 +40,9 @@ Luma8Weights luma8_weights(const FormatInfo& fi, const std::uint32_t (&weight_in
 std::uint32_t luma8_simd(Isa isa, int cpp, const std::byte* p, std::uint32_t n, std::uint8_t* out, Luma8Weights w);
 
 // Float luminance (ih_luma_float) of the first pixels of [0, n) at p: fp32 samples, or halves
-// (`half`), cpp = 3 or 4 per pixel with the colours at sample indices rgb; with AVX-512 (AVX2
-// with F16C: 4 samples per pixel, R, G, B first), element-wise the contract's IEEE single
-// operations. Returns the pixels done (the caller finishes with ih_luma_float); 0 otherwise.
+// (`half`), cpp = 3 or 4 per pixel with the colours at sample indices rgb; with AVX2 and F16C
+// (4 samples per pixel, R, G, B first) or AVX-512 (the others), element-wise the contract's IEEE
+// single operations. Returns the pixels done (the caller finishes with ih_luma_float); 0 otherwise.
 // No loop reads past pixel n - 1.
 std::uint32_t luma_float_simd(Isa isa, bool half, int cpp, const int (&rgb)[3], const std::byte* p, std::uint32_t n,
                               float* out, const float (&w)[3]);
