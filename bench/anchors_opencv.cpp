@@ -5,8 +5,8 @@
 //   RGB8:       imghist mode luma / all  vs  cv::cvtColor(RGB -> GRAY) + cv::calcHist (+ R, G, B)
 //   float:      imghist mode rgb   vs  cv::calcHist per channel, 256 bins over [0, 1]
 //               (imghist timed with its default 257-bin rule and with 256 bins over [0, 1))
-// OpenCV runs with its default threading (calcHist is single-threaded; cvtColor uses its
-// parallel backend); imghist with the program's --threads. The 8-bit RGB and float 256-bin
+// OpenCV and imghist run on the program's --threads (calcHist is single-threaded; cvtColor uses
+// OpenCV's parallel backend on that many threads). The 8-bit RGB and float 256-bin
 // counts are cross-checked against OpenCV's; 8-bit counts that differ fail the program.
 // Beside each luminance row: the increments alone of its luminance on imghist's threads.
 #include <opencv2/core.hpp>
@@ -157,11 +157,13 @@ void time_rgba_f32(imghist::Engine& engine, int runs, std::vector<OpenCvRow>& ro
 
 }  // namespace
 
-std::string opencv_description() {
+std::string opencv_description(unsigned threads) {
+    cv::setNumThreads(int(threads));
     return std::string("OpenCV ") + CV_VERSION + " with " + std::to_string(cv::getNumThreads()) + " threads";
 }
 
 std::vector<OpenCvRow> time_opencv(Engine& engine, unsigned threads, int runs) {
+    cv::setNumThreads(int(threads));  // OpenCV's parallel parts (cvtColor) on imghist's threads
     std::vector<OpenCvRow> rows;
     time_rgba8(engine, threads, runs, rows);
     time_rgb8(engine, threads, runs, rows);
@@ -170,7 +172,7 @@ std::vector<OpenCvRow> time_opencv(Engine& engine, unsigned threads, int runs) {
 }
 
 void print_opencv_table(const std::vector<OpenCvRow>& rows, unsigned threads) {
-    std::printf("\nOpenCV anchor: imghist cpu with the program's threads against OpenCV. The luminance bound: %u "
+    std::printf("\nOpenCV anchor: imghist cpu against OpenCV, both on the program's threads. The luminance bound: %u "
                 "threads making one increment per pixel of the image's luminance (computed before) and nothing "
                 "else (bare_count.hpp); OpenCV / bound is the most a kernel that increments a counter per pixel "
                 "can reach on these threads\n",

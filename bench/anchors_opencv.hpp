@@ -20,8 +20,8 @@ struct OpenCvRow {
     bool failed = false;  // 8-bit counts differ from OpenCV's
 };
 
-// "OpenCV <version> with <n> threads".
-std::string opencv_description();
+// Sets OpenCV's threads and returns "OpenCV <version> with <n> threads".
+std::string opencv_description(unsigned threads);
 // Times every OpenCV row with `engine` (median of `runs` calls after one warm-up).
 std::vector<OpenCvRow> time_opencv(Engine& engine, unsigned threads, int runs);
 // Prints the rows as a Markdown table and whether every target was met.

@@ -16,7 +16,7 @@
 //   floor   no library: one thread reading every byte of the 8K RGBA f32 and f16 images, against
 //           imghist on one thread (bench/floors.cpp)
 //   build/bench/imghist_compare [--runs N] [--threads N] [--anchors opencv,ipp,floor]
-// --threads sets imghist's threads (0, the default: one per core); the IPP rows add imghist on
+// --threads sets imghist's and OpenCV's threads (0, the default: one per core); the IPP rows add imghist on
 // one thread. --anchors picks anchors (default: every one built, and the floor). The former program name
 // build/bench/imghist_compare_opencv is a link to this one and runs the OpenCV anchor alone
 // unless --anchors says otherwise, as that program did.
@@ -98,6 +98,11 @@ bool parse(int argc, char** argv, Options& o) {
     return args_ok && names_ok;
 }
 
+// The threads of imghist (and of OpenCV): --threads, or one per core.
+unsigned program_threads(const Options& o) {
+    return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Times the picked anchors and the read-only floor and prints their tables; false if 8-bit
 // counts differ.
 bool run(const Options& o, imghist::Engine& engine) {
@@ -105,7 +110,7 @@ bool run(const Options& o, imghist::Engine& engine) {
     imghist::EngineOptions one;
     one.threads = 1;
     auto single = imghist::create_engine("cpu", one);
-    const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = program_threads(o);
 #ifdef IMGHIST_HAVE_OPENCV
     std::vector<imghist::bench::OpenCvRow> cv_rows;
     if (o.opencv) cv_rows = imghist::bench::time_opencv(engine, threads, o.runs);
@@ -144,7 +149,7 @@ int main(int argc, char** argv) try {
     std::printf("imghist %s, backend cpu on %s; median of %d runs\n", std::string(imghist::version()).c_str(),
                 engine->device_name().c_str(), o.runs);
 #ifdef IMGHIST_HAVE_OPENCV
-    if (o.opencv) std::printf("%s\n", imghist::bench::opencv_description().c_str());
+    if (o.opencv) std::printf("%s\n", imghist::bench::opencv_description(program_threads(o)).c_str());
 #endif
 #ifdef IMGHIST_HAVE_IPP
     if (o.ipp)

@@ -5,12 +5,15 @@
 // run (first pixel, last pixel, the middle, and every other), in a sample that walks through
 // the pixel (alpha too, which the run check may ignore only where alpha is not counted), by a
 // flip that walks through the byte's bits (for floats: sign bits, so +0 against -0, and NaN
-// payloads). Widths are not a multiple of any run, so runs also start mid-row.
+// payloads). Widths are not a multiple of any run, so runs also start mid-row. Every image is
+// counted at each instruction set the CPU has (the fused luminance loop's steps of equal values
+// are 32 pixels with AVX2, 64 with AVX-512).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 
+#include "backends/cpu/cpu_isa.hpp"
 #include "histogram_asserts.hpp"
 #include "imghist/imghist.hpp"
 #include "test_images.hpp"
@@ -85,9 +88,37 @@ TEST_P(CpuRuns, AlmostUniformRunsCountLikeTheReference) {
                     const std::string what = std::string(fi.name) + ", value " + std::to_string(value) + ", run " +
                                              std::to_string(run) + ", mode " + std::to_string(int(mode)) +
                                              (alpha ? ", alpha" : "");
-                    testing::expect_same_histograms(cpu->compute(img.view, request),
-                                                    reference->compute(img.view, request), what);
+                    const Result expected = reference->compute(img.view, request);
+                    for (const cpu::Isa isa : {cpu::Isa::scalar, cpu::Isa::avx2, cpu::Isa::avx512}) {
+                        cpu::force_isa(isa);  // capped at what the CPU has
+                        testing::expect_same_histograms(cpu->compute(img.view, request), expected,
+                                                        what + ", " + std::string(cpu::isa_name(cpu::isa())));
+                    }
+                    cpu::force_isa(std::nullopt);
                 }
+        }
+    }
+}
+
+// The engine's workers take chunks of the image from a shared counter (cpu_backend.cpp): on an
+// image of about 20 chunks per worker, with an odd width (chunks start and end mid-row and
+// mid-step), every thread count counts every pixel once, like the reference.
+TEST(CpuChunks, EveryThreadCountCountsEveryPixelOnce) {
+    auto reference = create_engine("reference");
+    for (const PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb8, PixelFormat::rgba_f16}) {
+        const auto img = testing::make_image(format, 1283, 1031, testing::Pattern::natural, 77, 24);
+        for (const Mode mode : {Mode::luma, Mode::all}) {
+            Request request;
+            request.mode = mode;
+            const Result expected = reference->compute(img.view, request);
+            for (const unsigned threads : {1u, 2u, 3u, 7u}) {
+                EngineOptions options;
+                options.threads = threads;
+                const std::string what = std::string(format_info(format).name) + ", mode " +
+                                         std::to_string(int(mode)) + ", " + std::to_string(threads) + " threads";
+                testing::expect_same_histograms(create_engine("cpu", options)->compute(img.view, request), expected,
+                                                what);
+            }
         }
     }
 }

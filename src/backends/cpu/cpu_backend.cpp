@@ -1,9 +1,10 @@
 // The fast CPU backend (docs/performance.md has the measurements): the engine.
 //
 // Shape of the work:
-// - The image, in raster order, is cut into one contiguous pixel range per worker thread
-//   (the caller's thread is worker 0; tiny images get no extra threads).
-// - Each worker counts its range with a table kernel (cpu_kernel.hpp) into its own Counters
+// - The image, in raster order, is cut into chunks of contiguous pixels, which the worker
+//   threads take one at a time from a shared counter (the caller's thread is worker 0; tiny
+//   images get no extra threads), so that a faster or less busy core takes more of them.
+// - Each worker counts its chunks with a table kernel (cpu_kernel.hpp) into its own Counters
 //   (cpu_counters.hpp), through code tables built from the plan (cpu_tables.hpp); luminance
 //   of 8-bit pixels of three or four samples is computed in SIMD (cpu_luma.hpp), by the best
 //   instruction set the CPU has or a lower one IMGHIST_CPU_ISA names (cpu_isa.hpp).
@@ -14,6 +15,7 @@
 // Threading promise (engine.hpp): an engine is used by one thread at a time; the tables it
 // caches between calls are owned by the engine, and worker threads only read them.
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <string>
@@ -37,6 +39,10 @@ using cpu::Tables;
 
 constexpr std::uint32_t kMaxTableBins = 1u << 16;  // larger layouts use the direct path
 constexpr std::uint64_t kMinPixelsPerThread = 1ull << 16;
+// Chunks per worker: enough that a core running at half speed (the other programs on it, a
+// hybrid CPU's efficiency cores, a shared VM's vCPU) leaves little to wait for, few enough that
+// each chunk stays large (8K on two workers: 1M pixels). See docs/performance.md.
+constexpr std::uint64_t kChunksPerWorker = 16;
 constexpr std::uint64_t kMinPixelsForTables = 1ull << 10;      // below: the direct path
 constexpr std::uint64_t kMinSamplesForBigTables = 1ull << 14;  // 65536-entry tables pay off
 
@@ -110,15 +116,19 @@ private:
         std::vector<Counters> counters(workers);
         for (auto& k : counters) k.init(plan, clipping, kernel ? &tables->slots : nullptr);
         const cpu::Context ctx{&plan, tables};
+        const std::uint64_t chunk =
+            workers == 1 ? pixels : std::max(kMinPixelsPerThread, pixels / (workers * kChunksPerWorker));
+        std::atomic<std::uint64_t> next{0};
         run_workers(workers, [&](std::uint64_t t) {
-            const std::uint64_t begin = pixels * t / workers, end = pixels * (t + 1) / workers;
             Counters& k = counters[t];
-            if (kernel) {
-                kernel(k, ctx, image, begin, end);
-                k.flush();
-            } else {
-                cpu::count_direct(k, image, begin, end);
+            for (;;) {
+                const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+                if (begin >= pixels) break;
+                const std::uint64_t end = std::min(pixels, begin + chunk);
+                if (kernel) kernel(k, ctx, image, begin, end);
+                else cpu::count_direct(k, image, begin, end);
             }
+            if (kernel) k.flush();
         });
         for (const auto& k : counters) {
             for (std::size_t i = 0; i < slots.size(); ++i) slots[i] += k.totals[i];

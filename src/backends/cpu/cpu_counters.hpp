@@ -13,7 +13,7 @@
 namespace imghist::cpu {
 
 constexpr unsigned kSubs = 4;  // interleaved sub-histograms per channel
-// The fused luminance loop (block_luma_avx2) spreads over more: on smooth images neighbouring
+// The fused luminance loop (fused_luma) spreads over more: on smooth images neighbouring
 // pixels often share a value, and 8 tables halve the chains of dependent increments (natural
 // 8K, one thread: 18.1 -> 15.5 ms). Every worker has kMaxSubs tables per channel.
 constexpr unsigned kLumaSubs = 8;

@@ -3,8 +3,8 @@
 // channel into kSubs interleaved sub-histograms (cpu_counters.hpp) through a sample -> slot
 // map. Luminance is computed per block of kBlockPixels pixels with ih_luma_int / ih_luma_float
 // (8-bit pixels of three or four samples: in SIMD, cpu_luma.hpp), then counted like a channel;
-// luminance alone of those with AVX2 is computed and counted in one loop (block_luma_avx2), over
-// kLumaSubs sub-histograms, with runs of 32 equal values counted by one add.
+// luminance alone of those with AVX2 or AVX-512 is computed and counted in one loop (fused_luma),
+// over kLumaSubs sub-histograms, with a step of equal values counted by one add.
 // Included by cpu_kernels.cpp only: the instantiations live there.
 #pragma once
 
@@ -251,8 +251,8 @@ private:
     }
 
 
-    // Pixels per block(): kBlockPixels (the luminance buffer), or more where block_luma_avx2
-    // takes all but the last few.
+    // Pixels per block(): kBlockPixels (the luminance buffer), or more where fused_luma takes
+    // all but the last few.
     std::uint32_t block_pixels() const {
 #if defined(__x86_64__)
         if (kFusedLuma && isa_ >= Isa::avx2) return std::uint32_t(1) << 16;
@@ -261,36 +261,47 @@ private:
     }
 
 #if defined(__x86_64__)
-    // Luminance alone of 8-bit pixels of 3 or 4 samples, with AVX2: the luminance of the next 32 pixels is
-    // computed (vector units) while the current 32 are counted (loads and stores), in one loop,
-    // so the two overlap; counting a block's luminance after computing all of it left the
-    // vector units idle during the counting. Returns the pixels done (a multiple of 32).
+    // Luminance alone of 8-bit pixels of 3 or 4 samples: the luminance of the next step's pixels
+    // is computed (vector units) while the current step's are counted (loads and stores), in
+    // one loop, so the two overlap; counting a block's luminance after computing all of it left
+    // the vector units idle during the counting. AVX-512 steps are 64 pixels, AVX2 steps 32:
+    // the wider vectors halve the luminance's instructions, which compete with the counting's
+    // for the front end (8K RGBA8 random, one thread: 10.9 -> 9.4 ms, against 9.0 for the
+    // increments and the reads alone; docs/performance.md). Returns the pixels done.
     static constexpr bool kFusedLuma = L::kLuma && L::kSampleChannels == 0 && kSimdLuma;
-    __attribute__((target("avx2"))) std::uint32_t block_luma_avx2(const std::byte* p, std::uint32_t n) {
-        using Luma = Luma8Avx2<L::kCpp>;
+    template <class Luma>
+    [[gnu::always_inline]] inline std::uint32_t fused_luma(const std::byte* p, std::uint32_t n) {
+        using W = typename Luma::W;
+        constexpr std::uint32_t kStep = Luma::kPixels;
         const Luma luma(luma8_weights_);
-        if (n < Luma::kReach) return 0;  // a step reads a few bytes beyond its 32 pixels
-        __m256i next;
+        if (n < Luma::kReach) return 0;  // a step reads a few bytes beyond its pixels
+        typename W::Bytes next;
         luma(p, next);
         std::uint32_t i = 0;
-        for (; i + Luma::kReach <= n; i += 32) {
-            const __m256i y = next;
-            if (i + 32 + Luma::kReach <= n) luma(p + std::size_t(i + 32) * L::kCpp, next);
-            // 32 equal values (flat regions, constant images): one add of 32. Counted one by one,
-            // they would be four chains of dependent increments, each waiting on the last store.
-            const auto first = std::uint32_t(_mm256_extract_epi8(y, 0));
-            if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(char(first)))) == -1) {
-                luma_slot<0>(Y(first), 32);
+        for (; i + Luma::kReach <= n; i += kStep) {
+            const typename W::Bytes y = next;
+            if (i + kStep + Luma::kReach <= n) luma(p + std::size_t(i + kStep) * L::kCpp, next);
+            // A step of equal values (flat regions, constant images): one add. Counted one by
+            // one, they would be chains of dependent increments, each waiting on the last store.
+            std::uint32_t first;
+            if (W::uniform(y, first)) {
+                luma_slot<0>(Y(first), kStep);
                 continue;
             }
-            const std::uint64_t q[4] = {std::uint64_t(_mm256_extract_epi64(y, 0)), std::uint64_t(_mm256_extract_epi64(y, 1)),
-                                        std::uint64_t(_mm256_extract_epi64(y, 2)), std::uint64_t(_mm256_extract_epi64(y, 3))};
-            static_for<32>([&](auto px) {
+            std::uint64_t q[kStep / 8];
+            W::words(y, q);
+            static_for<int(kStep)>([&](auto px) {
                 constexpr int kPx = decltype(px)::value;
                 luma_slot<kPx % kLumaSubs>(Y(q[kPx / 8] >> (8 * (kPx % 8))));
             });
         }
         return i;
+    }
+    [[gnu::target("avx2")]] std::uint32_t fused_luma_avx2(const std::byte* p, std::uint32_t n) {
+        return fused_luma<Luma8Avx2<L::kCpp>>(p, n);
+    }
+    [[gnu::target(IMGHIST_LUMA_AVX512)]] std::uint32_t fused_luma_avx512(const std::byte* p, std::uint32_t n) {
+        return fused_luma<Luma8Avx512<L::kCpp>>(p, n);
     }
 #endif
 
@@ -395,7 +406,7 @@ private:
 #if defined(__x86_64__)
         if constexpr (kFusedLuma) {
             if (isa_ >= Isa::avx2) {
-                const std::uint32_t done = block_luma_avx2(p, n);
+                const std::uint32_t done = isa_ >= Isa::avx512 ? fused_luma_avx512(p, n) : fused_luma_avx2(p, n);
                 p += std::size_t(done) * L::kPixelBytes;
                 n -= done;
                 if (n == 0) return;

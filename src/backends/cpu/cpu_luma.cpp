@@ -87,63 +87,15 @@ struct Lanes3Ssse3 {
     return luma8_loop<VecAvx2, Lanes3Avx2>(p, n, out, w);
 }
 
-#define IMGHIST_AVX512 "avx512f,avx512bw,avx512vbmi"
-struct VecAvx512 {
-    using I = I32x16;
-    using F = F32x16;
-    using Bytes = __m512i;
-    static constexpr std::uint32_t kLanes = 16;
-    struct MulAdd {
-        [[gnu::target(IMGHIST_AVX512)]] void operator()(const I& a, const I& b, I& sum) const {
-            sum = (I)_mm512_madd_epi16((__m512i)a, (__m512i)b);
-        }
-    };
-    // Packs work per 128-bit lane: dword 4L + k of the result is pixels 4L..4L+3 of q[k].
-    [[gnu::target(IMGHIST_AVX512)]] static void pack(const I (&q)[4], __m512i& bytes) {
-        const __m512i low = _mm512_packus_epi32((__m512i)q[0], (__m512i)q[1]),
-                      high = _mm512_packus_epi32((__m512i)q[2], (__m512i)q[3]);
-        bytes = _mm512_packus_epi16(low, high);
-        const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-        bytes = _mm512_permutexvar_epi32(order, bytes);
-    }
-    [[gnu::target(IMGHIST_AVX512)]] static void store(std::uint8_t* out, const __m512i& bytes) {
-        _mm512_storeu_si512(out, bytes);
-    }
-};
-struct Lanes4Avx512 {
-    static constexpr int kCpp = 4, kBytes = 64;
-    [[gnu::target(IMGHIST_AVX512)]] void operator()(const std::byte* p, I32x16& x) const {
-        x = (I32x16)_mm512_loadu_si512(p);
-    }
-};
-// 16 pixels of 3 bytes (48 of the 64 loaded): one byte permute (vpermb) spreads them over
-// 32-bit lanes, its zero mask clearing byte 3.
-struct Spread3 {
-    alignas(64) std::uint8_t index[64];
-};
-constexpr Spread3 kSpread3 = [] {
-    Spread3 s{};
-    for (int i = 0; i < 64; ++i) s.index[i] = std::uint8_t(i % 4 == 3 ? 0 : 3 * (i / 4) + i % 4);
-    return s;
-}();
-struct Lanes3Avx512 {
-    static constexpr int kCpp = 3, kBytes = 64;
-    [[gnu::target(IMGHIST_AVX512)]] void operator()(const std::byte* p, I32x16& x) const {
-        x = (I32x16)_mm512_maskz_permutexvar_epi8(0x7777777777777777ull, _mm512_load_si512(kSpread3.index),
-                                                  _mm512_loadu_si512(p));
-    }
-};
-
-[[gnu::target(IMGHIST_AVX512), gnu::flatten]] std::uint32_t luma8_avx512(const std::byte* p, std::uint32_t n,
+[[gnu::target(IMGHIST_LUMA_AVX512), gnu::flatten]] std::uint32_t luma8_avx512(const std::byte* p, std::uint32_t n,
                                                                         std::uint8_t* out, Luma8Weights w) {
     return luma8_loop<VecAvx512, Lanes4Avx512>(p, n, out, w);
 }
 
-[[gnu::target(IMGHIST_AVX512), gnu::flatten]] std::uint32_t luma8_rgb_avx512(const std::byte* p, std::uint32_t n,
+[[gnu::target(IMGHIST_LUMA_AVX512), gnu::flatten]] std::uint32_t luma8_rgb_avx512(const std::byte* p, std::uint32_t n,
                                                                             std::uint8_t* out, Luma8Weights w) {
     return luma8_loop<VecAvx512, Lanes3Avx512>(p, n, out, w);
 }
-#undef IMGHIST_AVX512
 #endif
 
 using LoopFn = std::uint32_t (*)(const std::byte*, std::uint32_t, std::uint8_t*, Luma8Weights);

@@ -81,8 +81,9 @@ template <class F, class I, class MulAdd>
 // bytes reach the lanes, one load of Lanes::kBytes bytes per vector), their luminance packed
 // into W::Bytes in pixel order. The intrinsics live in target functions of W and Lanes; this
 // glue is inlined into each loop's target function.
-template <class W, class Lanes>
+template <class Vec, class Lanes>
 struct Luma8Step {
+    using W = Vec;
     using I = typename W::I;
     static constexpr int kCpp = Lanes::kCpp;
     static constexpr std::uint32_t kPixels = 4 * W::kLanes;
@@ -105,7 +106,7 @@ struct Luma8Step {
 };
 
 #if defined(__x86_64__)
-// The AVX2 widths, for the kernel's fused loop (cpu_kernel.hpp, block_luma_avx2).
+// The AVX2 and AVX-512 widths, also for the kernel's fused loop (cpu_kernel.hpp, fused_luma).
 struct VecAvx2 {
     using I = I32x8;
     using F = F32x8;
@@ -125,6 +126,18 @@ struct VecAvx2 {
     }
     [[gnu::target("avx2")]] static void store(std::uint8_t* out, const __m256i& bytes) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), bytes);
+    }
+    // For the fused loop: whether all 32 bytes equal the first (returned in
+    // `first`), and the bytes as 4 words.
+    [[gnu::target("avx2")]] static bool uniform(const __m256i& bytes, std::uint32_t& first) {
+        first = std::uint32_t(_mm256_extract_epi8(bytes, 0));
+        return _mm256_movemask_epi8(_mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(char(first)))) == -1;
+    }
+    [[gnu::target("avx2")]] static void words(const __m256i& bytes, std::uint64_t* q) {
+        q[0] = std::uint64_t(_mm256_extract_epi64(bytes, 0));
+        q[1] = std::uint64_t(_mm256_extract_epi64(bytes, 1));
+        q[2] = std::uint64_t(_mm256_extract_epi64(bytes, 2));
+        q[3] = std::uint64_t(_mm256_extract_epi64(bytes, 3));
     }
 };
 // 8 pixels of 4 bytes: as they are.
@@ -149,6 +162,67 @@ struct Lanes3Avx2 {
 // The luminance bytes of 32 pixels of CPP bytes per step.
 template <int CPP>
 using Luma8Avx2 = Luma8Step<VecAvx2, std::conditional_t<CPP == 4, Lanes4Avx2, Lanes3Avx2>>;
+
+#define IMGHIST_LUMA_AVX512 "avx512f,avx512bw,avx512vbmi"
+struct VecAvx512 {
+    using I = I32x16;
+    using F = F32x16;
+    using Bytes = __m512i;
+    static constexpr std::uint32_t kLanes = 16;
+    struct MulAdd {
+        [[gnu::target(IMGHIST_LUMA_AVX512)]] void operator()(const I& a, const I& b, I& sum) const {
+            sum = (I)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+        }
+    };
+    // Packs work per 128-bit lane: dword 4L + k of the result is pixels 4L..4L+3 of q[k].
+    [[gnu::target(IMGHIST_LUMA_AVX512)]] static void pack(const I (&q)[4], __m512i& bytes) {
+        const __m512i low = _mm512_packus_epi32((__m512i)q[0], (__m512i)q[1]),
+                      high = _mm512_packus_epi32((__m512i)q[2], (__m512i)q[3]);
+        bytes = _mm512_packus_epi16(low, high);
+        const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+        bytes = _mm512_permutexvar_epi32(order, bytes);
+    }
+    [[gnu::target(IMGHIST_LUMA_AVX512)]] static void store(std::uint8_t* out, const __m512i& bytes) {
+        _mm512_storeu_si512(out, bytes);
+    }
+    // For the fused loop: whether all 64 bytes equal the first, and the bytes
+    // as 8 words.
+    [[gnu::target(IMGHIST_LUMA_AVX512)]] static bool uniform(const __m512i& bytes, std::uint32_t& first) {
+        first = std::uint32_t(_mm_extract_epi8(_mm512_castsi512_si128(bytes), 0));
+        return _mm512_cmpneq_epi8_mask(bytes, _mm512_set1_epi8(char(first))) == 0;
+    }
+    [[gnu::target(IMGHIST_LUMA_AVX512)]] static void words(const __m512i& bytes, std::uint64_t* q) {
+        const __m256i low = _mm512_castsi512_si256(bytes), high = _mm512_extracti64x4_epi64(bytes, 1);
+        VecAvx2::words(low, q);
+        VecAvx2::words(high, q + 4);
+    }
+};
+struct Lanes4Avx512 {
+    static constexpr int kCpp = 4, kBytes = 64;
+    [[gnu::target(IMGHIST_LUMA_AVX512)]] void operator()(const std::byte* p, I32x16& x) const {
+        x = (I32x16)_mm512_loadu_si512(p);
+    }
+};
+// 16 pixels of 3 bytes (48 of the 64 loaded): one byte permute (vpermb) spreads them over
+// 32-bit lanes, its zero mask clearing byte 3.
+struct Spread3 {
+    alignas(64) std::uint8_t index[64];
+};
+inline constexpr Spread3 kSpread3 = [] {
+    Spread3 s{};
+    for (int i = 0; i < 64; ++i) s.index[i] = std::uint8_t(i % 4 == 3 ? 0 : 3 * (i / 4) + i % 4);
+    return s;
+}();
+struct Lanes3Avx512 {
+    static constexpr int kCpp = 3, kBytes = 64;
+    [[gnu::target(IMGHIST_LUMA_AVX512)]] void operator()(const std::byte* p, I32x16& x) const {
+        x = (I32x16)_mm512_maskz_permutexvar_epi8(0x7777777777777777ull, _mm512_load_si512(kSpread3.index),
+                                                  _mm512_loadu_si512(p));
+    }
+};
+// The luminance bytes of 64 pixels of CPP bytes per step.
+template <int CPP>
+using Luma8Avx512 = Luma8Step<VecAvx512, std::conditional_t<CPP == 4, Lanes4Avx512, Lanes3Avx512>>;
 #endif
 
 }  // namespace imghist::cpu
