@@ -1,7 +1,7 @@
-// libFuzzer target of the file reader: the bytes become a file that imghist::cli::read_image()
+// libFuzzer target of the file reader: the bytes become a file that imghist::io::read_image()
 // reads with the command's default options, as `imghist FILE` would (trusted readers only). It must return a view
 // that lies inside the pixels it owns (counted here by `reference`, under ASan), or throw
-// ReadError; any other exception, a crash, or a sanitizer report is a finding.
+// imghist::io::ReadError; any other exception, a crash, or a sanitizer report is a finding.
 //
 // Input: "EXT\n" then the file's bytes, where EXT (up to 8 letters or digits) is the file
 // name's extension, so that the fuzzer reaches each reader by extension as well as by content
@@ -19,7 +19,7 @@
 #include <string>
 
 #include "imghist/imghist.hpp"
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
 namespace {
 
@@ -51,7 +51,7 @@ const std::filesystem::path& scratch_dir() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    imghist::cli::configure_reader_threads(1);
+    imghist::io::configure_reader_threads(1);
     scratch_dir();  // made before atexit() so that it still exists when the handler runs
     std::atexit([] { std::filesystem::remove_all(scratch_dir()); });
     return 0;
@@ -66,14 +66,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         out.write(reinterpret_cast<const char*>(data), std::streamsize(size));
         if (!out) std::abort();
     }
-    imghist::cli::ReadOptions options;
+    imghist::io::ReadOptions options;
     // The command's defaults, but a smaller pixel limit: its 2^28 pixels of RGBA float are
     // 4 GiB, past libFuzzer's memory limit; the limit is checked from the header either way.
     options.max_pixels = std::uint64_t(1) << 22;
     try {
-        const imghist::cli::LoadedImage image = imghist::cli::read_image(path.string(), options);
+        const imghist::io::LoadedImage image = imghist::io::read_image(path.string(), options);
         (void)reference->compute(image.view);  // reads every byte the view claims
-    } catch (const imghist::cli::ReadError&) {
+    } catch (const imghist::io::ReadError&) {
     }
     std::filesystem::remove(path);
     return 0;

@@ -57,8 +57,11 @@ trace_paths() { grep -oE '/[^ ()]+' "$@"; }
 
 # 1. What is installed names no GPU toolkit: no find_dependency() of one, no GPU library to link.
 gpu_names='CUDA|cudart|OpenCL|Vulkan|vulkan'
+# (imghist::io's own find_dependency of OpenImageIO and libtiff, asked for by its component only,
+# is not a GPU toolkit.)
 grep -nE "find_dependency|$gpu_names" "$libdir"/cmake/imghist/imghist{Config,Targets}*.cmake |
-  grep -v 'set(IMGHIST_BACKENDS' && fail "the installed CMake package needs a GPU toolkit (above)"
+  grep -v -e 'set(IMGHIST_BACKENDS' -e 'find_dependency(OpenImageIO CONFIG)' -e 'find_dependency(TIFF)' &&
+  fail "the installed CMake package needs a GPU toolkit (above)"
 grep -nE "^(Requires|Libs|Cflags).*($gpu_names)" "$pc_file" &&
   fail "imghist.pc needs a GPU toolkit (above)"
 
@@ -89,5 +92,19 @@ pc_flags=$("${consumer_env[@]}" pkg-config --cflags --libs imghist)
 { depfile_paths "$prefix/consumer-pc.d"; trace_paths "$prefix/consumer-pc.log"; } | audit "pkg-config consumer"
 LD_LIBRARY_PATH="$libdir" "$prefix/consumer-pc"
 
+# 3. imghist::io, where the build has it: find_package(imghist COMPONENTS io) reads a file.
+io_text=""
+if [ -f "$libdir/cmake/imghist/imghistIoTargets.cmake" ]; then
+  "${consumer_env[@]}" cmake -S "$root/tests/consumer_io" -B "$prefix/consumer-io-build" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON \
+    -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
+    --no-warn-unused-cli > "$prefix/consumer-io-configure.log" ||
+    { cat "$prefix/consumer-io-configure.log"; fail "find_package(imghist COMPONENTS io) consumer: configure failed"; }
+  "${consumer_env[@]}" cmake --build "$prefix/consumer-io-build" > "$prefix/consumer-io-build.log" ||
+    { cat "$prefix/consumer-io-build.log"; fail "find_package(imghist COMPONENTS io) consumer: build failed"; }
+  "$prefix/consumer-io-build/consumer_io" "$prefix/consumer-io.pgm"
+  io_text=", find_package(imghist COMPONENTS io) too"
+fi
+
 echo "check-install: ok (find_package(imghist) and pkg-config --cflags --libs consumers built without" \
-     "any GPU toolkit in view, and ran)"
+     "any GPU toolkit in view, and ran$io_text)"

@@ -4,6 +4,7 @@
 #   IMGHIST_BUILD_DIR         the C++ build whose imghist command the JSON tests compare with (build)
 #   IMGHIST_CLI               that command (default: $IMGHIST_BUILD_DIR/src/cli/imghist if built)
 #   IMGHIST_REQUIRE_BACKENDS  backends that must run, as for ctest (e.g. cpu,opencl,vulkan)
+#   IMGHIST_REQUIRE_IO        1: imghist.read() must exist (default where the command is built)
 #   IMGHIST_PYTHON_VENV       the virtual environment (build/python-venv)
 # pytest's own exit code is kept: a failure, or no test run at all (5), fails this script.
 set -euo pipefail
@@ -40,7 +41,9 @@ if [ -z "${IMGHIST_CLI:-}" ] && [ -x "$build/src/cli/imghist" ]; then
 fi
 if [ -n "${IMGHIST_CLI:-}" ]; then
   export IMGHIST_CLI
-  echo "python-test: comparing with the command line $IMGHIST_CLI"
+  # The command needs imghist::io, so the package must have the file reader too.
+  export IMGHIST_REQUIRE_IO=${IMGHIST_REQUIRE_IO:-1}
+  echo "python-test: comparing with the command line $IMGHIST_CLI; imghist.read() required"
 else
   echo "python-test: no imghist command built: the JSON comparison tests are skipped"
 fi

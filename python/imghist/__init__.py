@@ -16,6 +16,8 @@ Example::
     frames = imghist.histogram_batch([image, image[::2, ::2]])   # one engine for many images
     print(frames.counts.shape, frames.sum())  # (2, 4, 256), their exact sum
     h.plot(log=True)                          # the command line's chart (matplotlib)
+    pixels = imghist.read("photo.png")        # a file's pixels, in its own dtype (OpenImageIO)
+    h = imghist.histogram_file("photo.exr", mode="luma")   # or read and count in one call
 
     import torch                              # a CUDA tensor is counted where it lives, on
     t = torch.from_numpy(image).cuda()        # torch's current stream, with no host copy
@@ -33,10 +35,14 @@ from ._imghist import (
     HistogramBatch,
     InvalidArgument,
     MergeError,
+    ReadError,
     __version__,
     backends,
+    has_file_reader,
     histogram,
     histogram_batch,
+    histogram_file,
+    read,
 )
 
 __all__ = [
@@ -49,10 +55,14 @@ __all__ = [
     "HistogramBatch",
     "InvalidArgument",
     "MergeError",
+    "ReadError",
     "__version__",
     "backends",
+    "has_file_reader",
     "histogram",
     "histogram_batch",
+    "histogram_file",
+    "read",
 ]
 
 from . import _plot

@@ -1,4 +1,5 @@
 """Type stub of the imghist package (the classes live in imghist._imghist)."""
+import os
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -17,6 +18,11 @@ class InvalidArgument(Error, ValueError): ...
 class MergeError(Error, ValueError): ...
 class BackendUnavailable(Error, RuntimeError): ...
 class DeviceError(Error, RuntimeError): ...
+class ReadError(Error, OSError): ...
+
+PathLike = Union[str, "os.PathLike[str]"]
+# Whether this build has imghist::io (OpenImageIO): read() and histogram_file() raise Error without it.
+has_file_reader: bool
 
 class ChannelHistogram:
     """One channel of a Histogram."""
@@ -137,6 +143,25 @@ def histogram_batch(
 ) -> HistogramBatch:
     """Arrays of one format (sizes may differ), or one (N, H, W) / (N, H, W, C) array, with one engine."""
 
+def read(path: PathLike, *, max_pixels: Optional[int] = None, untrusted_readers: bool = False) -> npt.NDArray[Any]:
+    """An image file's pixels in its own dtype: (H, W) gray, (H, W, 3) RGB or (H, W, 4) RGBA."""
+
+def histogram_file(
+    path: PathLike,
+    *,
+    mode: str = "all",
+    bins: Optional[int] = None,
+    range: Optional[Tuple[float, float]] = None,
+    clamp: bool = False,
+    weights: Weights = "rec709",
+    alpha: bool = False,
+    backend: str = "auto",
+    device: Device = None,
+    max_pixels: Optional[int] = None,
+    untrusted_readers: bool = False,
+) -> Histogram:
+    """Histograms of an image file: read(path) counted by histogram(), without a numpy copy."""
+
 class Engine:
     """A backend's device state kept across calls; may be shared by threads (calls serialize)."""
     def __init__(self, backend: str = "auto", device: Device = None, threads: int = 0) -> None: ...
@@ -170,5 +195,18 @@ class Engine:
         layout: Optional[str] = None,
         stream: Stream = None,
     ) -> HistogramBatch: ...
+    def histogram_file(
+        self,
+        path: PathLike,
+        *,
+        mode: str = "all",
+        bins: Optional[int] = None,
+        range: Optional[Tuple[float, float]] = None,
+        clamp: bool = False,
+        weights: Weights = "rec709",
+        alpha: bool = False,
+        max_pixels: Optional[int] = None,
+        untrusted_readers: bool = False,
+    ) -> Histogram: ...
 
 def backends() -> List[Dict[str, Any]]: ...

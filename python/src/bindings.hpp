@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,6 +97,16 @@ nb::object counts_of(const Result& result);
 nb::dict result_to_dict(const Result& result);
 Result result_from_dict(nb::handle dict);
 nb::dict stats_dict(const ChannelHistogram& channel);
+
+// files.cpp: an image file read into host memory by imghist::io, kept alive by `owner`; where the
+// package has no file reader, read_file raises imghist.Error saying so.
+struct ImageFile {
+    ImageView view;
+    std::shared_ptr<const void> owner;
+};
+ImageFile read_file(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers);
+extern const char* const kHistogramFileDocText;
+void bind_files(nb::module_& m);
 
 void bind_errors(nb::module_& m);
 void bind_result(nb::module_& m);

@@ -50,6 +50,13 @@ struct PyEngine {
         return engine->compute(p.view, in.request);
     }
 
+    // An image in host memory (a file read by imghist::io).
+    Result histogram_host(const ImageView& view, const Request& request) {
+        nb::gil_scoped_release unlocked;
+        std::lock_guard<std::mutex> one_at_a_time(busy);
+        return engine->compute(view, request);
+    }
+
     // The GIL is released once, for the whole batch.
     nb::object histogram_batch(const PreparedBatch& in) {
         check_engine_for(*engine, in.images.where);
@@ -160,6 +167,15 @@ void bind_engine(nb::module_& m) {
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
            "stream"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
+        .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
+                                  nb::object range, bool clamp, nb::object weights, bool alpha,
+                                  std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+            const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha));
+            const ImageFile file = read_file(path, max_pixels, untrusted_readers);
+            return e.histogram_host(file.view, request);
+        }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "max_pixels"_a = nb::none(),
+           "untrusted_readers"_a = false, "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
         .def_prop_ro("device", [](const PyEngine& e) { return e.engine->device_name(); }, "The device's name.")
@@ -177,6 +193,18 @@ void bind_engine(nb::module_& m) {
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramDoc);
+
+    m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range,
+                               bool clamp, nb::object weights, bool alpha, const std::string& backend,
+                               nb::handle device, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+        // The keywords are checked before the file is decoded, and the file before an engine opens.
+        const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha));
+        const ImageFile file = read_file(path, max_pixels, untrusted_readers);
+        const Placement host;
+        return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, request);
+    }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "clamp"_a = false,
+       "weights"_a = "rec709", "alpha"_a = false, "backend"_a = "auto", "device"_a = nb::none(),
+       "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kHistogramFileDocText);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range,
                                 bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout,

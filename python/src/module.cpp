@@ -1,13 +1,17 @@
 // imghist._imghist: the extension module behind the imghist package (python/imghist/).
 #include "bindings.hpp"
 
+#if defined(IMGHIST_PYTHON_IO)
+#include "imghist/io.hpp"
+#endif
+
 namespace imghist::python {
 
 namespace {
 
 // The Python classes of the C++ exceptions, made once at import (owned by the module).
 struct ErrorClasses {
-    PyObject *error, *invalid_argument, *merge_error, *backend_unavailable, *device_error;
+    PyObject *error, *invalid_argument, *merge_error, *backend_unavailable, *device_error, *read_error;
 };
 ErrorClasses classes{};
 
@@ -65,6 +69,9 @@ void bind_errors(nb::module_& m) {
                                             "(also a RuntimeError).");
     classes.device_error = new_error(m, "DeviceError", bases(base, PyExc_RuntimeError).ptr(),
                                      "A device or runtime call failed (also a RuntimeError).");
+    classes.read_error = new_error(m, "ReadError", bases(base, PyExc_OSError).ptr(),
+                                   "An image file cannot be read: missing, not an image, truncated, corrupt or "
+                                   "too large (also an OSError).");
     // Most derived first: each C++ class maps to its own Python class.
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
@@ -79,6 +86,10 @@ void bind_errors(nb::module_& m) {
             PyErr_SetString(classes.device_error, e.what());
         } catch (const Error& e) {
             PyErr_SetString(classes.error, e.what());
+#if defined(IMGHIST_PYTHON_IO)
+        } catch (const io::ReadError& e) {
+            PyErr_SetString(classes.read_error, e.what());
+#endif
         }
     });
 }
@@ -92,6 +103,7 @@ NB_MODULE(_imghist, m) {
     bind_result(m);
     bind_engine(m);
     bind_batch(m);
+    bind_files(m);
     m.def("backends", &backend_list,
           "The compiled-in backends in 'auto' preference order: a list of dicts with name, summary, "
           "available and devices (each a dict: id, name, is_gpu, available, note).");

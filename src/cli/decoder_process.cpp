@@ -55,19 +55,19 @@ public:
         if (fd_ >= 0) ::close(fd_);
     }
 
-    decltype(LoadedImage::pixels) allocate(std::size_t bytes) {
+    decltype(io::LoadedImage::pixels) allocate(std::size_t bytes) {
         if (fd_ >= 0) ::close(fd_);  // one result per file: a second call replaces the first
         fd_ = ::memfd_create("imghist-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd_ < 0 || ::ftruncate(fd_, off_t(bytes)) != 0) throw std::bad_alloc();
         void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
         if (p == MAP_FAILED) throw std::bad_alloc();
         bytes_ = bytes;
-        return decltype(LoadedImage::pixels)(static_cast<std::byte*>(p), PixelRelease{bytes});
+        return decltype(io::LoadedImage::pixels)(static_cast<std::byte*>(p), io::PixelRelease{bytes});
     }
 
     // Unmaps the image's pixels (a writable mapping forbids the write seal), seals the memfd
     // against any change, and gives up the descriptor: the worker can rely on size and content.
-    int seal(LoadedImage& image) {
+    int seal(io::LoadedImage& image) {
         const bool whole = image.pixels && image.view.data == image.pixels.get() &&
                            image.view.stride_bytes == image.view.row_bytes() &&
                            std::uint64_t(image.view.row_bytes()) * image.view.height == bytes_;
@@ -86,17 +86,17 @@ private:
 };
 
 // Reads one requested file and sends the answer; the descriptor goes with it.
-void answer(int socket, const std::string& path, const ReadOptions& options) {
+void answer(int socket, const std::string& path, const io::ReadOptions& options) {
     Outcome outcome = Outcome::pixels;
     std::string message;
     MemfdPixels memory;
-    LoadedImage image;
+    io::LoadedImage image;
     int fd = -1;
     try {
         apply_test_fault(path);
-        image = read_image(path, options, [&](std::size_t bytes) { return memory.allocate(bytes); });
+        image = io::read_image(path, options, [&](std::size_t bytes) { return memory.allocate(bytes); });
         fd = memory.seal(image);
-    } catch (const ReadError& e) {
+    } catch (const io::ReadError& e) {
         outcome = Outcome::read_error;
         message = e.what();
     } catch (const std::bad_alloc&) {
@@ -135,7 +135,7 @@ int serve_files(int socket) {
         MessageReader r(buffer.data(), std::size_t(n));
         try {
             if (r.get<std::uint32_t>() != kProtocol) return 1;
-            const auto options = r.get<ReadOptions>();
+            const auto options = r.get<io::ReadOptions>();
             answer(socket, r.rest(), options);
         } catch (const MessageTooShort&) {
             return 1;
@@ -192,7 +192,7 @@ int run_decoder_process(int argc, char** argv) {
                     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
                     if (::getppid() != launcher) ::_exit(1);
                     ::close(kLauncherSocket);
-                    configure_reader_threads(unsigned(std::max(1, value)));
+                    io::configure_reader_threads(unsigned(std::max(1, value)));
                     ::_exit(serve_files(decoder_socket));
                 }
                 answer = pid > 0 ? std::int32_t(pid) : -errno;

@@ -5,7 +5,7 @@
 // loaded in it but never used) forks a decoder process for each worker thread, and a fresh one
 // after each failure: a fork costs about a millisecond where starting the binary costs 0.15 s
 // (it loads some 260 libraries). The launcher also waits for its decoders, so a worker learns
-// how its decoder died. A decoder gets a file name over a socket, calls read_image(), and
+// how its decoder died. A decoder gets a file name over a socket, calls io::read_image(), and
 // answers with the header and a sealed memfd holding the pixels, which the worker maps
 // read-only without copying.
 #pragma once
@@ -17,14 +17,14 @@
 #include <optional>
 #include <string>
 
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
 namespace imghist::cli {
 
 struct DecoderSettings {
-    bool in_process = false;       // read_image() in the calling thread (debugging, profiling)
+    bool in_process = false;       // io::read_image() in the calling thread (debugging, profiling)
     double timeout_seconds = 120;  // per file, decoder processes only; 0 = no limit
-    unsigned reader_threads = 1;   // the decoder process's configure_reader_threads()
+    unsigned reader_threads = 1;   // the decoder process's io::configure_reader_threads()
 };
 
 // What imghist asks its launcher: fork a decoder, or wait for one.
@@ -44,7 +44,7 @@ public:
         pid_t pid;
         int socket;
     };
-    Decoder launch();           // throws ReadError
+    Decoder launch();           // throws io::ReadError
     std::int32_t reap(pid_t);   // waits for a decoder that is ending: its wait status, or -errno
 
 private:
@@ -67,16 +67,16 @@ public:
     FileDecoder(const FileDecoder&) = delete;
     FileDecoder& operator=(const FileDecoder&) = delete;
 
-    // As read_image(); a decoder process that dies or runs past the time limit is a ReadError.
-    LoadedImage read(const std::string& path, const ReadOptions& options);
+    // As io::read_image(); a decoder process that dies or runs past the time limit is a io::ReadError.
+    io::LoadedImage read(const std::string& path, const io::ReadOptions& options);
 
 private:
     void start();
-    bool send_request(const std::string& path, const ReadOptions& options);
-    void wait_for_answer();  // until the answer is there; past the time limit a ReadError
-    LoadedImage take_answer(const char* message, std::size_t size, int fd);
-    void map_pixels(LoadedImage& image, int fd, std::uint32_t width, std::uint32_t height, PixelFormat format);
-    ReadError bad_answer(const std::string& why);  // stops the process
+    bool send_request(const std::string& path, const io::ReadOptions& options);
+    void wait_for_answer();  // until the answer is there; past the time limit a io::ReadError
+    io::LoadedImage take_answer(const char* message, std::size_t size, int fd);
+    void map_pixels(io::LoadedImage& image, int fd, std::uint32_t width, std::uint32_t height, PixelFormat format);
+    io::ReadError bad_answer(const std::string& why);  // stops the process
     std::string end_process();  // kills the process if needed and says how it ended
     void stop();
 

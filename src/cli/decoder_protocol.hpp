@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
 namespace imghist::cli::protocol {
 
@@ -29,10 +29,10 @@ constexpr std::size_t kMaxAnswerString = 2048;
 constexpr std::size_t kMaxNotes = 16;
 constexpr std::size_t kMaxPath = 32 * 1024;
 
-// The request carries ReadOptions as bytes: both ends are the same binary.
-static_assert(std::is_trivially_copyable_v<ReadOptions>, "ReadOptions must be sent as bytes");
+// The request carries io::ReadOptions as bytes: both ends are the same binary.
+static_assert(std::is_trivially_copyable_v<io::ReadOptions>, "io::ReadOptions must be sent as bytes");
 
-// How read_image() ended, so the worker sees the exception it would have seen in-process.
+// How io::read_image() ended, so the worker sees the exception it would have seen in-process.
 enum class Outcome : std::uint8_t { pixels, read_error, out_of_memory, other_error };
 
 inline std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }

@@ -49,7 +49,7 @@ DecoderLauncher::DecoderLauncher(DecoderSettings settings) : settings_(settings)
     if (settings_.in_process) return;
     try {
         start_launcher();
-    } catch (const ReadError&) {
+    } catch (const io::ReadError&) {
         // Reported for every file by launch(), which tries again.
     }
 }
@@ -59,7 +59,7 @@ DecoderLauncher::~DecoderLauncher() { stop_launcher(); }
 void DecoderLauncher::start_launcher() {
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
-        throw ReadError("cannot start the decoder launcher: " + errno_text("socketpair"));
+        throw io::ReadError("cannot start the decoder launcher: " + errno_text("socketpair"));
     // dup2 onto itself would keep close-on-exec: make sure the child's end is not fd 3.
     if (fds[1] == kLauncherSocket) {
         const int moved = ::fcntl(fds[1], F_DUPFD_CLOEXEC, kLauncherSocket + 1);
@@ -91,7 +91,7 @@ void DecoderLauncher::start_launcher() {
     ::close(fds[1]);
     if (rc != 0) {
         ::close(fds[0]);
-        throw ReadError("cannot start the decoder launcher: " + std::string(std::strerror(rc)) +
+        throw io::ReadError("cannot start the decoder launcher: " + std::string(std::strerror(rc)) +
                         " (--decode-in-process reads without it)");
     }
     pid_ = pid;
@@ -131,7 +131,7 @@ std::optional<std::int32_t> DecoderLauncher::ask(LauncherRequest what, std::int3
 DecoderLauncher::Decoder DecoderLauncher::launch() {
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
-        throw ReadError("cannot start a decoder process: " + errno_text("socketpair"));
+        throw io::ReadError("cannot start a decoder process: " + errno_text("socketpair"));
     struct CloseFd {
         int fd;
         ~CloseFd() { ::close(fd); }
@@ -154,7 +154,7 @@ DecoderLauncher::Decoder DecoderLauncher::launch() {
     if (!pid || *pid <= 0) {
         ::close(fds[0]);
         errno = pid ? -*pid : EPIPE;
-        throw ReadError("cannot start a decoder process: " + errno_text("the decoder launcher"));
+        throw io::ReadError("cannot start a decoder process: " + errno_text("the decoder launcher"));
     }
     return {pid_t(*pid), fds[0]};
 }
@@ -186,7 +186,7 @@ void FileDecoder::stop() {
     (void)end_process();
 }
 
-bool FileDecoder::send_request(const std::string& path, const ReadOptions& options) {
+bool FileDecoder::send_request(const std::string& path, const io::ReadOptions& options) {
     MessageWriter w;
     w.put(kProtocol);
     w.put(options);
@@ -194,9 +194,9 @@ bool FileDecoder::send_request(const std::string& path, const ReadOptions& optio
     return send_message(socket_, w.bytes(), -1);
 }
 
-LoadedImage FileDecoder::read(const std::string& path, const ReadOptions& options) {
-    if (launcher_.settings().in_process) return read_image(path, options);
-    if (path.size() > kMaxPath) throw ReadError("file name too long");
+io::LoadedImage FileDecoder::read(const std::string& path, const io::ReadOptions& options) {
+    if (launcher_.settings().in_process) return io::read_image(path, options);
+    if (path.size() > kMaxPath) throw io::ReadError("file name too long");
 
     if (socket_ < 0) start();
     if (!send_request(path, options)) {
@@ -204,7 +204,7 @@ LoadedImage FileDecoder::read(const std::string& path, const ReadOptions& option
         (void)end_process();
         start();
         if (!send_request(path, options))
-            throw ReadError("cannot reach the decoder process: " + errno_text("send"));
+            throw io::ReadError("cannot reach the decoder process: " + errno_text("send"));
     }
     wait_for_answer();
     std::vector<char> buffer;
@@ -212,7 +212,7 @@ LoadedImage FileDecoder::read(const std::string& path, const ReadOptions& option
     const ssize_t n = receive_message(socket_, buffer, fd);
     if (n <= 0) {
         const std::string how = end_process();
-        throw ReadError(how + " while reading this file; the file is probably corrupt and hits a "
+        throw io::ReadError(how + " while reading this file; the file is probably corrupt and hits a "
                               "bug in its reader (the other files are not affected)");
     }
     struct CloseFd {
@@ -239,20 +239,20 @@ void FileDecoder::wait_for_answer() {
         if (ready < 0 && errno == EINTR) continue;
         if (ready == 0 && std::chrono::steady_clock::now() >= deadline) {
             stop();
-            throw ReadError("took longer than " + seconds_text(timeout) +
+            throw io::ReadError("took longer than " + seconds_text(timeout) +
                             " s to read (--decode-timeout); the decoder was stopped");
         }
         if (ready > 0) return;
     }
 }
 
-ReadError FileDecoder::bad_answer(const std::string& why) {
+io::ReadError FileDecoder::bad_answer(const std::string& why) {
     stop();
-    return ReadError("the decoder process sent a bad answer (" + why + ")");
+    return io::ReadError("the decoder process sent a bad answer (" + why + ")");
 }
 
 // Anything the process sent is checked before it is used.
-LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int fd) {
+io::LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int fd) {
     try {
         MessageReader r(message, size);
         if (r.get<std::uint32_t>() != kProtocol) throw bad_answer("protocol");
@@ -262,7 +262,7 @@ LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int 
         if (outcome != Outcome::pixels) stop();
         switch (outcome) {
             case Outcome::pixels: break;
-            case Outcome::read_error: throw ReadError(r.get_string());
+            case Outcome::read_error: throw io::ReadError(r.get_string());
             case Outcome::out_of_memory: throw std::bad_alloc();
             case Outcome::other_error: throw std::runtime_error(r.get_string());
             default: throw bad_answer("outcome");
@@ -271,7 +271,7 @@ LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int 
         const auto width = r.get<std::uint32_t>();
         const auto height = r.get<std::uint32_t>();
         if (format >= std::size(all_pixel_formats) || width == 0 || height == 0) throw bad_answer("header");
-        LoadedImage image;
+        io::LoadedImage image;
         image.source_type = r.get_string();
         const auto notes = r.get<std::uint32_t>();
         if (notes > kMaxNotes) throw bad_answer("notes");
@@ -284,7 +284,7 @@ LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int 
 }
 
 // Maps the sealed memfd of the answer read-only as the image's pixels.
-void FileDecoder::map_pixels(LoadedImage& image, int fd, std::uint32_t width, std::uint32_t height, PixelFormat format) {
+void FileDecoder::map_pixels(io::LoadedImage& image, int fd, std::uint32_t width, std::uint32_t height, PixelFormat format) {
     const std::size_t row = std::size_t(width) * format_info(format).pixel_bytes();
     const std::size_t bytes = row * height;
     struct stat st{};
@@ -295,7 +295,7 @@ void FileDecoder::map_pixels(LoadedImage& image, int fd, std::uint32_t width, st
         throw bad_answer("pixels");
     void* mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
-    image.pixels = std::unique_ptr<std::byte[], PixelRelease>(static_cast<std::byte*>(mapped), PixelRelease{bytes});
+    image.pixels = std::unique_ptr<std::byte[], io::PixelRelease>(static_cast<std::byte*>(mapped), io::PixelRelease{bytes});
     image.view = ImageView::packed(mapped, width, height, format);
 }
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
 namespace imghist::cli {
 
@@ -28,7 +28,7 @@ bool has_image_extension(const fs::path& p, bool untrusted_readers) {
     if (ext.size() < 2) return false;
     ext.erase(0, 1);
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    const auto& list = image_extensions(untrusted_readers);
+    const auto& list = io::image_extensions(untrusted_readers);
     return std::binary_search(list.begin(), list.end(), ext);
 }
 

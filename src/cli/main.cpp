@@ -25,8 +25,8 @@
 #include "options.hpp"
 #include "output.hpp"
 #include "plot.hpp"
-#include "reader.hpp"
-#include "reader_raw.hpp"
+#include "imghist/io.hpp"
+#include "io/reader_raw.hpp"
 
 #ifndef IMGHIST_CLI_VERSION
 #define IMGHIST_CLI_VERSION "0.0.0"
@@ -45,7 +45,7 @@ std::string version_text() {
     std::string backends;
     for (const Backend* b : imghist::backends()) backends += (backends.empty() ? "" : ", ") + std::string(b->name());
     return std::string("imghist ") + IMGHIST_CLI_VERSION + " (library " + std::string(imghist::version()) +
-           ")\n" + reader_version() + (plot_available() ? ", plots with cairo" : ", plots disabled (no cairo)") +
+           ")\n" + io::reader_version() + (plot_available() ? ", plots with cairo" : ", plots disabled (no cairo)") +
            "\nbackends: " + backends;
 }
 
@@ -190,20 +190,20 @@ struct Counting {
 };
 
 // Raw files are read here (there is no decoder); the others by the worker's decoder.
-LoadedImage read_input(const std::string& file, const Settings& settings, FileDecoder& decoder) {
-    if (settings.raw) return read_raw(file, *settings.raw, settings.read_options);
+io::LoadedImage read_input(const std::string& file, const Settings& settings, FileDecoder& decoder) {
+    if (settings.raw) return io::read_raw(file, *settings.raw, settings.read_options);
     return decoder.read(file, settings.read_options);
 }
 
 // Reads and counts one file; whatever fails becomes its error.
 void count_file(FileOutcome& o, const Settings& settings, FileDecoder& decoder, Engine& engine) {
     try {
-        LoadedImage image = read_input(o.file, settings, decoder);
+        io::LoadedImage image = read_input(o.file, settings, decoder);
         Result r = engine.compute(image.view, settings.request);
         o.notes = std::move(image.notes);
         o.notes.insert(o.notes.end(), r.notes.begin(), r.notes.end());
         o.result = std::move(r);
-    } catch (const ReadError& e) {
+    } catch (const io::ReadError& e) {
         o.error = e.what();
     } catch (const imghist::Error& e) {
         o.error = e.what();
@@ -289,7 +289,7 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     EngineOptions engine_options;
     engine_options.device = line.device;
     engine_options.threads = std::max(1u, cores / workers);
-    configure_reader_threads(engine_options.threads);
+    io::configure_reader_threads(engine_options.threads);
     DecoderSettings decoder_settings = line.decoder_settings;
     decoder_settings.reader_threads = engine_options.threads;
     if (settings.raw) decoder_settings.in_process = true;  // raw files have no decoder: no launcher either

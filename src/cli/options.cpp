@@ -225,7 +225,7 @@ void add_reading_options(CLI::App& app, CommandLine& line) {
                  "their extensions too. Use only on files you trust");
     app.add_option("--raw", line.raw_text,
                    "Read every input as headerless native-endian pixels (read in this process: no "
-                   "decoder); FORMAT is one of " + raw_format_names() + "; STRIDE = bytes per row")
+                   "decoder); FORMAT is one of " + io::raw_format_names() + "; STRIDE = bytes per row")
         ->type_name("FORMAT:WIDTHxHEIGHT[:STRIDE]");
     // Two flags: CLI11 shows one negatable flag as "--progress,--no-progress{false}".
     app.add_flag("--progress", line.progress_on, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
@@ -259,7 +259,7 @@ void check_plot_options(const CommandLine& line) {
 }  // namespace
 
 void add_options(CLI::App& app, CommandLine& line) {
-    app.footer(kFooterCounting + trusted_format_names() + kFooterInputs + raw_format_names() + kFooterRest);
+    app.footer(kFooterCounting + io::trusted_format_names() + kFooterInputs + io::raw_format_names() + kFooterRest);
     app.get_formatter()->column_width(34);
     add_counting_options(app, line);
     add_output_options(app, line);
@@ -283,7 +283,7 @@ Settings settle(const CommandLine& line) {
     if (!line.max_pixels_text.empty()) settings.read_options.max_pixels = parse_count(line.max_pixels_text);
     if (!line.raw_text.empty()) {
         try {
-            settings.raw = parse_raw_layout(line.raw_text);
+            settings.raw = io::parse_raw_layout(line.raw_text);
         } catch (const std::invalid_argument& e) {
             throw UsageError(std::string("--raw: ") + e.what());
         }

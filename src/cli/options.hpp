@@ -12,8 +12,8 @@
 
 #include "decoder_process.hpp"
 #include "imghist/request.hpp"
-#include "reader.hpp"
-#include "reader_raw.hpp"
+#include "imghist/io.hpp"
+#include "io/reader_raw.hpp"
 
 namespace imghist::cli {
 
@@ -25,7 +25,7 @@ struct UsageError : std::runtime_error {
 // The options as typed, before they are checked.
 struct CommandLine {
     std::vector<std::string> inputs;
-    ReadOptions read_options;
+    io::ReadOptions read_options;
     DecoderSettings decoder_settings;
     std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
     std::string format = "table", plot_path, max_pixels_text, raw_text, files_from;
@@ -51,8 +51,8 @@ void add_merge_options(CLI::App& app, MergeLine& line);
 // What the checked options ask for.
 struct Settings {
     Request request;
-    ReadOptions read_options;
-    std::optional<RawLayout> raw;  // --raw: every input is headerless pixels of this layout
+    io::ReadOptions read_options;
+    std::optional<io::RawLayout> raw;  // --raw: every input is headerless pixels of this layout
 };
 
 // Checks the options beyond their syntax; throws UsageError.

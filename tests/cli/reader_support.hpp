@@ -14,15 +14,15 @@
 #include <vector>
 
 #include "cli_support.hpp"
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
 namespace imghist::reader_test {
 
 namespace fs = std::filesystem;
-using cli::LoadedImage;
-using cli::ReadError;
-using cli::ReadOptions;
-using cli::read_image;
+using io::LoadedImage;
+using io::ReadError;
+using io::ReadOptions;
+using io::read_image;
 using cli_test::CommandRun;
 
 inline const fs::path kRepro = fs::path(IMGHIST_SOURCE_DIR) / "tests/data/repro";
@@ -37,12 +37,12 @@ protected:
         return run(all, {.timeout_seconds = 30});
     }
 
-    // The ReadError message, or "" when the file was read.
-    static std::string refusal(const std::string& file, const ReadOptions& options = {}) {
+    // The io::ReadError message, or "" when the file was read.
+    static std::string refusal(const std::string& file, const io::ReadOptions& options = {}) {
         try {
-            (void)read_image(file, options);
+            (void)io::read_image(file, options);
             return "";
-        } catch (const ReadError& e) {
+        } catch (const io::ReadError& e) {
             return e.what();
         }
     }
@@ -50,24 +50,24 @@ protected:
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-inline bool has_note(const LoadedImage& image, const std::string& part) {
+inline bool has_note(const io::LoadedImage& image, const std::string& part) {
     for (const std::string& n : image.notes)
         if (contains(n, part)) return true;
     return false;
 }
 
-// The image, or nullopt after a test failure that names the ReadError.
-inline std::optional<LoadedImage> read_or_fail(const std::string& file) {
+// The image, or nullopt after a test failure that names the io::ReadError.
+inline std::optional<io::LoadedImage> read_or_fail(const std::string& file) {
     try {
-        return read_image(file, {});
-    } catch (const ReadError& e) {
+        return io::read_image(file, {});
+    } catch (const io::ReadError& e) {
         ADD_FAILURE() << e.what();
         return std::nullopt;
     }
 }
 
 template <typename T>
-std::vector<T> samples_of(const LoadedImage& image) {
+std::vector<T> samples_of(const io::LoadedImage& image) {
     const auto& fi = image.view.info();
     EXPECT_EQ(sizeof(T), std::size_t(fi.bytes_per_sample));
     const std::size_t n = std::size_t(image.view.width) * image.view.height * fi.channels;

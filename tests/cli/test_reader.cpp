@@ -1,6 +1,6 @@
-// Tests of the file reader (src/cli/reader.cpp): which readers it trusts, what it refuses (EXR
+// Tests of the file reader (imghist::io, src/io/reader*.cpp): which readers it trusts, what it refuses (EXR
 // pixels the decoder did not write, what is not a regular file, path errors), read back through
-// imghist::cli::read_image; a few tests run the built binary to see that one bad file does not
+// imghist::io::read_image; a few tests run the built binary to see that one bad file does not
 // hide the others. TIFF: test_reader_tiff.cpp; PNM: test_reader_pnm.cpp; channels by name:
 // test_reader_channels.cpp.
 #include <gtest/gtest.h>
@@ -45,19 +45,19 @@ TEST_F(ReaderTest, UntrustedReadersAreRefusedByDefault) {
     // A 1-byte file named .null is no image (OpenImageIO's null reader invents 1024 x 1024).
     write_bytes(path("x.null"), "x");
     EXPECT_TRUE(contains(refusal(path("x.null")), "--untrusted-readers"));
-    EXPECT_NE(refusal(path("x.null"), ReadOptions{0, true}), "");
+    EXPECT_NE(refusal(path("x.null"), imghist::io::ReadOptions{0, true}), "");
 }
 
 TEST_F(ReaderTest, ContentPicksTheReaderAndTheFlagOpensTheOthers) {
     // A PNG under a TGA or IFF name is read as PNG: the content decides.
     fs::copy_file(kSamplePng, path("really_png.iff"));
-    const LoadedImage png = read_image(path("really_png.iff"), {});
+    const imghist::io::LoadedImage png = imghist::io::read_image(path("really_png.iff"), {});
     EXPECT_EQ(png.view.format, PixelFormat::rgb8);
     // A valid TGA needs the flag, and then reads as written.
     const std::vector<std::uint8_t> rgb = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120};
     write_oiio(path("ok.tga"), 2, 2, {"R", "G", "B"}, OIIO::TypeDesc::UINT8, rgb.data());
     EXPECT_TRUE(contains(refusal(path("ok.tga")), "targa"));
-    const LoadedImage tga = read_image(path("ok.tga"), ReadOptions{0, true});
+    const imghist::io::LoadedImage tga = imghist::io::read_image(path("ok.tga"), imghist::io::ReadOptions{0, true});
     EXPECT_EQ(samples_of<std::uint8_t>(tga), rgb);
 }
 
@@ -142,7 +142,7 @@ TEST_F(ReaderTest, ValidExrOfEveryLosslessCompressionReadsExactly) {
                 ASSERT_TRUE(out->open(file, spec));
                 ASSERT_TRUE(out->write_image(spec.format, half ? static_cast<const void*>(f16.data()) : f32.data()));
                 out->close();
-                const LoadedImage image = read_image(file, {});
+                const imghist::io::LoadedImage image = imghist::io::read_image(file, {});
                 if (half) {
                     EXPECT_EQ(image.view.format, PixelFormat::rgb_f16) << file;
                     EXPECT_EQ(samples_of<std::uint16_t>(image), f16) << file;
@@ -222,7 +222,7 @@ TEST_F(ReaderTest, SizesOf2To31AndMoreAreNotPrintedNegative) {
     EXPECT_TRUE(contains(why, "2147483648 x 2")) << why;
     EXPECT_FALSE(contains(why, "-2147483648")) << why;
     // Without the pixel limit, the file is refused from its size before any allocation.
-    const std::string unlimited = refusal(path("wide.pgm"), ReadOptions{0, false});
+    const std::string unlimited = refusal(path("wide.pgm"), imghist::io::ReadOptions{0, false});
     EXPECT_TRUE(contains(unlimited, "ends before its last pixel")) << unlimited;
 }
 

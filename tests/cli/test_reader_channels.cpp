@@ -63,9 +63,9 @@ TEST_F(ReaderTest, ExrColourChannelsAreReadByName) {
                 ASSERT_NE(it, spec.channelnames.end());
                 want.push_back(all[std::size_t(p) * spec.nchannels + std::size_t(it - spec.channelnames.begin())]);
             }
-        const std::optional<LoadedImage> loaded = read_or_fail(file);
+        const std::optional<imghist::io::LoadedImage> loaded = read_or_fail(file);
         if (!loaded) continue;
-        const LoadedImage& image = *loaded;
+        const imghist::io::LoadedImage& image = *loaded;
         EXPECT_EQ(image.view.format, c.format);
         EXPECT_EQ(samples_of<float>(image), want);
         for (const std::string& name : c.names) {
@@ -84,13 +84,13 @@ TEST_F(ReaderTest, ChannelsWithoutColourNamesAreRefused) {
 TEST_F(ReaderTest, GrayAlphaPngCountsTheGrayChannel) {
     const std::vector<std::uint8_t> ga8 = {0, 255, 10, 128, 200, 0, 255, 7};
     write_oiio(path("ga8.png"), 2, 2, {"Y", "A"}, OIIO::TypeDesc::UINT8, ga8.data(), 1);
-    const LoadedImage g8 = read_image(path("ga8.png"), {});
+    const imghist::io::LoadedImage g8 = imghist::io::read_image(path("ga8.png"), {});
     EXPECT_EQ(g8.view.format, PixelFormat::gray8);
     EXPECT_EQ(samples_of<std::uint8_t>(g8), (std::vector<std::uint8_t>{0, 10, 200, 255}));
     EXPECT_TRUE(has_note(g8, "alpha"));
     const std::vector<std::uint16_t> ga16 = {0, 65535, 1000, 32768, 65535, 0, 300, 9};
     write_oiio(path("ga16.png"), 2, 2, {"Y", "A"}, OIIO::TypeDesc::UINT16, ga16.data(), 1);
-    const LoadedImage g16 = read_image(path("ga16.png"), {});
+    const imghist::io::LoadedImage g16 = imghist::io::read_image(path("ga16.png"), {});
     EXPECT_EQ(g16.view.format, PixelFormat::gray16);
     EXPECT_EQ(samples_of<std::uint16_t>(g16), (std::vector<std::uint16_t>{0, 1000, 65535, 300}));
 }

@@ -1,29 +1,29 @@
-// Files the reader fuzz target (fuzz/fuzz_reader.cpp) found: read_image() must turn them into
-// a ReadError, like any other bad file, whose message says what was wrong.
+// Files the reader fuzz target (fuzz/fuzz_reader.cpp) found: imghist::io::read_image() must turn them into
+// a imghist::io::ReadError, like any other bad file, whose message says what was wrong.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <initializer_list>
 #include <string>
 
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// Reads a reproducer of tests/data/repro/ and expects a ReadError containing every one of `says`.
+// Reads a reproducer of tests/data/repro/ and expects a imghist::io::ReadError containing every one of `says`.
 void expect_read_error(const std::string& name, std::initializer_list<const char*> says,
-                       const imghist::cli::ReadOptions& options = {}) {
+                       const imghist::io::ReadOptions& options = {}) {
     const fs::path file = fs::path(IMGHIST_SOURCE_DIR) / "tests/data/repro" / name;
     ASSERT_TRUE(fs::is_regular_file(file)) << file;
     try {
-        (void)imghist::cli::read_image(file.string(), options);
+        (void)imghist::io::read_image(file.string(), options);
         ADD_FAILURE() << name << " was read";
-    } catch (const imghist::cli::ReadError& e) {
+    } catch (const imghist::io::ReadError& e) {
         for (const char* part : says) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     } catch (const std::exception& e) {
-        ADD_FAILURE() << "read_image let another exception through: " << e.what();
+        ADD_FAILURE() << "imghist::io::read_image let another exception through: " << e.what();
     }
 }
 
@@ -44,7 +44,7 @@ TEST(ReaderFuzzFindings, PngChunkLongerThanTheFileIsRefusedFromItsHeader) {
 // 2 GB canvas as it opened the file. The screen size is checked against --max-pixels (here the
 // command's default, 16384 x 16384) from the header, before the reader sees the file.
 TEST(ReaderFuzzFindings, GifScreenBeyondMaxPixelsIsRefusedFromItsHeader) {
-    imghist::cli::ReadOptions options;
+    imghist::io::ReadOptions options;
     options.max_pixels = std::uint64_t(16384) * 16384;
     expect_read_error("fuzz_gif_screen_canvas_2gb.gif", {"16722 x 29252", "exceeds the limit"}, options);
 }

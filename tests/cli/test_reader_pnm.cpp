@@ -27,14 +27,14 @@ TEST_F(ReaderTest, Ascii16BitPnmReadsEveryValue) {
     std::string p2 = "P2\n# a comment\n4 3\n65535\n";
     for (std::uint16_t v : gray) p2 += std::to_string(v) + (p2.size() % 5 ? " " : "\n");
     write_bytes(path("a16.pgm"), p2);
-    const LoadedImage g = read_image(path("a16.pgm"), {});
+    const imghist::io::LoadedImage g = imghist::io::read_image(path("a16.pgm"), {});
     EXPECT_EQ(g.view.format, PixelFormat::gray16);
     EXPECT_EQ(samples_of<std::uint16_t>(g), gray);
 
     std::string p3 = "P3 2 2 65535\n";
     for (std::uint16_t v : gray) p3 += std::to_string(v) + "\n";
     write_bytes(path("a16.ppm"), p3);
-    const LoadedImage c = read_image(path("a16.ppm"), {});
+    const imghist::io::LoadedImage c = imghist::io::read_image(path("a16.ppm"), {});
     EXPECT_EQ(c.view.format, PixelFormat::rgb16);
     EXPECT_EQ(samples_of<std::uint16_t>(c), gray);
 
@@ -45,11 +45,11 @@ TEST_F(ReaderTest, Ascii16BitPnmReadsEveryValue) {
     f >> magic >> w >> h >> maxval;
     std::vector<std::uint16_t> want;
     for (int v; f >> v;) want.push_back(std::uint16_t(v));
-    EXPECT_EQ(samples_of<std::uint16_t>(read_image((kRepro / "ascii16_off_by_one.pgm").string(), {})), want);
+    EXPECT_EQ(samples_of<std::uint16_t>(imghist::io::read_image((kRepro / "ascii16_off_by_one.pgm").string(), {})), want);
 
     const std::vector<std::uint8_t> bytes = {0, 7, 128, 255};
     write_bytes(path("a8.pgm"), "P2 2 2 255 0 7\n128 255\n");
-    const LoadedImage g8 = read_image(path("a8.pgm"), {});
+    const imghist::io::LoadedImage g8 = imghist::io::read_image(path("a8.pgm"), {});
     EXPECT_EQ(g8.view.format, PixelFormat::gray8);
     EXPECT_EQ(samples_of<std::uint8_t>(g8), bytes);
 }
@@ -68,13 +68,13 @@ TEST_F(ReaderTest, PnmWithOtherMaxvalIsRescaledWithANote) {
     write_bytes(path("b12.pgm"), binary);
     write_bytes(path("a12.pgm"), ascii);
     for (const char* name : {"b12.pgm", "a12.pgm"}) {
-        const LoadedImage image = read_image(path(name), {});
+        const imghist::io::LoadedImage image = imghist::io::read_image(path(name), {});
         EXPECT_EQ(image.view.format, PixelFormat::gray16) << name;
         EXPECT_EQ(samples_of<std::uint16_t>(image), want12) << name;
         EXPECT_TRUE(has_note(image, "maxval 4095")) << name;
     }
     write_bytes(path("b100.pgm"), std::string("P5 3 1 100\n") + char(0) + char(50) + char(100));
-    const LoadedImage image = read_image(path("b100.pgm"), {});
+    const imghist::io::LoadedImage image = imghist::io::read_image(path("b100.pgm"), {});
     EXPECT_EQ(image.view.format, PixelFormat::gray8);
     EXPECT_EQ(samples_of<std::uint8_t>(image), (std::vector<std::uint8_t>{0, 128, 255}));
     EXPECT_TRUE(has_note(image, "maxval 100"));

@@ -163,9 +163,9 @@ TEST_F(ReaderTest, EveryTiffSampleTypeCompressionAndLayoutReadsAsStored) {
                 const std::string file = path(std::string("t_") + t.name + "_" + c.name + (tiled ? "_tiles" : "_strips") + ".tif");
                 write_tiff(file, w, h, channels, t, c.code, tiled, raw);
                 SCOPED_TRACE(file);
-                const std::optional<LoadedImage> loaded = read_or_fail(file);
+                const std::optional<imghist::io::LoadedImage> loaded = read_or_fail(file);
                 if (!loaded) continue;
-                const LoadedImage& image = *loaded;
+                const imghist::io::LoadedImage& image = *loaded;
                 const std::string type = t.name;
                 if (type == "uint8") {
                     EXPECT_EQ(image.view.format, PixelFormat::rgb8);
@@ -193,7 +193,7 @@ TEST_F(ReaderTest, EveryTiffSampleTypeCompressionAndLayoutReadsAsStored) {
 
 TEST_F(ReaderTest, ReviewersDoubleTiffHasItsAverages) {
     // oiiotool --stats: averages 0.567, 0.453, 0.481.
-    const LoadedImage image = read_image((kRepro / "double_tiff_counted_as_zeros.tif").string(), {});
+    const imghist::io::LoadedImage image = imghist::io::read_image((kRepro / "double_tiff_counted_as_zeros.tif").string(), {});
     const std::vector<float> s = samples_of<float>(image);
     const double want[3] = {0.567, 0.453, 0.481};
     for (int c = 0; c < 3; ++c) {

@@ -8,7 +8,7 @@
 
 #include "reader_internal.hpp"
 
-namespace imghist::cli::reading {
+namespace imghist::io::reading {
 
 namespace {
 
@@ -141,4 +141,4 @@ LoadedImage read_pnm(const std::string& path, std::uint64_t file_size, const Rea
     return out;
 }
 
-}  // namespace imghist::cli::reading
+}  // namespace imghist::io::reading

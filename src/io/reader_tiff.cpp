@@ -9,7 +9,7 @@
 
 #include "reader_internal.hpp"
 
-namespace imghist::cli::reading {
+namespace imghist::io::reading {
 
 namespace OIIO = OIIO_NAMESPACE;
 
@@ -98,4 +98,4 @@ bool read_pixels(OIIO::ImageInput& in, const std::string& path, const OIIO::Imag
     return ok;
 }
 
-}  // namespace imghist::cli::reading
+}  // namespace imghist::io::reading

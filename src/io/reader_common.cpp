@@ -11,7 +11,7 @@
 
 #include "reader_internal.hpp"
 
-namespace imghist::cli::reading {
+namespace imghist::io::reading {
 
 namespace {
 
@@ -129,4 +129,4 @@ decltype(LoadedImage::pixels) allocate(std::uint64_t pixels, std::size_t pixel_b
     return heap_bytes(image_bytes(pixels, pixel_bytes));
 }
 
-}  // namespace imghist::cli::reading
+}  // namespace imghist::io::reading

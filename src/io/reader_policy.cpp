@@ -12,7 +12,7 @@
 
 #include "reader_internal.hpp"
 
-namespace imghist::cli {
+namespace imghist::io {
 
 namespace OIIO = OIIO_NAMESPACE;
 
@@ -177,4 +177,4 @@ const std::vector<std::string>& image_extensions(bool untrusted_readers) {
     return untrusted_readers ? all : trusted;
 }
 
-}  // namespace imghist::cli
+}  // namespace imghist::io

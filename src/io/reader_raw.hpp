@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
-namespace imghist::cli {
+namespace imghist::io {
 
 // How every raw input is laid out: `height` rows of `width` pixels, `stride_bytes` apart.
 struct RawLayout {
@@ -29,4 +29,4 @@ std::string raw_format_names();
 // padding; anything else (and a file that is not a regular file) is a ReadError.
 LoadedImage read_raw(const std::string& path, const RawLayout& layout, const ReadOptions& options);
 
-}  // namespace imghist::cli
+}  // namespace imghist::io

@@ -1,4 +1,4 @@
-// What the reader's own files share (src/cli/reader*.cpp), not part of the reader's interface:
+// What the reader's own files share (src/io/reader*.cpp), not part of the reader's interface:
 // checks and buffers every reader uses, the reading policy, and the readers imghist has of its
 // own (PNM, TIFF around OpenImageIO, raw pixels).
 #pragma once
@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "reader.hpp"
+#include "imghist/io.hpp"
 
-namespace imghist::cli::reading {
+namespace imghist::io::reading {
 
 // --- reader_common.cpp: shared by every reader ----------------------------------------------
 
@@ -69,4 +69,4 @@ LoadedImage read_pnm(const std::string& path, std::uint64_t file_size, const Rea
 bool read_pixels(OIIO_NAMESPACE::ImageInput& in, const std::string& path, const OIIO_NAMESPACE::ImageSpec& spec,
                  int chbegin, int chend, OIIO_NAMESPACE::TypeDesc type, std::byte* dst);
 
-}  // namespace imghist::cli::reading
+}  // namespace imghist::io::reading

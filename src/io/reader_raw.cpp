@@ -10,7 +10,7 @@
 #include "imghist/error.hpp"
 #include "reader_internal.hpp"
 
-namespace imghist::cli {
+namespace imghist::io {
 
 namespace {
 
@@ -120,4 +120,4 @@ LoadedImage read_raw(const std::string& path, const RawLayout& layout, const Rea
     return out;
 }
 
-}  // namespace imghist::cli
+}  // namespace imghist::io

@@ -9,7 +9,7 @@
 
 #include "reader_internal.hpp"
 
-namespace imghist::cli {
+namespace imghist::io {
 
 namespace OIIO = OIIO_NAMESPACE;
 using namespace reading;
@@ -329,5 +329,5 @@ void configure_reader_threads(unsigned threads) {
     OIIO::attribute("exr_threads", int(std::max(1u, threads)));
 }
 
-}  // namespace imghist::cli
+}  // namespace imghist::io
 

@@ -1,7 +1,10 @@
-// Reading image files into imghist views: the file's own sample type, no premultiplication, no
-// colour conversion, and a size guard checked from the header. The reader is chosen by the
-// file's content among the trusted formats (docs/cli.md, "Reading policy"); OpenImageIO's other
-// readers are used only when asked for (ReadOptions::untrusted_readers).
+// imghist::io, the optional file reader (find_package(imghist COMPONENTS io), target
+// imghist::io; built when OpenImageIO and libtiff are found): image files read into owned
+// pixels and an imghist view of them, in the file's own sample type, with no premultiplication
+// and no colour conversion, and a size guard checked from the header before decoding. The reader
+// is chosen by the file's content among the trusted formats (docs/cli.md, "Reading policy");
+// OpenImageIO's other readers are used only when asked for (ReadOptions::untrusted_readers).
+// The command line and the Python package (imghist.read, imghist.histogram_file) use it.
 #pragma once
 
 #include <sys/mman.h>
@@ -15,7 +18,7 @@
 
 #include "imghist/image.hpp"
 
-namespace imghist::cli {
+namespace imghist::io {
 
 // Frees pixels from new[], or unmaps the pixels a decoder process handed over.
 struct PixelRelease {
@@ -76,4 +79,4 @@ std::string reader_version();
 // Shares the decoder threads OpenImageIO may start among our workers.
 void configure_reader_threads(unsigned threads);
 
-}  // namespace imghist::cli
+}  // namespace imghist::io

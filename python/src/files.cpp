@@ -1,0 +1,104 @@
+// imghist.read() and imghist.histogram_file(): image files through imghist::io (include/imghist/io.hpp),
+// where the package was built with it (OpenImageIO found); else both raise imghist.Error saying so.
+#include "bindings.hpp"
+
+#include <memory>
+
+#if defined(IMGHIST_PYTHON_IO)
+#include "imghist/io.hpp"
+#endif
+
+namespace imghist::python {
+
+namespace {
+
+constexpr const char* kReadDoc = R"(The pixels of an image file, as a new numpy array in the file's own sample type.
+
+path               the file (str or os.PathLike).
+max_pixels         refuse images of more pixels than this, from the header, before decoding
+                   (None: no limit).
+untrusted_readers  also OpenImageIO's readers imghist does not trust by default, chosen by
+                   extension (the command line's --untrusted-readers).
+
+Returns (H, W) for gray, (H, W, 3) RGB or (H, W, 4) RGBA; dtype uint8, uint16, float16 or
+float32, as the file stores it (other integer and double samples are converted as the command
+line does, docs/cli.md "Reading policy"). Alpha is straight (unassociated), indexed colour is
+expanded to RGB, nothing is premultiplied or colour-converted. Raises imghist.ReadError (also
+an OSError) naming what is wrong: a missing file, not an image, truncated or corrupt data, too
+many pixels.)";
+
+constexpr const char* kHistogramFileDoc = R"(Histograms of an image file: imghist.read(path) counted by imghist.histogram().
+
+The keywords are those of imghist.histogram() (mode, bins, range, clamp, weights, alpha,
+backend, device) and of imghist.read() (max_pixels, untrusted_readers). The pixels are read
+into host memory and counted there (a GPU backend copies them); no numpy array is made.
+Returns an imghist.Histogram; raises imghist.ReadError for a file that cannot be read.)";
+
+#if defined(IMGHIST_PYTHON_IO)
+std::string path_text(nb::handle path) { return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path)); }
+
+io::LoadedImage load(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+    const std::string file = path_text(path);
+    io::ReadOptions options;
+    options.max_pixels = max_pixels.value_or(0);
+    options.untrusted_readers = untrusted_readers;
+    nb::gil_scoped_release unlocked;  // decoding takes a while
+    return io::read_image(file, options);
+}
+
+nb::dlpack::dtype dtype_of(SampleType s) {
+    switch (s) {
+        case SampleType::u8: return nb::dtype<std::uint8_t>();
+        case SampleType::u16: return nb::dtype<std::uint16_t>();
+        case SampleType::f16: return {std::uint8_t(nb::dlpack::dtype_code::Float), 16, 1};
+        case SampleType::f32: return nb::dtype<float>();
+    }
+    throw InvalidArgument("internal error: a sample type without a dtype");
+}
+
+nb::object read(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+    auto owned = std::make_unique<io::LoadedImage>(load(path, max_pixels, untrusted_readers));
+    const ImageView& v = owned->view;
+    const FormatInfo& fi = v.info();
+    const std::size_t shape[3] = {v.height, v.width, std::size_t(fi.channels)};
+    const std::size_t ndim = fi.channels == 1 ? 2 : 3;
+    void* data = owned->pixels.get();
+    nb::capsule owner(owned.get(), [](void* p) noexcept { delete static_cast<io::LoadedImage*>(p); });
+    owned.release();  // the capsule frees it with the array
+    return nb::cast(nb::ndarray<nb::numpy>(data, ndim, shape, owner, nullptr, dtype_of(fi.sample)),
+                    nb::rv_policy::take_ownership);
+}
+#else
+[[noreturn]] void no_reader() {
+    throw Error("this imghist was built without imghist::io, its file reader (OpenImageIO and libtiff were not "
+                "found when it was built: apt-get install libopenimageio-dev libtiff-dev, then reinstall)");
+}
+#endif
+
+}  // namespace
+
+#if defined(IMGHIST_PYTHON_IO)
+ImageFile read_file(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+    auto owned = std::make_shared<io::LoadedImage>(load(path, max_pixels, untrusted_readers));
+    return {owned->view, owned};
+}
+#else
+ImageFile read_file(nb::handle, std::optional<std::uint64_t>, bool) { no_reader(); }
+#endif
+
+void bind_files(nb::module_& m) {
+    using namespace nb::literals;
+#if defined(IMGHIST_PYTHON_IO)
+    m.def("read", &read, "path"_a, nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
+    m.attr("has_file_reader") = true;
+    m.attr("_reader_version") = io::reader_version();
+#else
+    m.def("read", [](nb::handle, std::optional<std::uint64_t>, bool) -> nb::object { no_reader(); }, "path"_a,
+          nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
+    m.attr("has_file_reader") = false;
+#endif
+}
+
+const char* const kHistogramFileDocText = kHistogramFileDoc;
+
+}  // namespace imghist::python
