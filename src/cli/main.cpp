@@ -27,6 +27,7 @@
 #include "plot.hpp"
 #include "imghist/io.hpp"
 #include "io/reader_raw.hpp"
+#include "progress.hpp"
 
 #ifndef IMGHIST_CLI_VERSION
 #define IMGHIST_CLI_VERSION "0.0.0"
@@ -117,37 +118,21 @@ int stdout_failure() {
     return failure;
 }
 
-class Progress {
-public:
-    Progress(bool enabled, std::size_t total) : enabled_(enabled), total_(total) {}
-    void done(const std::string& file) {
-        if (!enabled_) return;
-        std::lock_guard lock(mutex_);
-        ++count_;
-        std::string name = fs::path(file).filename().string();
-        if (name.size() > 48) name = "..." + name.substr(name.size() - 45);
-        std::cerr << "\r\033[K[" << count_ << "/" << total_ << "] " << display_text(name) << std::flush;
-    }
-    void finish() {
-        if (enabled_ && count_ > 0) std::cerr << "\r\033[K" << std::flush;
-    }
-
-private:
-    bool enabled_;
-    std::size_t total_, count_ = 0;
-    std::mutex mutex_;
-};
-
 // Takes the outcomes in input order: writes each, adds it to the sums, and keeps only what the
 // charts need (every counted file with --plot FILE-{}, else the first), so memory does not grow
 // with the number of files.
 class Sink {
 public:
-    Sink(const CommandLine& line, Report& report)
-        : report_(report), summing_(line.sum || line.sum_only || !line.plot_path.empty()),
-          plotting_(!line.plot_path.empty()), chart_per_file_(line.plot_path.find("{}") != std::string::npos) {}
+    Sink(const CommandLine& line, Report& report, Progress& progress, bool results_on_terminal)
+        : report_(report), progress_(progress), summing_(line.sum || line.sum_only || !line.plot_path.empty()),
+          plotting_(!line.plot_path.empty()), chart_per_file_(line.plot_path.find("{}") != std::string::npos),
+          results_on_terminal_(results_on_terminal) {}
 
     void take(FileOutcome& o) {
+        // An error on stderr, or a result on the terminal that shows the progress, must not be
+        // written into the progress line.
+        std::unique_lock<std::mutex> progress_held;
+        if (!o.result || results_on_terminal_) progress_held = progress_.interrupt();
         if (!o.result) failed_ = true;
         try {
             const std::size_t index = report_.add(o);
@@ -157,6 +142,7 @@ public:
             if (plotting_ && (chart_per_file_ || kept_.empty())) kept_.push_back(std::move(o));
         } catch (const std::exception& e) {  // out of memory: this file is lost, not the others
             failed_ = true;
+            if (!progress_held) progress_held = progress_.interrupt();
             std::cerr << "imghist: " << display_text(o.file) << ": cannot be reported: " << display_text(e.what()) << '\n';
         }
     }
@@ -167,7 +153,8 @@ public:
 
 private:
     Report& report_;
-    bool summing_, plotting_, chart_per_file_;
+    Progress& progress_;
+    bool summing_, plotting_, chart_per_file_, results_on_terminal_;
     bool failed_ = false;
     std::size_t counted_ = 0;
     SumGroups sums_;
@@ -217,6 +204,13 @@ void count_file(FileOutcome& o, const Settings& settings, FileDecoder& decoder, 
     if (o.result) o.error.clear();
 }
 
+// The size the filesystem gives (0 where it has none: a FIFO, a missing file), for the MB/s.
+std::uint64_t input_bytes(const std::string& file) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(file, ec);
+    return ec ? 0 : size;
+}
+
 // One worker: takes the next file until none is left. A worker whose engine cannot be made
 // leaves its files to the others.
 void work(Counting& job, unsigned id) {
@@ -238,7 +232,7 @@ void work(Counting& job, unsigned id) {
         count_file(o, job.settings, decoder, *job.engines[id]);
         if (!o.result)
             if (const std::string where = job.inputs.origin(i); !where.empty()) o.error += " (" + where + ")";
-        job.progress.done(o.file);
+        job.progress.done(o.file, job.progress.shown() ? input_bytes(o.file) : 0, !o.result);
         job.in_order.done(i, std::move(o));
     }
 }
@@ -250,6 +244,14 @@ void run_workers(Counting& job) {
     for (auto& t : pool) t.join();
     job.progress.finish();
     job.engines.clear();
+}
+
+// Progress is shown when asked for, or on a terminal for more than a few files; in place on a
+// terminal, else as plain lines (a log).
+ProgressMode progress_mode(const CommandLine& line, std::size_t total) {
+    const bool terminal = ::isatty(STDERR_FILENO);
+    const bool shown = line.progress_on || (!line.progress_off && terminal && total > kProgressThreshold);
+    return !shown ? ProgressMode::off : terminal ? ProgressMode::terminal : ProgressMode::log;
 }
 
 int usage_error(const std::string& message, const char* hint = "Run with --help for more information.") {
@@ -295,9 +297,6 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     if (settings.raw) decoder_settings.in_process = true;  // raw files have no decoder: no launcher either
     DecoderLauncher decoder_launcher(decoder_settings);
 
-    const bool show_progress =
-        line.progress_on || (!line.progress_off && ::isatty(STDERR_FILENO) && total > kProgressThreshold);
-    Progress progress(show_progress, total);
     // The first engine is made here, so a bad backend or device is a usage error up front.
     std::unique_ptr<Engine> first;
     try {
@@ -306,7 +305,8 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
         return usage_error(e.what(), "Run with --list-backends to see what is available.");
     }
     const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
-    Sink sink(line, *report);
+    Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
+    Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
     // Directories without images are reported first, then the files in input order.
     for (FileOutcome& o : expanded.failed) sink.take(o);
     InOrder in_order(std::size_t(4) * workers, [&sink](FileOutcome& o) { sink.take(o); });

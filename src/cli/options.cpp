@@ -228,7 +228,10 @@ void add_reading_options(CLI::App& app, CommandLine& line) {
                    "decoder); FORMAT is one of " + io::raw_format_names() + "; STRIDE = bytes per row")
         ->type_name("FORMAT:WIDTHxHEIGHT[:STRIDE]");
     // Two flags: CLI11 shows one negatable flag as "--progress,--no-progress{false}".
-    app.add_flag("--progress", line.progress_on, "Show progress on stderr (default: when stderr is a terminal and more than 4 files)");
+    app.add_flag("--progress", line.progress_on,
+                 "Show progress on stderr: files done, files/s, MB/s, errors, ETA. On a terminal one line "
+                 "redrawn in place and cleared at the end; else a plain line a second and a summary line "
+                 "(default: on when stderr is a terminal and more than 4 files)");
     app.add_flag("--no-progress", line.progress_off, "Never show progress");
 }
 

@@ -1,6 +1,8 @@
-// The command's reports as they come: JSON Lines, --sum-only, paths from lists, and memory that
-// does not grow with the number of files.
+// The command's reports as they come: JSON Lines, --sum-only, paths from lists, memory that does
+// not grow with the number of files, and the progress on stderr.
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -119,6 +121,63 @@ TEST_F(StreamTest, SumOnlyFromListsOnStdinAndInAFile) {
     const CommandRun twice = run({"-c", "exec \"$0\" - --files-from - < \"$1\"", imghist_binary(), path("one.txt")}, shell);
     EXPECT_EQ(twice.status, 2);
     EXPECT_NE(twice.err.find("only once"), std::string::npos) << twice.err;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// --progress with stderr in a file: plain lines (the first file's at once), each error on a line
+// of its own, and the summary last, with the rates of the bytes read.
+TEST_F(StreamTest, ProgressToALogIsPlainLinesAndASummary) {
+    std::string pixels = "P6\n500 400\n255\n";  // 600,015 bytes
+    pixels.resize(600'015, '\x7f');
+    std::vector<std::string> args = {"--progress", "-j", "1"}, files;
+    for (const char* name : {"g1.ppm", "g2.ppm", "gbad.ppm", "g3.ppm", "g4.ppm"}) {
+        write_bytes(path(name), name == std::string("gbad.ppm") ? "P6\n3 2\n255\nshort" : pixels);  // 16 bytes
+        files.push_back(path(name));
+    }
+    args.insert(args.end(), files.begin(), files.end());
+    std::vector<std::string> quiet = files;
+    quiet.insert(quiet.begin(), "-j1");
+    const auto runs = run_all({args, quiet});
+    const CommandRun& r = runs[0];
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.err.find_first_of("\r\033"), std::string::npos) << r.err;
+    const std::vector<std::string> lines = lines_of(r.err);
+    ASSERT_GE(lines.size(), 3u) << r.err;
+    // One worker takes the files in order: the first line is g1's, before the bad file.
+    const std::regex first(R"(\[1/5 20%\]  [0-9.]+ files/s  [0-9.]+ MB/s  0 errors  ETA (--:--|[0-9]+:[0-9]{2})  .*g1\.ppm)");
+    EXPECT_TRUE(std::regex_match(lines[0], first)) << lines[0];
+    EXPECT_LE(lines[0].size(), 79u) << lines[0];
+    const std::regex line(R"(\[[1-5]/5 [0-9]+%\]  [0-9.]+ files/s  [0-9.]+ MB/s  [01] errors?  ETA \S+  .*)");
+    const std::string error_start = "imghist: " + path("gbad.ppm") + ": ";
+    std::size_t errors = 0;
+    for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+        if (lines[i].starts_with(error_start)) {
+            ++errors;
+            continue;
+        }
+        EXPECT_TRUE(std::regex_match(lines[i], line)) << "line " << i << ": " << lines[i];
+        EXPECT_LE(lines[i].size(), 79u) << lines[i];  // 80 columns where stderr is no terminal, the last left free
+    }
+    EXPECT_EQ(errors, 1u) << r.err;
+    std::smatch m;
+    const std::regex summary(R"(imghist: 5 files in ([0-9.]+) s \(([0-9.]+) files/s, ([0-9.]+) MB/s\), 1 error)");
+    ASSERT_TRUE(std::regex_match(lines.back(), m, summary)) << lines.back();
+    // Every input's size counts, the bad file's too: 2.400076 MB over the time shown (to 0.1 s).
+    const double seconds = std::stod(m[1]), files_per_s = std::stod(m[2]), mb_per_s = std::stod(m[3]);
+    ASSERT_GT(seconds, 0.05) << lines.back();
+    EXPECT_NEAR(files_per_s, 5 / seconds, 5 / (seconds - 0.05) - 5 / seconds + 0.05) << lines.back();
+    EXPECT_NEAR(mb_per_s, 2.400076 / seconds, 2.4 / (seconds - 0.05) - 2.4 / seconds + 0.05) << lines.back();
+
+    // Without --progress, and stderr no terminal: only the error.
+    EXPECT_EQ(runs[1].status, 1);
+    EXPECT_EQ(lines_of(runs[1].err).size(), 1u) << runs[1].err;
+    EXPECT_TRUE(runs[1].err.starts_with(error_start)) << runs[1].err;
 }
 
 }  // namespace
