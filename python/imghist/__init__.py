@@ -18,6 +18,9 @@ Example::
     h.plot(log=True)                          # the command line's chart (matplotlib)
     pixels = imghist.read("photo.png")        # a file's pixels, in its own dtype (OpenImageIO)
     h = imghist.histogram_file("photo.exr", mode="luma")   # or read and count in one call
+    run = imghist.histogram_files(paths, mode="luma")      # many files: an iterator in input order
+    for f in run: print(f.path, f.error or f.histogram["Y"].stats()["median"])
+    print(run.sum, run.errors)                # the exact sum, and the files that failed
 
     import torch                              # a CUDA tensor is counted where it lives, on
     t = torch.from_numpy(image).cuda()        # torch's current stream, with no host copy
@@ -66,6 +69,9 @@ __all__ = [
 ]
 
 from . import _plot
+from ._files import FileHistogram, FileHistograms, histogram_files
+
+__all__ += ["FileHistogram", "FileHistograms", "histogram_files"]
 
 # plot() is pure Python (matplotlib, imported when called).
 Histogram.plot = _plot.plot_histogram

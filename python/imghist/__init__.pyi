@@ -1,6 +1,6 @@
 """Type stub of the imghist package (the classes live in imghist._imghist)."""
 import os
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -161,6 +161,48 @@ def histogram_file(
     untrusted_readers: bool = False,
 ) -> Histogram:
     """Histograms of an image file: read(path) counted by histogram(), without a numpy copy."""
+
+class FileHistogram(NamedTuple):
+    """One file's outcome of histogram_files(): its histogram, or why it failed."""
+    index: int
+    path: str
+    histogram: Optional[Histogram]
+    error: Optional[str]
+    bytes: int
+
+class FileHistograms(Iterator[FileHistogram]):
+    """The outcomes in input order; after the last: sums, sum, errors, files, counted, failed, bytes."""
+    sums: List[Histogram]
+    errors: List[Tuple[str, str]]
+    files: int
+    counted: int
+    failed: int
+    bytes: int
+    def __next__(self) -> FileHistogram: ...
+    def close(self) -> None: ...
+    def run(self) -> "FileHistograms": ...
+    @property
+    def sum(self) -> Optional[Histogram]: ...
+
+def histogram_files(
+    paths: Iterable[PathLike],
+    *,
+    mode: str = "all",
+    bins: Optional[int] = None,
+    range: Optional[Tuple[float, float]] = None,
+    clamp: bool = False,
+    weights: Weights = "rec709",
+    alpha: bool = False,
+    backend: str = "auto",
+    device: Device = None,
+    engine: Optional["Engine"] = None,
+    threads: int = 0,
+    max_pending: int = 0,
+    max_pixels: Optional[int] = None,
+    untrusted_readers: bool = False,
+    progress: Optional[Callable[[int], Any]] = None,
+) -> FileHistograms:
+    """Histograms of many image files: decoded on a pool of threads, yielded in input order, summed exactly."""
 
 class Engine:
     """A backend's device state kept across calls; may be shared by threads (calls serialize)."""

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,6 +106,9 @@ struct ImageFile {
     std::shared_ptr<const void> owner;
 };
 ImageFile read_file(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers);
+// The C++ engine of an imghist.Engine, for a caller that runs without the GIL and holds `lock`
+// (the engine's one-call-at-a-time lock) while it uses it (engine.cpp).
+Engine& engine_of(nb::handle py_engine, std::unique_lock<std::mutex>& lock);
 extern const char* const kHistogramFileDocText;
 void bind_files(nb::module_& m);
 

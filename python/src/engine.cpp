@@ -142,6 +142,12 @@ while counting, so engines in different threads run at the same time.)";
 
 }  // namespace
 
+Engine& engine_of(nb::handle py_engine, std::unique_lock<std::mutex>& lock) {
+    PyEngine& e = nb::cast<PyEngine&>(py_engine);
+    lock = std::unique_lock<std::mutex>(e.busy, std::defer_lock);
+    return *e.engine;
+}
+
 void bind_engine(nb::module_& m) {
     using namespace nb::literals;
     oneshot_module = m;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #if defined(IMGHIST_PYTHON_IO)
+#include "imghist/dataset.hpp"
 #include "imghist/io.hpp"
 #endif
 
@@ -68,6 +69,36 @@ nb::object read(nb::handle path, std::optional<std::uint64_t> max_pixels, bool u
     return nb::cast(nb::ndarray<nb::numpy>(data, ndim, shape, owner, nullptr, dtype_of(fi.sample)),
                     nb::rv_policy::take_ownership);
 }
+// The engine of imghist.histogram_files (python/imghist/_files.py): the pipeline of
+// dataset.hpp, without the GIL; on_file(index, path, Histogram or None, error or None, bytes)
+// is called with it, in input order. Returns (sums, files, counted, failed, bytes).
+nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& paths, nb::callable on_file,
+                          const RequestArgs& args, unsigned decode_threads, std::size_t max_pending,
+                          std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+    const Request request = request_of(args);
+    io::DatasetOptions options;
+    options.decode_threads = decode_threads;
+    options.max_pending = max_pending;
+    options.read.max_pixels = max_pixels.value_or(0);
+    options.read.untrusted_readers = untrusted_readers;
+    std::unique_lock<std::mutex> lock;
+    Engine& engine = engine_of(py_engine, lock);
+    io::DatasetSummary summary;
+    {
+        nb::gil_scoped_release unlocked;
+        lock.lock();
+        summary = io::histogram_files(engine, paths, request, [&](io::FileHistogram& f) {
+            nb::gil_scoped_acquire held;
+            nb::object result = f.result ? nb::cast(std::move(*f.result)) : nb::none();
+            nb::object error = f.error.empty() ? nb::none() : nb::object(nb::str(f.error.c_str()));
+            on_file(f.index, nb::str(f.path.c_str()), result, error, f.file_bytes);
+        }, options);
+        lock.unlock();
+    }
+    nb::list sums;
+    for (Result& r : summary.sums) sums.append(nb::cast(std::move(r)));
+    return nb::make_tuple(sums, summary.files, summary.counted, summary.failed, summary.bytes);
+}
 #else
 [[noreturn]] void no_reader() {
     throw Error("this imghist was built without imghist::io, its file reader (OpenImageIO and libtiff were not "
@@ -91,6 +122,15 @@ void bind_files(nb::module_& m) {
 #if defined(IMGHIST_PYTHON_IO)
     m.def("read", &read, "path"_a, nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
     m.attr("has_file_reader") = true;
+    m.def("_histogram_files", [](nb::handle engine, const std::vector<std::string>& paths, nb::callable on_file,
+                                 const std::string& mode, nb::object bins, nb::object range, bool clamp,
+                                 nb::object weights, bool alpha, unsigned decode_threads, std::size_t max_pending,
+                                 std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+        return histogram_files(engine, paths, on_file, RequestArgs{mode, bins, range, clamp, weights, alpha},
+                               decode_threads, max_pending, max_pixels, untrusted_readers);
+    }, "engine"_a, "paths"_a, "on_file"_a, nb::kw_only(), "mode"_a, "bins"_a.none(), "range"_a.none(), "clamp"_a,
+       "weights"_a.none(), "alpha"_a, "decode_threads"_a, "max_pending"_a, "max_pixels"_a.none(),
+       "untrusted_readers"_a, "The pipeline behind imghist.histogram_files (python/imghist/_files.py).");
     m.attr("_reader_version") = io::reader_version();
 #else
     m.def("read", [](nb::handle, std::optional<std::uint64_t>, bool) -> nb::object { no_reader(); }, "path"_a,

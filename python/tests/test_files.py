@@ -171,3 +171,79 @@ def test_bad_keywords_are_refused_before_the_file_is_read(tmp_path):
         imghist.histogram_file(tmp_path / "missing.png", mode="lightness")
     with pytest.raises(TypeError):
         imghist.read(tmp_path / "x.png", max_pixels=-1)
+
+
+def _dataset(tmp_path, count=30):
+    """PNG and PPM files of known pixels, with bad ones among them: (paths, expected or None)."""
+    paths, expected = [], []
+    for i in range(count):
+        if i % 7 == 3:
+            path = tmp_path / f"bad{i}.png"
+            path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 20)  # a signature, then nothing
+            expected.append(None)
+        elif i % 11 == 5:
+            path = tmp_path / f"missing{i}.png"
+            expected.append(None)
+        else:
+            pixels = _pixels((5 + i % 9, 7 + i % 5, 3), np.uint8, seed=i)
+            path = tmp_path / (f"f{i}.png" if i % 2 else f"f{i}.ppm")
+            (_png if i % 2 else _pnm)(path, pixels)
+            expected.append(pixels)
+        paths.append(path)
+    return paths, expected
+
+
+def test_histogram_files_yields_every_file_in_order_and_the_exact_sum(tmp_path):
+    paths, expected = _dataset(tmp_path)
+    done = []
+    run = imghist.histogram_files(paths, backend="cpu", threads=3, max_pending=2, progress=done.append)
+    outcomes = list(run)
+    assert [f.index for f in outcomes] == list(range(len(paths)))
+    assert [f.path for f in outcomes] == [str(p) for p in paths]
+    want_sum = np.zeros((4, 256), np.uint64)
+    for f, pixels in zip(outcomes, expected):
+        if pixels is None:
+            assert f.histogram is None and f.error, f
+            continue
+        assert f.error is None, f
+        want = imghist.histogram(pixels, backend="reference")
+        np.testing.assert_array_equal(f.histogram.counts, want.counts)
+        for c in range(3):  # and numpy's own count of the channel
+            np.testing.assert_array_equal(f.histogram.counts[c], np.bincount(pixels[..., c].ravel(), minlength=256))
+        want_sum += want.counts
+        assert f.bytes == os.path.getsize(f.path)
+    assert done == [1] * len(paths)  # progress: one call per file, tqdm's update(1)
+    bad = [str(p) for p, e in zip(paths, expected) if e is None]
+    assert [path for path, _ in run.errors] == bad
+    assert (run.files, run.counted, run.failed) == (len(paths), len(paths) - len(bad), len(bad))
+    np.testing.assert_array_equal(run.sum.counts, want_sum)
+    assert run.bytes == sum(os.path.getsize(p) for p in paths if os.path.exists(p))
+
+
+def test_histogram_files_run_an_engine_and_kinds_that_cannot_be_added(tmp_path):
+    eight = _pixels((9, 9), np.uint8, seed=1)
+    sixteen = _pixels((9, 9), np.uint16, seed=2)
+    _pnm(tmp_path / "a.pgm", eight)
+    _pnm(tmp_path / "b.pgm", sixteen)
+    _pnm(tmp_path / "c.pgm", eight)
+    engine = imghist.Engine("cpu")
+    run = imghist.histogram_files(sorted(tmp_path.iterdir()), mode="luma", engine=engine).run()
+    assert len(run.sums) == 2 and run.errors == []
+    np.testing.assert_array_equal(run.sums[0].counts, 2 * imghist.histogram(eight, mode="luma").counts)
+    np.testing.assert_array_equal(run.sums[1].counts, imghist.histogram(sixteen, mode="luma").counts)
+    with pytest.raises(ValueError, match="2 kinds"):
+        run.sum
+    # The engine is free again after the run.
+    np.testing.assert_array_equal(engine.histogram(eight, mode="luma").counts, run.sums[0].counts // 2)
+
+
+def test_histogram_files_stops_early_and_reports_bad_keywords(tmp_path):
+    paths, _ = _dataset(tmp_path, count=60)
+    run = imghist.histogram_files(paths, backend="cpu", max_pending=1)
+    first = next(run)
+    assert first.index == 0
+    run.close()  # the decoders stop; nothing hangs
+    assert list(run) == []
+    with pytest.raises(imghist.InvalidArgument):
+        list(imghist.histogram_files(paths, weights=(1, 2, 3)))
+    assert imghist.histogram_files([], backend="cpu").run().sum is None

@@ -1,0 +1,54 @@
+// Histograms of many image files (part of imghist::io): files decoded on a pool of threads,
+// counted by one engine, each file's result handed over as it is done, in input order, and the
+// exact sums. A file that cannot be read or counted is reported and left out of the sums; it
+// never stops the run. Memory is bounded by the decoded images held at once, not by the number
+// of files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "imghist/engine.hpp"
+#include "imghist/io.hpp"
+
+namespace imghist::io {
+
+// One file's outcome.
+struct FileHistogram {
+    std::size_t index = 0;         // position in the list of paths
+    std::string path;
+    std::optional<Result> result;  // empty when the file failed
+    std::string error;             // why it failed, one line without the path; empty otherwise
+    std::uint64_t file_bytes = 0;  // the file's size on disk (0 when unknown)
+};
+
+struct DatasetOptions {
+    unsigned decode_threads = 0;  // threads decoding files; 0: one per core
+    std::size_t max_pending = 0;  // decoded images held at most; 0: two per decode thread
+    ReadOptions read;             // max_pixels, untrusted_readers
+};
+
+struct DatasetSummary {
+    // The exact sum of the counted files: one Result per kind of histogram (files whose
+    // channels or bins differ, such as 8-bit and 16-bit files, cannot be added), in the order
+    // each kind first appeared. Notes are kept once each.
+    std::vector<Result> sums;
+    std::size_t files = 0, counted = 0, failed = 0;
+    std::uint64_t bytes = 0;  // file_bytes of every file, counted or not
+};
+
+// Reads and counts every file of `paths` with `request` on `engine` (which is used by the
+// calling thread only, as engine.hpp asks). `on_file` is called on the calling thread for each
+// file in input order, as soon as it and every file before it are done; an exception from it
+// stops the run (the decoders are joined) and is rethrown. Bad luminance weights throw
+// InvalidArgument before any file is read; bins or a range that a file's format cannot take
+// fail that file (the engine's InvalidArgument, as its error).
+DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& paths, const Request& request,
+                               const std::function<void(FileHistogram&)>& on_file,
+                               const DatasetOptions& options = {});
+
+}  // namespace imghist::io

@@ -1,0 +1,169 @@
+"""imghist.histogram_files(): histograms of many image files, as an iterator.
+
+The C++ pipeline (include/imghist/dataset.hpp) runs in a thread of its own: decoder threads
+read the files, one engine counts them, and each file's outcome comes back here through a
+bounded queue, in input order, while the caller iterates. The GIL is released while files are
+decoded and counted.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional
+
+from . import _imghist
+
+
+class FileHistogram(NamedTuple):
+    """One file's outcome: its histogram, or why it failed (then histogram is None)."""
+
+    index: int
+    path: str
+    histogram: Optional[Any]  # an imghist.Histogram
+    error: Optional[str]
+    bytes: int  # the file's size on disk (0 when unknown)
+
+
+class _Stopped(Exception):
+    """Raised into the pipeline when the iterator is closed early."""
+
+
+_DONE = object()
+
+
+class FileHistograms:
+    """The files' outcomes in input order; after the last one: sums, errors and counts.
+
+    Iterating yields an imghist.FileHistogram per file. Breaking out of the loop (or close())
+    stops the decoders. After the iteration: `sums` (one Histogram per kind of histogram: files
+    whose channels or bins differ cannot be added), `sum` (the only sum; None when no file was
+    counted; ValueError when there are several kinds), `errors` [(path, message)], `files`,
+    `counted`, `failed`, `bytes`.
+    """
+
+    def __init__(self, engine, paths: List[str], keywords: dict, progress: Optional[Callable[[int], Any]],
+                 queue_size: int):
+        self._queue: "queue.Queue" = queue.Queue(maxsize=queue_size)
+        self._stop = threading.Event()
+        self._progress = progress
+        self.errors: list = []
+        self.sums: list = []
+        self.files = len(paths)
+        self.counted = self.failed = self.bytes = 0
+        self._finished = False
+        self._thread = threading.Thread(target=self._run, args=(engine, paths, keywords),
+                                        name="imghist.histogram_files", daemon=True)
+        self._thread.start()
+
+    def _on_file(self, index, path, histogram, error, size):
+        item = FileHistogram(index, path, histogram, error, size)
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+        raise _Stopped()
+
+    def _run(self, engine, paths, keywords):
+        try:
+            outcome = _imghist._histogram_files(engine, paths, self._on_file, **keywords)
+        except _Stopped:
+            return
+        except BaseException as e:  # noqa: BLE001 - handed to the iterating thread
+            self._put_final(e)
+            return
+        self._put_final(outcome)
+
+    def _put_final(self, item):
+        while not self._stop.is_set():
+            try:
+                self._queue.put((_DONE, item), timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> FileHistogram:
+        if self._finished:
+            raise StopIteration
+        item = self._queue.get()
+        if isinstance(item, tuple) and len(item) == 2 and item[0] is _DONE:
+            self._finished = True
+            self._thread.join()
+            final = item[1]
+            if isinstance(final, BaseException):
+                raise final
+            self.sums, self.files, self.counted, self.failed, self.bytes = final
+            raise StopIteration
+        if item.error is not None:
+            self.errors.append((item.path, item.error))
+        if self._progress is not None:
+            self._progress(1)
+        return item
+
+    def close(self) -> None:
+        """Stops the run (the decoders finish the files they are on)."""
+        if not self._finished:
+            self._stop.set()
+            self._thread.join()
+            self._finished = True
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    def run(self) -> "FileHistograms":
+        """Consumes every outcome (keeping only the errors) and returns self: for the sums alone."""
+        for _ in self:
+            pass
+        return self
+
+    @property
+    def sum(self):
+        if len(self.sums) > 1:
+            raise ValueError(f"the files gave {len(self.sums)} kinds of histograms that cannot be added "
+                             "(different channels or bins): see .sums")
+        return self.sums[0] if self.sums else None
+
+
+def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, clamp: bool = False,
+                    weights="rec709", alpha: bool = False, backend: str = "auto", device=None, engine=None,
+                    threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
+                    untrusted_readers: bool = False,
+                    progress: Optional[Callable[[int], Any]] = None) -> FileHistograms:
+    """Histograms of many image files, decoded on a pool of threads and counted by one engine.
+
+    paths      an iterable of str or os.PathLike (read once, at the call).
+    mode, bins, range, clamp, weights, alpha   as for imghist.histogram().
+    backend, device   the engine to open (as for imghist.histogram()), unless `engine` is given:
+               an imghist.Engine to count with (it is busy until the run ends).
+    threads    decoder threads (0: one per core).
+    max_pending  decoded images held at most (0: two per decoder thread): memory stays bounded
+               whatever the number of files.
+    max_pixels, untrusted_readers   as for imghist.read().
+    progress   called with 1 after each file; tqdm's update fits:
+               ``with tqdm(total=len(paths)) as bar: r = imghist.histogram_files(paths, progress=bar.update).run()``
+
+    Returns an imghist.FileHistograms: iterate it for each file's FileHistogram in input order
+    (a file that cannot be read has histogram None and its error; it never stops the run nor
+    enters the sums), or call .run() for the sums alone. Bad keywords raise
+    imghist.InvalidArgument at the first next().
+    """
+    if not _imghist.has_file_reader:
+        _imghist.read("")  # raises imghist.Error: this build has no file reader
+    names = [os.fsdecode(p) for p in paths]
+    if threads < 0 or max_pending < 0:
+        raise _imghist.InvalidArgument("threads and max_pending must be >= 0")
+    if engine is None:
+        engine = _imghist.Engine(backend, device)
+    keywords = dict(mode=mode, bins=bins, range=range, clamp=clamp, weights=weights, alpha=alpha,
+                    decode_threads=threads, max_pending=max_pending, max_pixels=max_pixels,
+                    untrusted_readers=untrusted_readers)
+    return FileHistograms(engine, names, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))
