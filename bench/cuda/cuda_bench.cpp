@@ -15,7 +15,8 @@
 //   --host-sweep  only host images (8K, 16384^2 RGBA8) through engine->compute() under a grid of
 //            staging tunings (copy_threads, stream_stores, stages, chunk_mb), each against the
 //            pinned and pageable H2D bandwidth of this run, counts checked against the cpu
-//            backend; one line per variant, then the best (cuda_bench_host.cpp); --quick: 5 runs
+//            backend; one line per variant, then the best, and the best with ramp=1
+//            (cuda_bench_host.cpp); --quick: 5 runs
 //   --sync   only the synchronous calls bench/python/bench_cuda.py compares its Python times with:
 //            compute_device -> Result on the host, host clock, RGBA8 1920x1080 and 7680x4320
 //            (random, natural, constant), modes rgb and all, one line per case:

@@ -46,13 +46,14 @@ TEST(CudaBackend, DeviceSelection) {
 
 // 1 MiB chunks: the image spans many of them, on every number of staging buffers in flight,
 // copied with streaming stores or memcpy by few or many copy threads (packed: byte ranges;
-// padded: whole rows per thread).
+// padded: whole rows per thread), and with chunks ramping up from an eighth.
 TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {
     REQUIRE_GPU();
     auto reference = create_engine("reference");
     for (const char* tune : {"chunk_mb=1", "chunk_mb=1,stages=2,stream_stores=0", "chunk_mb=1,stages=4,copy_threads=5",
                              "chunk_mb=1,stages=2,stream_stores=1,copy_threads=16",
-                             "chunk_mb=1,stages=4,stream_stores=0,copy_threads=1"}) {
+                             "chunk_mb=1,stages=4,stream_stores=0,copy_threads=1", "chunk_mb=1,ramp=1,stages=2",
+                             "chunk_mb=2,ramp=1,stages=4,copy_threads=3"}) {
         TuneScope scope(tune);
         auto engine = cuda::create_engine();
         for (std::size_t padding : {std::size_t(0), std::size_t(12)}) {

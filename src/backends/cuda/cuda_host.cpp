@@ -18,17 +18,22 @@ std::uint64_t total_bytes(std::span<const ImageView> images) {
     return total;
 }
 
+// `bytes`, or more so that the longest row fits, as a multiple of 256. Pieces start on 256-byte
+// boundaries inside the chunk; a chunk that is not a multiple of 256 would let the rounded-up
+// fill level pass the buffer's end (and the copy of `used` bytes fail with
+// cudaErrorInvalidValue).
+std::size_t at_least_a_row(std::span<const ImageView> images, std::size_t bytes) {
+    for (const ImageView& v : images) bytes = std::max(bytes, v.row_bytes() + 256);
+    return (bytes + 255) / 256 * 256;
+}
+
 // Chunks of about an eighth of the data, 16 to 64 MiB (measured on the H200 host: 8K 16 MiB x 8
 // copy threads, 16384^2 64 MiB x 16 threads were best), and at least a row.
 std::size_t chunk_bytes(std::span<const ImageView> images, std::uint64_t total, const Tune& tune) {
-    std::size_t chunk = tune.chunk != 0 ? tune.chunk
-                                        : std::size_t(std::clamp<std::uint64_t>(total / 8, std::uint64_t(16) << 20,
-                                                                                std::uint64_t(64) << 20));
-    for (const ImageView& v : images) chunk = std::max(chunk, v.row_bytes() + 256);
-    // Pieces start on 256-byte boundaries inside the chunk; a chunk that is not a multiple of
-    // 256 would let the rounded-up fill level pass the buffer's end (and the copy of `used`
-    // bytes fail with cudaErrorInvalidValue).
-    return (chunk + 255) / 256 * 256;
+    const std::size_t chunk = tune.chunk != 0 ? tune.chunk
+                                              : std::size_t(std::clamp<std::uint64_t>(total / 8, std::uint64_t(16) << 20,
+                                                                                      std::uint64_t(64) << 20));
+    return at_least_a_row(images, chunk);
 }
 
 }  // namespace
@@ -36,7 +41,8 @@ std::size_t chunk_bytes(std::span<const ImageView> images, std::uint64_t total, 
 // The staging state of one run_host: which stream's buffers are being filled, and with what.
 struct CudaEngine::Staging {
     Shape sh;
-    std::size_t chunk = 0;
+    std::size_t chunk = 0;  // the buffers' size
+    std::size_t limit = 0;  // this chunk's size: `chunk`, or less while ramping up (Tune::ramp)
     int copy_threads = 1;
     int stages = 2;
     int stream = 0;
@@ -45,7 +51,7 @@ struct CudaEngine::Staging {
     bool stream_busy[kMaxStages] = {};
 
     bool full() const { return pieces.size() == std::size_t(kMaxLaunchImages); }
-    std::size_t room() const { return chunk > used ? chunk - used : 0; }
+    std::size_t room() const { return limit > used ? limit - used : 0; }
 };
 
 void CudaEngine::accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
@@ -83,6 +89,7 @@ void CudaEngine::run_host(std::span<const ImageView> images, const HistogramPlan
     result_host_.reserve(images.size() * ts);
     const std::uint64_t total = total_bytes(images);
     st.chunk = chunk_bytes(images, total, tune_);
+    st.limit = tune_.ramp ? at_least_a_row(images, st.chunk / 8) : st.chunk;
     st.copy_threads = tune_.copy_threads > 0 ? tune_.copy_threads
                       : total >= (std::uint64_t(512) << 20) ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))
                                                             : copy_threads_;
@@ -115,6 +122,7 @@ void CudaEngine::dispatch(Staging& st) {
     if (st.stream_busy[st.stream]) IH_CHECK(cudaEventSynchronize(copied_[st.stream]));
     st.used = 0;
     st.pieces.clear();
+    st.limit = std::min(st.chunk, st.limit * 2);
 }
 
 // A packed image is a byte range: cut into pieces of whole pixel groups.

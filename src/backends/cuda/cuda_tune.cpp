@@ -42,6 +42,7 @@ gpu::TuningTable<Tune> make_table() {
                           "fill host staging with non-temporal (AVX2 streaming) stores; 0: memcpy"),
                 gpu::number("stages", &Tune::stages, "host staging buffers and streams in flight, 2 to 4",
                             Range{.min = 2, .max = kMaxStages, .clamp = true}),
+                gpu::flag("ramp", &Tune::ramp, "host images: chunks grow from an eighth of chunk_mb, doubling"),
                 gpu::number("acc_stride", &Tune::acc_stride, "counters between two slots of the global accumulator",
                             Range{.min = 1, .max = 64, .clamp = true}),
                 gpu::flag("prefetch", &Tune::prefetch, "thread 0 bulk-prefetches the next tiles into L2"),

@@ -33,6 +33,9 @@ struct Tune {
     // Host images: staging buffers (and streams) in flight, 2 to kMaxStages; the CPU refills a
     // buffer once its copy to the device, `stages` chunks back, is done.
     int stages = 3;
+    // Host images: the first chunk of a call is an eighth of `chunk`, each next one twice the
+    // last, so that the first copy to the device starts sooner. 0: every chunk full size.
+    bool ramp = false;
     int acc_stride = 1;    // counters between two slots of the global accumulator (device path)
     bool prefetch = false;
     bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_kernel (vector-even split)
