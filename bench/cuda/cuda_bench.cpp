@@ -10,8 +10,13 @@
 // (Kernels and CUB live in bench_kernels.cu; host-resident images and the --tune variants in
 // cuda_bench_host.cpp.)
 //
-// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync]
+// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host-sweep]
 //   --tune   also time variants of the kernel's shape (IMGHIST_CUDA_TUNE) on a few inputs
+//   --host-sweep  only host images (8K, 16384^2 RGBA8) through engine->compute() under a grid of
+//            staging tunings (copy_threads, stream_stores, stages, chunk_mb), each against the
+//            pinned and pageable H2D bandwidth of this run, counts checked against the cpu
+//            backend; one line per variant, then the best, and the best with ramp=1
+//            (cuda_bench_host.cpp); --quick: 5 runs
 //   --sync   only the synchronous calls bench/python/bench_cuda.py compares its Python times with:
 //            compute_device -> Result on the host, host clock, RGBA8 1920x1080 and 7680x4320
 //            (random, natural, constant), modes rgb and all, one line per case:
@@ -245,7 +250,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
-    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}},
+    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}},
                                      {{"--out", [&](const char* v) { o.out_path = v; }}});
     const char* base_tune = std::getenv("IMGHIST_CUDA_TUNE");
     o.default_tune = base_tune ? base_tune : "";
@@ -274,6 +279,8 @@ int main(int argc, char** argv) {
     auto engine = imghist::cuda::create_engine();
     if (o.sync)
         sync_table(b, *engine);
+    else if (o.host_sweep)
+        host_sweep(b, o);
     else
         full_report(b, *engine, o);
 

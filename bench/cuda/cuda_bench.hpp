@@ -127,11 +127,13 @@ void set_tune(const char* tune);
 struct Options {
     std::string out_path;
     bool tune = false, quick = false, sync = false;  // sync: only sync_table (--sync)
+    bool host_sweep = false;                         // only host_sweep (--host-sweep)
     std::string default_tune;  // IMGHIST_CUDA_TUNE at the start
 };
 
 // The sections of cuda_bench_host.cpp, in the order main prints them.
 void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options& o);
 void kernel_variants_table(Bench& b, const Options& o);
+void host_sweep(Bench& b, const Options& o);
 
 }  // namespace imghist_bench

@@ -44,15 +44,23 @@ TEST(CudaBackend, DeviceSelection) {
     unsetenv("IMGHIST_CUDA_DEVICE");
 }
 
+// 1 MiB chunks: the image spans many of them, on every number of staging buffers in flight,
+// copied with streaming stores or memcpy by few or many copy threads (packed: byte ranges;
+// padded: whole rows per thread), and with chunks ramping up from an eighth.
 TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {
     REQUIRE_GPU();
-    TuneScope scope("chunk_mb=1");
-    auto engine = cuda::create_engine();
     auto reference = create_engine("reference");
-    for (std::size_t padding : {std::size_t(0), std::size_t(12)}) {
-        const TestImage img = make_image(PixelFormat::rgba8, 4000, 700, Pattern::random, 77 + padding, padding);
-        expect_same_histograms(engine->compute(img.view), reference->compute(img.view),
-                    "4000x700 rgba8 +" + std::to_string(padding) + "B, 1 MiB chunks");
+    for (const char* tune : {"chunk_mb=1", "chunk_mb=1,stages=2,stream_stores=0", "chunk_mb=1,stages=4,copy_threads=5",
+                             "chunk_mb=1,stages=2,stream_stores=1,copy_threads=16",
+                             "chunk_mb=1,stages=4,stream_stores=0,copy_threads=1", "chunk_mb=1,ramp=1,stages=2",
+                             "chunk_mb=2,ramp=1,stages=4,copy_threads=3"}) {
+        TuneScope scope(tune);
+        auto engine = cuda::create_engine();
+        for (std::size_t padding : {std::size_t(0), std::size_t(12)}) {
+            const TestImage img = make_image(PixelFormat::rgba8, 4000, 700, Pattern::random, 77 + padding, padding);
+            expect_same_histograms(engine->compute(img.view), reference->compute(img.view),
+                                   "4000x700 rgba8 +" + std::to_string(padding) + "B, " + tune);
+        }
     }
 }
 

@@ -20,13 +20,17 @@ using testing::make_image;
 using testing::Pattern;
 using testing::TestImage;
 
-// Every counter layout and loop variant the engine can pick, forced, on the host and device paths.
+// Every counter layout and loop variant the engine can pick, forced, on the host and device paths;
+// and the host path's staging knobs (stages, stream_stores, copy_threads, ramp).
 TEST(CudaTuning, EveryLayoutAndVariantMatchesReference) {
     REQUIRE_GPU();
     auto reference = create_engine("reference");
     const char* tunes[] = {"layout=lanes32", "layout=lanes16", "layout=copies", "layout=global",
                            "scalar=1", "flush=1,layout=lanes16", "block=1024,gpt=1", "block=64,gpt=3,chunk_mb=1",
-                           "blocks_per_sm=1,block=256", "acc_stride=16,prefetch=1"};
+                           "blocks_per_sm=1,block=256", "acc_stride=16,prefetch=1",
+                           // host staging: buffers in flight, memcpy or streaming stores, copy threads
+                           "stages=2,stream_stores=0,chunk_mb=1", "stages=4,stream_stores=1,chunk_mb=1,copy_threads=7",
+                           "ramp=1,chunk_mb=1,stages=3"};
     std::uint64_t seed = 500;
     for (const char* tune : tunes) {
         TuneScope scope(tune);

@@ -19,7 +19,7 @@ CudaEngine::CudaEngine(int device) : device_(device) {
 }
 
 void CudaEngine::setup() {
-    for (int i = 0; i < kStreams; ++i) {
+    for (int i = 0; i < kMaxStages; ++i) {
         IH_CHECK(cudaStreamCreateWithFlags(&streams_[i], cudaStreamNonBlocking));
         IH_CHECK(cudaEventCreateWithFlags(&copied_[i], cudaEventDisableTiming));
         IH_CHECK(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
@@ -53,7 +53,7 @@ void CudaEngine::release() {
     descs_dev_.release();
     out_.release();
     result_host_.release();
-    for (int i = 0; i < kStreams; ++i) {
+    for (int i = 0; i < kMaxStages; ++i) {
         stage_dev_[i].release();
         descs_stage_[i].release();
         stage_host_[i].release();

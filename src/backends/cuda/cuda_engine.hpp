@@ -1,8 +1,8 @@
 // The CUDA engine (the backend's host side; kernels in histogram*.cu). Three ways in:
 // - Engine::compute (host memory, cuda_host.cpp): pieces of the image are packed into pinned
-//   staging buffers (several CPU threads copy), sent with cudaMemcpyAsync on one of kStreams
-//   streams, and counted there, so the copy of one chunk overlaps the counting of the previous
-//   one and the CPU fill of the next. Kernels only add into the engine's 64-bit accumulator; one
+//   staging buffers (the engine's pool of copy threads fills them), sent with cudaMemcpyAsync on
+//   one of Tune::stages streams, and counted there, so the copy of one chunk overlaps the
+//   counting of the previous one and the CPU fill of the next. Kernels only add into the engine's 64-bit accumulator; one
 //   copy-back at the end.
 // - compute_device / compute_device_async (cuda_interop.cpp): one launch on the caller's stream;
 //   the last block of the launch writes the finished counts and re-zeroes the accumulator.
@@ -14,6 +14,7 @@
 // and marks the engine so that the next call first re-zeroes the accumulators.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <span>
@@ -28,12 +29,11 @@
 #include "cuda_shape.hpp"
 #include "cuda_support.hpp"
 #include "cuda_tune.hpp"
+#include "gpu/copy_pool.hpp"
 #include "imghist/cuda.hpp"
 #include "kernel_params.hpp"
 
 namespace imghist::cuda_detail {
-
-inline constexpr int kStreams = 3;
 
 class CudaEngine final : public BackendEngine<cuda::Engine> {
 public:
@@ -117,14 +117,16 @@ private:
     void dispatch(Staging& st);
     void stage_packed(Staging& st, const ImageView& v, std::uint32_t slot);
     void stage_rows(Staging& st, const ImageView& v, std::uint32_t slot);
+    void copy_rows(const Staging& st, unsigned char* dst, const ImageView& v, std::uint32_t first, std::uint32_t n);
     void collect_host(std::size_t n, std::span<std::uint64_t> slots);
+    int stages() const { return std::clamp(tune_.stages, 2, kMaxStages); }
 
     int device_;
     Tune tune_;
     cudaDeviceProp props_{};
-    cudaStream_t streams_[kStreams] = {};
-    cudaEvent_t copied_[kStreams] = {};
-    cudaEvent_t done_[kStreams] = {};
+    cudaStream_t streams_[kMaxStages] = {};
+    cudaEvent_t copied_[kMaxStages] = {};
+    cudaEvent_t done_[kMaxStages] = {};
     cudaEvent_t last_use_ = nullptr;
     cudaStream_t last_stream_ = nullptr;
     bool last_valid_ = false;
@@ -135,14 +137,14 @@ private:
     DeviceBuffer<std::uint32_t> tickets_;
     DeviceBuffer<unsigned long long> out_;
     PinnedBuffer<std::uint64_t> result_host_;
-    DeviceBuffer<unsigned char> stage_dev_[kStreams];
+    DeviceBuffer<unsigned char> stage_dev_[kMaxStages];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
     DeviceBuffer<std::uint16_t> code_lut_dev_;         // KernelParams::code_lut (code_lut())
     std::vector<std::uint16_t> code_lut_host_;
     std::optional<ih_bin_args> code_lut_args_;         // what code_lut_dev_ was built from
     LaunchGraph graph_;                                // single device images (Tune::graph)
-    DeviceBuffer<ImageDesc> descs_stage_[kStreams];    // batch descriptors, per staging stream
-    PinnedBuffer<unsigned char> stage_host_[kStreams];
+    DeviceBuffer<ImageDesc> descs_stage_[kMaxStages];    // batch descriptors, per staging stream
+    PinnedBuffer<unsigned char> stage_host_[kMaxStages];
     std::map<std::tuple<int, int, unsigned, std::size_t, int, bool>, int> occupancy_;
     std::vector<ImageDesc> host_descs_;  // launch(): descriptors of the launch being built
     // make_shape of the last (format, request) of compute_device_async, kept for repeated calls
@@ -155,6 +157,8 @@ private:
     };
     std::optional<ShapeKey> shape_key_;
     Shape shape_cache_;
+    // Copy threads filling the staging buffers; started on the first host image that needs them.
+    gpu::CopyPool copy_pool_;
 };
 
 }  // namespace imghist::cuda_detail

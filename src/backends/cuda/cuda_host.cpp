@@ -1,5 +1,6 @@
-// Host images: staged through pinned buffers on kStreams streams, accumulated in the engine's
-// accumulator ([image][total_slots]), copied back once.
+// Host images: staged through pinned buffers on Tune::stages streams, accumulated in the
+// engine's accumulator ([image][total_slots]), copied back once. The buffers are filled by the
+// engine's copy pool (persistent threads), with streaming stores where Tune::stream_stores.
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -11,42 +12,28 @@ namespace imghist::cuda_detail {
 
 namespace {
 
-// Copies `bytes` bytes with up to `threads` threads (pinned staging is filled this way).
-void parallel_copy(void* dst, const void* src, std::size_t bytes, int threads) {
-    constexpr std::size_t kMinPerThread = std::size_t(2) << 20;
-    const int n = int(std::min<std::size_t>(std::size_t(threads), bytes / kMinPerThread));
-    if (n <= 1) {
-        std::memcpy(dst, src, bytes);
-        return;
-    }
-    std::vector<std::thread> pool;
-    const std::size_t part = (bytes / std::size_t(n) + 63) / 64 * 64;
-    for (int i = 1; i < n; ++i) {
-        const std::size_t off = part * std::size_t(i);
-        if (off >= bytes) break;
-        pool.emplace_back([=] { std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(part, bytes - off)); });
-    }
-    std::memcpy(dst, src, std::min(part, bytes));
-    for (auto& t : pool) t.join();
-}
-
 std::uint64_t total_bytes(std::span<const ImageView> images) {
     std::uint64_t total = 0;
     for (const ImageView& v : images) total += std::uint64_t(v.row_bytes()) * v.height;
     return total;
 }
 
+// `bytes`, or more so that the longest row fits, as a multiple of 256. Pieces start on 256-byte
+// boundaries inside the chunk; a chunk that is not a multiple of 256 would let the rounded-up
+// fill level pass the buffer's end (and the copy of `used` bytes fail with
+// cudaErrorInvalidValue).
+std::size_t at_least_a_row(std::span<const ImageView> images, std::size_t bytes) {
+    for (const ImageView& v : images) bytes = std::max(bytes, v.row_bytes() + 256);
+    return (bytes + 255) / 256 * 256;
+}
+
 // Chunks of about an eighth of the data, 16 to 64 MiB (measured on the H200 host: 8K 16 MiB x 8
 // copy threads, 16384^2 64 MiB x 16 threads were best), and at least a row.
 std::size_t chunk_bytes(std::span<const ImageView> images, std::uint64_t total, const Tune& tune) {
-    std::size_t chunk = tune.chunk != 0 ? tune.chunk
-                                        : std::size_t(std::clamp<std::uint64_t>(total / 8, std::uint64_t(16) << 20,
-                                                                                std::uint64_t(64) << 20));
-    for (const ImageView& v : images) chunk = std::max(chunk, v.row_bytes() + 256);
-    // Pieces start on 256-byte boundaries inside the chunk; a chunk that is not a multiple of
-    // 256 would let the rounded-up fill level pass the buffer's end (and the copy of `used`
-    // bytes fail with cudaErrorInvalidValue).
-    return (chunk + 255) / 256 * 256;
+    const std::size_t chunk = tune.chunk != 0 ? tune.chunk
+                                              : std::size_t(std::clamp<std::uint64_t>(total / 8, std::uint64_t(16) << 20,
+                                                                                      std::uint64_t(64) << 20));
+    return at_least_a_row(images, chunk);
 }
 
 }  // namespace
@@ -54,15 +41,17 @@ std::size_t chunk_bytes(std::span<const ImageView> images, std::uint64_t total, 
 // The staging state of one run_host: which stream's buffers are being filled, and with what.
 struct CudaEngine::Staging {
     Shape sh;
-    std::size_t chunk = 0;
+    std::size_t chunk = 0;  // the buffers' size
+    std::size_t limit = 0;  // this chunk's size: `chunk`, or less while ramping up (Tune::ramp)
     int copy_threads = 1;
+    int stages = 2;
     int stream = 0;
     std::size_t used = 0;
     std::vector<Piece> pieces;
-    bool stream_busy[kStreams] = {};
+    bool stream_busy[kMaxStages] = {};
 
     bool full() const { return pieces.size() == std::size_t(kMaxLaunchImages); }
-    std::size_t room() const { return chunk > used ? chunk - used : 0; }
+    std::size_t room() const { return limit > used ? limit - used : 0; }
 };
 
 void CudaEngine::accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
@@ -100,14 +89,16 @@ void CudaEngine::run_host(std::span<const ImageView> images, const HistogramPlan
     result_host_.reserve(images.size() * ts);
     const std::uint64_t total = total_bytes(images);
     st.chunk = chunk_bytes(images, total, tune_);
+    st.limit = tune_.ramp ? at_least_a_row(images, st.chunk / 8) : st.chunk;
     st.copy_threads = tune_.copy_threads > 0 ? tune_.copy_threads
                       : total >= (std::uint64_t(512) << 20) ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))
                                                             : copy_threads_;
-    for (int i = 0; i < kStreams; ++i) {
+    st.stages = stages();
+    for (int i = 0; i < st.stages; ++i) {
         stage_host_[i].reserve(st.chunk);
         stage_dev_[i].reserve(st.chunk, false);
     }
-    for (cudaStream_t s : streams_) order_after_last(s);
+    for (int i = 0; i < st.stages; ++i) order_after_last(streams_[i]);
     for (std::size_t i = 0; i < images.size(); ++i) {
         const ImageView& v = images[i];
         if (v.stride_bytes == v.row_bytes() || v.height == 1) stage_packed(st, v, std::uint32_t(i));
@@ -118,7 +109,8 @@ void CudaEngine::run_host(std::span<const ImageView> images, const HistogramPlan
 }
 
 // Sends the staged chunk of the current stream and counts it there; the next stream's buffers
-// are taken once their last copy is done.
+// are taken once their last copy is done (st.stages chunks back). Every byte of the chunk was
+// written (and streaming stores fenced) by the copy pool before it returned.
 void CudaEngine::dispatch(Staging& st) {
     if (st.pieces.empty()) return;
     cudaStream_t s = streams_[st.stream];
@@ -126,10 +118,11 @@ void CudaEngine::dispatch(Staging& st) {
     IH_CHECK(cudaEventRecord(copied_[st.stream], s));
     launch(st.sh, st.pieces, acc_.ptr, nullptr, false, s, descs_stage_[st.stream]);
     st.stream_busy[st.stream] = true;
-    st.stream = (st.stream + 1) % kStreams;
+    st.stream = (st.stream + 1) % st.stages;
     if (st.stream_busy[st.stream]) IH_CHECK(cudaEventSynchronize(copied_[st.stream]));
     st.used = 0;
     st.pieces.clear();
+    st.limit = std::min(st.chunk, st.limit * 2);
 }
 
 // A packed image is a byte range: cut into pieces of whole pixel groups.
@@ -147,7 +140,7 @@ void CudaEngine::stage_packed(Staging& st, const ImageView& v, std::uint32_t slo
             continue;
         }
         const std::uint64_t n = std::min<std::uint64_t>(px_left, room);
-        parallel_copy(stage_host_[st.stream].ptr + st.used, src, n * pb, st.copy_threads);
+        copy_pool_.copy(stage_host_[st.stream].ptr + st.used, src, n * pb, st.copy_threads, tune_.stream_stores);
         st.pieces.push_back({stage_dev_[st.stream].ptr + st.used, n * pb, n, 1, slot});
         st.used = (st.used + n * pb + 255) / 256 * 256;
         src += n * pb;
@@ -165,7 +158,7 @@ void CudaEngine::stage_rows(Staging& st, const ImageView& v, std::uint32_t slot)
             dispatch(st);
             continue;
         }
-        gpu::copy_rows(reinterpret_cast<std::byte*>(stage_host_[st.stream].ptr + st.used), row_bytes, v, row, n);
+        copy_rows(st, stage_host_[st.stream].ptr + st.used, v, row, n);
         st.pieces.push_back({stage_dev_[st.stream].ptr + st.used, std::uint64_t(n) * row_bytes,
                              std::uint64_t(n) * v.width, 1, slot});
         st.used = (st.used + std::size_t(n) * row_bytes + 255) / 256 * 256;
@@ -173,10 +166,28 @@ void CudaEngine::stage_rows(Staging& st, const ImageView& v, std::uint32_t slot)
     }
 }
 
+// Rows [first, first + n) of v packed into dst, in parts of whole rows on the copy threads.
+void CudaEngine::copy_rows(const Staging& st, unsigned char* dst, const ImageView& v, std::uint32_t first,
+                           std::uint32_t n) {
+    const std::size_t row_bytes = v.row_bytes();
+    const int parts = int(std::clamp<std::uint64_t>(std::uint64_t(n) * row_bytes / gpu::CopyPool::kMinPart, 1,
+                                                    std::uint64_t(std::min<std::uint32_t>(n, std::uint32_t(std::max(st.copy_threads, 1))))));
+    const std::uint32_t per = (n + std::uint32_t(parts) - 1) / std::uint32_t(parts);
+    const bool streaming = tune_.stream_stores;
+    copy_pool_.run(parts, parts, [&](int p) {
+        const std::uint32_t r0 = std::uint32_t(p) * per;
+        for (std::uint32_t r = r0; r < std::min(n, r0 + per); ++r) {
+            unsigned char* d = dst + std::size_t(r) * row_bytes;
+            if (streaming) gpu::copy_streaming(d, v.row(first + r), row_bytes);
+            else std::memcpy(d, v.row(first + r), row_bytes);
+        }
+    });
+}
+
 // Joins the streams, copies the n counts back into slots, re-zeroes the accumulator.
 void CudaEngine::collect_host(std::size_t n, std::span<std::uint64_t> slots) {
     cudaStream_t s0 = streams_[0];
-    for (int i = 1; i < kStreams; ++i) {
+    for (int i = 1; i < stages(); ++i) {
         IH_CHECK(cudaEventRecord(done_[i], streams_[i]));
         IH_CHECK(cudaStreamWaitEvent(s0, done_[i], 0));
     }

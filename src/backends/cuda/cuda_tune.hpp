@@ -12,6 +12,9 @@ namespace imghist::cuda_detail {
 // block copies the 128 KiB table into shared memory first.
 inline constexpr std::uint64_t kCodeLutMinPixels = std::uint64_t(1) << 20;
 
+// Host images: at most this many staging buffers and streams (Tune::stages are used).
+inline constexpr int kMaxStages = 4;
+
 // Tuning knobs, for benchmarks and tests: IMGHIST_CUDA_TUNE="key=value,..." (the keys and device
 // families: the table in cuda_tune.cpp, src/gpu/tuning.hpp). The defaults are what measured best
 // on an H200 (docs/performance.md).
@@ -24,6 +27,15 @@ struct Tune {
     bool scalar = false;  // force bytewise loads
     std::size_t chunk = 0;  // 0: automatic (16 to 64 MiB)
     int copy_threads = 0;  // 0: automatic
+    // Host images: fill the pinned staging buffers with non-temporal (AVX2 streaming) stores,
+    // which neither read the destination lines first nor evict the source. 0: memcpy.
+    bool stream_stores = true;
+    // Host images: staging buffers (and streams) in flight, 2 to kMaxStages; the CPU refills a
+    // buffer once its copy to the device, `stages` chunks back, is done.
+    int stages = 3;
+    // Host images: the first chunk of a call is an eighth of `chunk`, each next one twice the
+    // last, so that the first copy to the device starts sooner. 0: every chunk full size.
+    bool ramp = false;
     int acc_stride = 1;    // counters between two slots of the global accumulator (device path)
     bool prefetch = false;
     bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_kernel (vector-even split)
