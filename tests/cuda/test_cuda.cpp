@@ -52,7 +52,7 @@ TEST(CudaHost, LargeImageAcrossManyChunksAndStreams) {
     auto reference = create_engine("reference");
     for (const char* tune : {"chunk_mb=1", "chunk_mb=1,stages=2,stream_stores=0", "chunk_mb=1,stages=4,copy_threads=5",
                              "chunk_mb=1,stages=2,stream_stores=1,copy_threads=16",
-                             "chunk_mb=1,stages=4,stream_stores=0,copy_threads=1", "chunk_mb=1,ramp=1,stages=2",
+                             "chunk_mb=1,stages=4,stream_stores=0,copy_threads=1", "chunk_mb=1,ramp=1,stages=2", "chunk_mb=1,ramp=0,stream_stores=auto",
                              "chunk_mb=2,ramp=1,stages=4,copy_threads=3"}) {
         TuneScope scope(tune);
         auto engine = cuda::create_engine();

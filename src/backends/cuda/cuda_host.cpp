@@ -27,12 +27,17 @@ std::size_t at_least_a_row(std::span<const ImageView> images, std::size_t bytes)
     return (bytes + 255) / 256 * 256;
 }
 
-// Chunks of about an eighth of the data, 16 to 64 MiB (measured on the H200 host: 8K 16 MiB x 8
-// copy threads, 16384^2 64 MiB x 16 threads were best), and at least a row.
+// Calls of this many bytes or more stage in big chunks with plain copies (bigCall below).
+constexpr std::uint64_t kBigCall = std::uint64_t(512) << 20;
+constexpr std::uint64_t kMidCall = std::uint64_t(64) << 20;
+
+// Chunks by the call's bytes, and at least a row. Measured on the H200 host (--host-sweep,
+// docs/performance.md): 8K RGBA8 (133 MB) was fastest with 8 MiB chunks, 16384^2 (1 GiB) with
+// 32 MiB; below 64 MiB a call stays one chunk of up to 16 MiB.
 std::size_t chunk_bytes(std::span<const ImageView> images, std::uint64_t total, const Tune& tune) {
-    const std::size_t chunk = tune.chunk != 0 ? tune.chunk
-                                              : std::size_t(std::clamp<std::uint64_t>(total / 8, std::uint64_t(16) << 20,
-                                                                                      std::uint64_t(64) << 20));
+    std::size_t chunk = tune.chunk;
+    if (chunk == 0) chunk = total >= kBigCall ? std::size_t(32) << 20 : total >= kMidCall ? std::size_t(8) << 20
+                                                                                         : std::size_t(16) << 20;
     return at_least_a_row(images, chunk);
 }
 
@@ -44,6 +49,7 @@ struct CudaEngine::Staging {
     std::size_t chunk = 0;  // the buffers' size
     std::size_t limit = 0;  // this chunk's size: `chunk`, or less while ramping up (Tune::ramp)
     int copy_threads = 1;
+    bool streaming = false;  // streaming stores into the staging buffers (Tune::stream_stores)
     int stages = 2;
     int stream = 0;
     std::size_t used = 0;
@@ -90,9 +96,13 @@ void CudaEngine::run_host(std::span<const ImageView> images, const HistogramPlan
     const std::uint64_t total = total_bytes(images);
     st.chunk = chunk_bytes(images, total, tune_);
     st.limit = tune_.ramp ? at_least_a_row(images, st.chunk / 8) : st.chunk;
+    // Every core copies from 64 MiB a call: 8K took 3.0 ms with 16 threads, 3.2-3.7 with 8.
     st.copy_threads = tune_.copy_threads > 0 ? tune_.copy_threads
-                      : total >= (std::uint64_t(512) << 20) ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))
-                                                            : copy_threads_;
+                      : total >= kMidCall ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))
+                                          : copy_threads_;
+    // Streaming stores measured faster below 512 MiB a call (8K: 79 against 63-73 % of the
+    // pinned bandwidth), plain copies above (16384^2: 94 against 81-87 %).
+    st.streaming = tune_.stream_stores >= 0 ? tune_.stream_stores == 1 : total < kBigCall;
     st.stages = stages();
     for (int i = 0; i < st.stages; ++i) {
         stage_host_[i].reserve(st.chunk);
@@ -140,7 +150,7 @@ void CudaEngine::stage_packed(Staging& st, const ImageView& v, std::uint32_t slo
             continue;
         }
         const std::uint64_t n = std::min<std::uint64_t>(px_left, room);
-        copy_pool_.copy(stage_host_[st.stream].ptr + st.used, src, n * pb, st.copy_threads, tune_.stream_stores);
+        copy_pool_.copy(stage_host_[st.stream].ptr + st.used, src, n * pb, st.copy_threads, st.streaming);
         st.pieces.push_back({stage_dev_[st.stream].ptr + st.used, n * pb, n, 1, slot});
         st.used = (st.used + n * pb + 255) / 256 * 256;
         src += n * pb;
@@ -173,7 +183,7 @@ void CudaEngine::copy_rows(const Staging& st, unsigned char* dst, const ImageVie
     const int parts = int(std::clamp<std::uint64_t>(std::uint64_t(n) * row_bytes / gpu::CopyPool::kMinPart, 1,
                                                     std::uint64_t(std::min<std::uint32_t>(n, std::uint32_t(std::max(st.copy_threads, 1))))));
     const std::uint32_t per = (n + std::uint32_t(parts) - 1) / std::uint32_t(parts);
-    const bool streaming = tune_.stream_stores;
+    const bool streaming = st.streaming;
     copy_pool_.run(parts, parts, [&](int p) {
         const std::uint32_t r0 = std::uint32_t(p) * per;
         for (std::uint32_t r = r0; r < std::min(n, r0 + per); ++r) {

@@ -13,7 +13,7 @@ constexpr Range automatic_up_to(std::uint64_t max) { return Range{.max = max, .c
 
 // chunk_mb: MiB, the member bytes (0: automatic).
 gpu::Field<Tune> chunk_field() {
-    return {"chunk_mb", "MiB per staged chunk, 1 to 4096 (auto: 16 to 64 MiB)",
+    return {"chunk_mb", "MiB per staged chunk, 1 to 4096 (auto: 8 MiB from 64 MiB a call, 32 from 512 MiB)",
             [](Tune& t, const gpu::Knob& k) {
                 const Range mib{.min = 1, .max = 4096, .clamp = true};
                 t.chunk = k.is_auto() ? 0 : std::size_t(gpu::read_number(k, mib, mib.max)) << 20;
@@ -38,8 +38,9 @@ gpu::TuningTable<Tune> make_table() {
                 chunk_field(),
                 gpu::number("copy_threads", &Tune::copy_threads, "threads copying host images into staging (auto)",
                             automatic_up_to(256)),
-                gpu::flag("stream_stores", &Tune::stream_stores,
-                          "fill host staging with non-temporal (AVX2 streaming) stores; 0: memcpy"),
+                gpu::choice("stream_stores", &Tune::stream_stores, {{"0", 0}, {"1", 1}, {"auto", -1}},
+                            "fill host staging with non-temporal (AVX2 streaming) stores; 0: memcpy "
+                            "(auto: streaming below 512 MiB a call)"),
                 gpu::number("stages", &Tune::stages, "host staging buffers and streams in flight, 2 to 4",
                             Range{.min = 2, .max = kMaxStages, .clamp = true}),
                 gpu::flag("ramp", &Tune::ramp, "host images: chunks grow from an eighth of chunk_mb, doubling"),

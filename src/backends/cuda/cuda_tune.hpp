@@ -25,17 +25,18 @@ struct Tune {
     int flush = 0;        // 0: automatic; else at most this many tiles between flushes
     int blocks_per_sm = 0;  // 0: from the occupancy calculator
     bool scalar = false;  // force bytewise loads
-    std::size_t chunk = 0;  // 0: automatic (16 to 64 MiB)
+    std::size_t chunk = 0;  // 0: automatic (by the call's bytes: cuda_host.cpp, chunk_bytes)
     int copy_threads = 0;  // 0: automatic
     // Host images: fill the pinned staging buffers with non-temporal (AVX2 streaming) stores,
-    // which neither read the destination lines first nor evict the source. 0: memcpy.
-    bool stream_stores = true;
+    // which neither read the destination lines first nor evict the source. 0: memcpy; -1:
+    // automatic (streaming below 512 MiB a call, where it measured faster on the H200 host).
+    int stream_stores = -1;
     // Host images: staging buffers (and streams) in flight, 2 to kMaxStages; the CPU refills a
     // buffer once its copy to the device, `stages` chunks back, is done.
-    int stages = 3;
+    int stages = 4;
     // Host images: the first chunk of a call is an eighth of `chunk`, each next one twice the
     // last, so that the first copy to the device starts sooner. 0: every chunk full size.
-    bool ramp = false;
+    bool ramp = true;
     int acc_stride = 1;    // counters between two slots of the global accumulator (device path)
     bool prefetch = false;
     bool packed = true;    // one packed gray8/rgba8/bgra8 image: packed_kernel (vector-even split)
