@@ -677,8 +677,10 @@ def main() -> int:
     text = "\n".join(report) + "\n"
     print("\n" + "\n".join(report[len(head):]))
     if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text)
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({"machine": head, "dataset": info, "rows": rows, "checks": checks,
                                                "notes": notes, "load_before": load_before,
                                                "load_after": load_after}, indent=1) + "\n")
