@@ -152,26 +152,14 @@ TEST_F(Dataset, AnExceptionFromTheCallbackStopsTheRunAndIsRethrown) {
     EXPECT_EQ(io::histogram_files(*engine, {}, Request{}, [&](io::FileHistogram&) { ++calls; }).files, 0u);
 }
 
-// Peak resident memory of this process since the last reset_peak(), in KiB (Linux).
-long peak_kib() {
+// A line of /proc/self/status in KiB (Linux): VmRSS, the resident memory now, or VmHWM, its
+// peak since the last reset_peak().
+long status_kib(const std::string& field) {
     std::ifstream status("/proc/self/status");
     std::string key;
     long value = 0;
     while (status >> key) {
-        if (key == "VmHWM:") {
-            status >> value;
-            return value;
-        }
-        status.ignore(4096, '\n');
-    }
-    return -1;
-}
-long rss_kib() {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    long value = 0;
-    while (status >> key) {
-        if (key == "VmRSS:") {
+        if (key == field + ":") {
             status >> value;
             return value;
         }
@@ -207,7 +195,7 @@ TEST_F(Dataset, HundredThousandFilesInBoundedMemory) {
     request.mode = Mode::rgb;
     auto engine = create_engine("cpu");
     reset_peak();
-    const long before = rss_kib();
+    const long before = status_kib("VmRSS");
     std::size_t seen = 0;
     std::uint64_t r_sum = 0;
     const auto summary = io::histogram_files(*engine, paths, request, [&](io::FileHistogram& f) {
@@ -218,7 +206,7 @@ TEST_F(Dataset, HundredThousandFilesInBoundedMemory) {
         r_sum += v;
         ++seen;
     });
-    const long growth_mib = (peak_kib() - before) / 1024;
+    const long growth_mib = (status_kib("VmHWM") - before) / 1024;
     EXPECT_EQ(seen, kFiles);
     EXPECT_EQ(r_sum, want_r_sum);
     ASSERT_EQ(summary.sums.size(), 1u);
