@@ -78,6 +78,19 @@ TEST(Result, MergesMatchingLayoutsAndRefusesOthers) {
     Request custom;
     custom.bins.bins = 128;
     EXPECT_THROW(merged.merge(engine->compute(a.view, custom)), MergeError);
+    // can_merge answers what merge would do, without throwing.
+    EXPECT_TRUE(merged.can_merge(rb));
+    EXPECT_FALSE(merged.can_merge(engine->compute(f.view)));
+    EXPECT_FALSE(merged.can_merge(engine->compute(a.view, custom)));
+    Request luma;
+    luma.mode = Mode::luma;
+    EXPECT_FALSE(merged.can_merge(engine->compute(a.view, luma)));
+    // Notes are kept once each, however many results are merged.
+    Result noted = ra, other = rb;
+    noted.notes = {"first"};
+    other.notes = {"first", "second"};
+    for (int i = 0; i < 3; ++i) noted.merge(other);
+    EXPECT_EQ(noted.notes, (std::vector<std::string>{"first", "second"}));
 }
 
 TEST(Result, StatisticsFromAKnownHistogram) {

@@ -35,7 +35,7 @@ struct DatasetOptions {
 struct DatasetSummary {
     // The exact sum of the counted files: one Result per kind of histogram (files whose
     // channels or bins differ, such as 8-bit and 16-bit files, cannot be added), in the order
-    // each kind first appeared. Notes are kept once each.
+    // each kind first appeared.
     std::vector<Result> sums;
     std::size_t files = 0, counted = 0, failed = 0;
     std::uint64_t bytes = 0;  // file_bytes of every file, counted or not

@@ -87,8 +87,11 @@ struct Result {
 
     const ChannelHistogram* find(Channel channel) const;
     // Adds other's counts into this one; throws MergeError if channels or layouts differ. A
-    // clipping count unknown on either side is unknown in the sum.
+    // clipping count unknown on either side is unknown in the sum. Notes are kept once each,
+    // so a sum of many results does not grow with them.
     void merge(const Result& other);
+    // Whether merge(other) would succeed: the same channels with the same bin layouts.
+    bool can_merge(const Result& other) const;
     // Same channels, layouts and counts (backend, device and size are not compared).
     bool same_histograms(const Result& other) const { return channels == other.channels; }
     bool operator==(const Result&) const = default;

@@ -305,16 +305,10 @@ bool is_utf8(std::string_view bytes) {
 
 void SumGroups::add(const Result& r, std::vector<SumMember> members, std::uint64_t pixels,
                     const std::vector<PixelFormat>& formats) {
-    // Result::merge is the one rule of what may be summed: the first group it accepts.
-    auto group = std::find_if(groups_.begin(), groups_.end(), [&](SumGroup& g) {
-        try {
-            g.result.merge(r);
-            return true;
-        } catch (const MergeError&) {
-            return false;
-        }
-    });
+    // Result::can_merge is the one rule of what may be summed: the first group it accepts.
+    auto group = std::find_if(groups_.begin(), groups_.end(), [&](const SumGroup& g) { return g.result.can_merge(r); });
     if (group == groups_.end()) group = groups_.insert(groups_.end(), SumGroup{r, {}, 0, {}});
+    else group->result.merge(r);
     for (SumMember& m : members) group->members.push_back(std::move(m));
     group->pixels += pixels;
     for (PixelFormat f : formats)

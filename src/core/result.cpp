@@ -1,6 +1,7 @@
 #include "imghist/error.hpp"
 #include "imghist/result.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -92,17 +93,28 @@ const ChannelHistogram* Result::find(Channel channel) const {
     return nullptr;
 }
 
-void Result::merge(const Result& other) {
-    if (other.channels.size() != channels.size())
-        throw MergeError("cannot merge results with different channels");
-    for (std::size_t i = 0; i < channels.size(); ++i) {
-        const auto& a = channels[i];
-        const auto& b = other.channels[i];
-        if (a.channel != b.channel) throw MergeError("cannot merge results with different channels");
-        if (!(a.layout == b.layout))
-            throw MergeError("cannot merge histograms with different bin layouts (" + describe(a.layout) +
-                             " vs " + describe(b.layout) + ")");
+namespace {
+
+// Why a and b cannot be merged, or nullopt: the one rule behind merge() and can_merge().
+std::optional<std::string> merge_conflict(const Result& a, const Result& b) {
+    if (a.channels.size() != b.channels.size()) return "cannot merge results with different channels";
+    for (std::size_t i = 0; i < a.channels.size(); ++i) {
+        const auto& x = a.channels[i];
+        const auto& y = b.channels[i];
+        if (x.channel != y.channel) return "cannot merge results with different channels";
+        if (!(x.layout == y.layout))
+            return "cannot merge histograms with different bin layouts (" + describe(x.layout) + " vs " +
+                   describe(y.layout) + ")";
     }
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool Result::can_merge(const Result& other) const { return !merge_conflict(*this, other); }
+
+void Result::merge(const Result& other) {
+    if (const auto conflict = merge_conflict(*this, other)) throw MergeError(*conflict);
     for (std::size_t i = 0; i < channels.size(); ++i) {
         auto& a = channels[i];
         const auto& b = other.channels[i];
@@ -113,7 +125,8 @@ void Result::merge(const Result& other) {
         a.clipped_low_count = add_known(a.clipped_low_count, b.clipped_low_count);
         a.clipped_high_count = add_known(a.clipped_high_count, b.clipped_high_count);
     }
-    notes.insert(notes.end(), other.notes.begin(), other.notes.end());
+    for (const std::string& note : other.notes)
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
     if (backend != other.backend) backend = "mixed";
     if (device != other.device) device = "mixed";
 }

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
-#include <filesystem>
 #include <mutex>
 #include <new>
 #include <thread>
@@ -27,9 +26,7 @@ struct Decoded {
 
 Decoded decode(const std::string& path, const ReadOptions& options) {
     Decoded d;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec) d.file_bytes = size;
+    d.file_bytes = file_bytes(path);
     try {
         d.image = read_image(path, options);
     } catch (const ReadError& e) {
@@ -42,21 +39,13 @@ Decoded decode(const std::string& path, const ReadOptions& options) {
     return d;
 }
 
-// Adds one file's result to the sum of its kind, or starts a sum for a new kind.
+// Adds one file's result to the first sum Result::can_merge accepts, or starts a sum.
 void add_to_sums(std::vector<Result>& sums, const Result& r) {
-    for (Result& sum : sums) {
-        try {
+    for (Result& sum : sums)
+        if (sum.can_merge(r)) {
             sum.merge(r);
-        } catch (const MergeError&) {
-            continue;  // another kind of histogram
+            return;
         }
-        // merge() appends the notes: keep each once, or the sum of a million files grows.
-        std::vector<std::string> unique;
-        for (std::string& note : sum.notes)
-            if (std::find(unique.begin(), unique.end(), note) == unique.end()) unique.push_back(std::move(note));
-        sum.notes = std::move(unique);
-        return;
-    }
     Result first = r;
     first.width = first.height = 0;  // a sum has no size
     sums.push_back(std::move(first));
