@@ -76,6 +76,9 @@ std::string trusted_format_names();
 // "OpenImageIO 2.4.7".
 std::string reader_version();
 
+// The file's size on disk, for throughput figures; 0 where it has none (a FIFO, a missing file).
+std::uint64_t file_bytes(const std::string& path);
+
 // Shares the decoder threads OpenImageIO may start among our workers.
 void configure_reader_threads(unsigned threads);
 

@@ -30,7 +30,11 @@ class _Stopped(Exception):
     """Raised into the pipeline when the iterator is closed early."""
 
 
-_DONE = object()
+class _Final:
+    """The queue's last item: the pipeline's outcome, or the exception it raised."""
+
+    def __init__(self, outcome):
+        self.outcome = outcome
 
 
 class FileHistograms:
@@ -57,15 +61,19 @@ class FileHistograms:
                                         name="imghist.histogram_files", daemon=True)
         self._thread.start()
 
-    def _on_file(self, index, path, histogram, error, size):
-        item = FileHistogram(index, path, histogram, error, size)
+    def _put(self, item) -> bool:
+        """Queues item, waiting while the queue is full; False once the iterator was closed."""
         while not self._stop.is_set():
             try:
                 self._queue.put(item, timeout=0.1)
-                return
+                return True
             except queue.Full:
                 continue
-        raise _Stopped()
+        return False
+
+    def _on_file(self, index, path, histogram, error, size):
+        if not self._put(FileHistogram(index, path, histogram, error, size)):
+            raise _Stopped()
 
     def _run(self, engine, paths, keywords):
         try:
@@ -73,17 +81,8 @@ class FileHistograms:
         except _Stopped:
             return
         except BaseException as e:  # noqa: BLE001 - handed to the iterating thread
-            self._put_final(e)
-            return
-        self._put_final(outcome)
-
-    def _put_final(self, item):
-        while not self._stop.is_set():
-            try:
-                self._queue.put((_DONE, item), timeout=0.1)
-                return
-            except queue.Full:
-                continue
+            outcome = e
+        self._put(_Final(outcome))
 
     def __iter__(self):
         return self
@@ -92,13 +91,12 @@ class FileHistograms:
         if self._finished:
             raise StopIteration
         item = self._queue.get()
-        if isinstance(item, tuple) and len(item) == 2 and item[0] is _DONE:
+        if isinstance(item, _Final):
             self._finished = True
             self._thread.join()
-            final = item[1]
-            if isinstance(final, BaseException):
-                raise final
-            self.sums, self.files, self.counted, self.failed, self.bytes = final
+            if isinstance(item.outcome, BaseException):
+                raise item.outcome
+            self.sums, self.files, self.counted, self.failed, self.bytes = item.outcome
             raise StopIteration
         if item.error is not None:
             self.errors.append((item.path, item.error))
@@ -154,10 +152,9 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     Returns an imghist.FileHistograms: iterate it for each file's FileHistogram in input order
     (a file that cannot be read has histogram None and its error; it never stops the run nor
     enters the sums), or call .run() for the sums alone. Bad keywords raise
-    imghist.InvalidArgument at the first next().
+    imghist.InvalidArgument at the first next(), and a package built without the file reader
+    (imghist.has_file_reader False) raises imghist.Error there.
     """
-    if not _imghist.has_file_reader:
-        _imghist.read("")  # raises imghist.Error: this build has no file reader
     names = [os.fsdecode(p) for p in paths]
     if threads < 0 or max_pending < 0:
         raise _imghist.InvalidArgument("threads and max_pending must be >= 0")

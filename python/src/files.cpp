@@ -38,11 +38,17 @@ Returns an imghist.Histogram; raises imghist.ReadError for a file that cannot be
 #if defined(IMGHIST_PYTHON_IO)
 std::string path_text(nb::handle path) { return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path)); }
 
+// read()'s max_pixels and untrusted_readers keywords.
+io::ReadOptions read_options(std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+    io::ReadOptions options;
+    options.max_pixels = max_pixels.value_or(0);  // 0: no limit
+    options.untrusted_readers = untrusted_readers;
+    return options;
+}
+
 io::LoadedImage load(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
     const std::string file = path_text(path);
-    io::ReadOptions options;
-    options.max_pixels = max_pixels.value_or(0);
-    options.untrusted_readers = untrusted_readers;
+    const io::ReadOptions options = read_options(max_pixels, untrusted_readers);
     nb::gil_scoped_release unlocked;  // decoding takes a while
     return io::read_image(file, options);
 }
@@ -79,8 +85,7 @@ nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& 
     io::DatasetOptions options;
     options.decode_threads = decode_threads;
     options.max_pending = max_pending;
-    options.read.max_pixels = max_pixels.value_or(0);
-    options.read.untrusted_readers = untrusted_readers;
+    options.read = read_options(max_pixels, untrusted_readers);
     std::unique_lock<std::mutex> lock;
     Engine& engine = engine_of(py_engine, lock);
     io::DatasetSummary summary;
@@ -136,6 +141,7 @@ void bind_files(nb::module_& m) {
     m.def("read", [](nb::handle, std::optional<std::uint64_t>, bool) -> nb::object { no_reader(); }, "path"_a,
           nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
     m.attr("has_file_reader") = false;
+    m.def("_histogram_files", [](nb::args, nb::kwargs) -> nb::object { no_reader(); });
 #endif
 }
 

@@ -204,13 +204,6 @@ void count_file(FileOutcome& o, const Settings& settings, FileDecoder& decoder, 
     if (o.result) o.error.clear();
 }
 
-// The size the filesystem gives (0 where it has none: a FIFO, a missing file), for the MB/s.
-std::uint64_t input_bytes(const std::string& file) {
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(file, ec);
-    return ec ? 0 : size;
-}
-
 // One worker: takes the next file until none is left. A worker whose engine cannot be made
 // leaves its files to the others.
 void work(Counting& job, unsigned id) {
@@ -232,7 +225,7 @@ void work(Counting& job, unsigned id) {
         count_file(o, job.settings, decoder, *job.engines[id]);
         if (!o.result)
             if (const std::string where = job.inputs.origin(i); !where.empty()) o.error += " (" + where + ")";
-        job.progress.done(o.file, job.progress.shown() ? input_bytes(o.file) : 0, !o.result);
+        job.progress.done(o.file, job.progress.shown() ? io::file_bytes(o.file) : 0, !o.result);
         job.in_order.done(i, std::move(o));
     }
 }

@@ -3,6 +3,7 @@
 #include <OpenImageIO/imageio.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -322,6 +323,12 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
 
 std::string reader_version() {
     return "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
+}
+
+std::uint64_t file_bytes(const std::string& path) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    return ec ? 0 : size;
 }
 
 void configure_reader_threads(unsigned threads) {
