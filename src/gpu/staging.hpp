@@ -39,8 +39,8 @@ RowPieces split_rows(std::uint64_t height, std::uint64_t row_bytes, std::uint64_
 
 // Copies rows [first_row, first_row + rows) of `image` to `dst`, `dst_pitch` (>= row_bytes())
 // bytes apart; the bytes between the rows of `dst` are left alone. One copy when both sides
-// are packed.
+// are packed. With `streaming`, through copy_streaming (copy_pool.hpp): for buffers only DMA reads.
 void copy_rows(std::byte* dst, std::size_t dst_pitch, const ImageView& image, std::uint32_t first_row,
-               std::uint32_t rows);
+               std::uint32_t rows, bool streaming = false);
 
 }  // namespace imghist::gpu

@@ -192,18 +192,18 @@ std::vector<std::byte> make_rows(std::uint32_t width, std::uint32_t height, std:
 }
 
 void expect_copied(std::uint32_t width, std::size_t src_stride, std::size_t dst_pitch, std::uint32_t first,
-                   std::uint32_t rows) {
+                   std::uint32_t rows, bool streaming = false) {
     const std::uint32_t height = 9;
     const std::vector<std::byte> src = make_rows(width, height, src_stride);
     const ImageView view{src.data(), width, height, src_stride, PixelFormat::rgb8};
     std::vector<std::byte> dst(dst_pitch * height + 5, std::byte{0xAA});
-    gpu::copy_rows(dst.data(), dst_pitch, view, first, rows);
+    gpu::copy_rows(dst.data(), dst_pitch, view, first, rows, streaming);
     const std::size_t row_bytes = std::size_t(width) * 3;
     for (std::size_t at = 0; at < dst.size(); ++at) {
         const std::size_t r = at / dst_pitch, i = at % dst_pitch;
         const std::byte want = r < rows && i < row_bytes ? sample(first + std::uint32_t(r), i) : std::byte{0xAA};
         ASSERT_EQ(dst[at], want) << "byte " << at << " (stride " << src_stride << ", pitch " << dst_pitch
-                                 << ", rows " << first << "+" << rows << ")";
+                                 << ", rows " << first << "+" << rows << (streaming ? ", streaming" : "") << ")";
     }
 }
 
@@ -215,6 +215,15 @@ TEST(GpuStaging, CopyRowsPacksStridedRows) {
     expect_copied(5, 23, 19, 3, 6);   // both padded, different pitches
     expect_copied(1, 3, 3, 4, 5);
     expect_copied(5, 17, 15, 3, 0);   // no rows: nothing written
+}
+
+// With streaming stores (the CUDA host path's default below 512 MiB a call): rows long enough
+// for the streamed body, with unaligned heads and tails, packed and padded.
+TEST(GpuStaging, CopyRowsWithStreamingStores) {
+    expect_copied(200, 613, 600, 1, 7, true);  // padded source, packed rows
+    expect_copied(200, 600, 600, 0, 9, true);  // the one-copy path
+    expect_copied(200, 601, 640, 2, 5, true);  // padded rows on both sides
+    expect_copied(97, 300, 291, 3, 6, true);
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ std::size_t at_least_a_row(std::span<const ImageView> images, std::size_t bytes)
     return (bytes + 255) / 256 * 256;
 }
 
-// Calls of this many bytes or more stage in big chunks with plain copies (bigCall below).
+// Calls of kBigCall bytes or more stage in 32 MiB chunks with plain copies; from kMidCall,
+// 8 MiB chunks, every core copying (run_host).
 constexpr std::uint64_t kBigCall = std::uint64_t(512) << 20;
 constexpr std::uint64_t kMidCall = std::uint64_t(64) << 20;
 
@@ -183,14 +184,11 @@ void CudaEngine::copy_rows(const Staging& st, unsigned char* dst, const ImageVie
     const int parts = int(std::clamp<std::uint64_t>(std::uint64_t(n) * row_bytes / gpu::CopyPool::kMinPart, 1,
                                                     std::uint64_t(std::min<std::uint32_t>(n, std::uint32_t(std::max(st.copy_threads, 1))))));
     const std::uint32_t per = (n + std::uint32_t(parts) - 1) / std::uint32_t(parts);
-    const bool streaming = st.streaming;
     copy_pool_.run(parts, parts, [&](int p) {
         const std::uint32_t r0 = std::uint32_t(p) * per;
-        for (std::uint32_t r = r0; r < std::min(n, r0 + per); ++r) {
-            unsigned char* d = dst + std::size_t(r) * row_bytes;
-            if (streaming) gpu::copy_streaming(d, v.row(first + r), row_bytes);
-            else std::memcpy(d, v.row(first + r), row_bytes);
-        }
+        if (r0 >= n) return;
+        gpu::copy_rows(reinterpret_cast<std::byte*>(dst + std::size_t(r0) * row_bytes), row_bytes, v, first + r0,
+                       std::min(per, n - r0), st.streaming);
     });
 }
 
