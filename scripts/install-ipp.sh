@@ -10,28 +10,11 @@
 # Needs python3 with pip, and PyPI reachable. IPP is under the Intel Simplified Software License
 # (.whl/ipp/LICENSE.txt).
 set -euo pipefail
-quiet=0
-for arg in "$@"; do
-  case "$arg" in
-    --quiet) quiet=1 ;;
-    *) echo "usage: $0 [--quiet]" >&2; exit 2 ;;
-  esac
-done
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/wheels.sh"
+wheel_setup install-ipp "$@"
 version=${IPP_VERSION:-2026.1.0}
-wheels="$root/.whl"
 prefix="$wheels/ipp"
-say() { [ "$quiet" = 1 ] || echo "install-ipp: $*" >&2; }
-
-mkdir -p "$wheels"
-for pkg in ipp-include ipp-static; do
-  if compgen -G "$wheels/${pkg//-/_}-$version-*.whl" >/dev/null; then
-    say "$pkg $version already downloaded"
-  else
-    say "downloading $pkg $version from PyPI"
-    python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$wheels" "$pkg==$version"
-  fi
-done
+for pkg in ipp-include ipp-static; do fetch_wheel "$pkg" "$version"; done
 
 stamp="$prefix/.installed-$version"
 if [ -f "$stamp" ] && [ -f "$prefix/include/ipp.h" ] && [ -f "$prefix/lib/libippi.a" ]; then

@@ -14,9 +14,13 @@ bash scripts/install-deps.sh
 source scripts/cuda-path.sh
 cuda=OFF
 command -v nvcc >/dev/null && cuda=ON
+# With CUDA, GPU JPEG decoding is compiled too: nvImageCodec's header from PyPI's wheel
+# (scripts/install-nvimgcodec.sh; the library is loaded at run time, on the GPU machine).
+nvimgcodec=OFF
+if [ "$cuda" = ON ]; then bash scripts/install-nvimgcodec.sh --quiet >/dev/null; nvimgcodec=ON; fi
 build=${IMGHIST_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_TESTS=ON -DIMGHIST_SHARED=ON \
-  -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=$cuda -DIMGHIST_CLI=ON -DIMGHIST_BENCH=ON
+  -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=$cuda -DIMGHIST_NVIMGCODEC=$nvimgcodec -DIMGHIST_CLI=ON -DIMGHIST_BENCH=ON
 cmake --build "$build" -j"$(nproc)"
 export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan}
 export IMGHIST_VULKAN_VALIDATION=${IMGHIST_VULKAN_VALIDATION:-1}

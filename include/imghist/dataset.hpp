@@ -24,12 +24,26 @@ struct FileHistogram {
     std::optional<Result> result;  // empty when the file failed
     std::string error;             // why it failed, one line without the path; empty otherwise
     std::uint64_t file_bytes = 0;  // the file's size on disk (0 when unknown)
+    // Which decoder read it: "cpu", or "gpu" (DatasetOptions::decode). A file the GPU could not
+    // decode goes to the CPU reader; then decoder is "cpu" and gpu_fallback says why.
+    std::string decoder = "cpu";
+    std::string gpu_fallback;
+};
+
+enum class Decode {
+    cpu,  // every file decoded by the CPU reader on the decode threads
+    // JPEGs decoded on the GPU (nvImageCodec) and counted there, in batches; needs an engine of
+    // the cuda backend and a build with GPU decoding (gpu_decode_available()). Other files,
+    // and JPEGs the GPU does not take (CMYK, 12-bit), go to the CPU reader.
+    gpu,
 };
 
 struct DatasetOptions {
     unsigned decode_threads = 0;  // threads decoding files; 0: one per core
     std::size_t max_pending = 0;  // decoded images held at most; 0: two per decode thread
     ReadOptions read;             // max_pixels, untrusted_readers
+    Decode decode = Decode::cpu;
+    std::size_t gpu_batch = 0;    // Decode::gpu: files per decode and count launch; 0: 128
 };
 
 struct DatasetSummary {
@@ -41,11 +55,16 @@ struct DatasetSummary {
     std::uint64_t bytes = 0;  // file_bytes of every file, counted or not
 };
 
+// Whether Decode::gpu can run here (a build with the cuda backend and nvImageCodec's headers,
+// and nvImageCodec loads); `why` gets the reason when it cannot.
+bool gpu_decode_available(std::string* why = nullptr);
+
 // Reads and counts every file of `paths` with `request` on `engine` (which is used by the
 // calling thread only, as engine.hpp asks). `on_file` is called on the calling thread for each
 // file in input order, as soon as it and every file before it are done; an exception from it
 // stops the run (the decoders are joined) and is rethrown. Bad luminance weights throw
-// InvalidArgument before any file is read; bins or a range that a file's format cannot take
+// InvalidArgument before any file is read, as does Decode::gpu with an engine other than
+// cuda's (BackendUnavailable where GPU decoding cannot run); bins or a range that a file's format cannot take
 // fail that file (the engine's InvalidArgument, as its error).
 DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& paths, const Request& request,
                                const std::function<void(FileHistogram&)>& on_file,

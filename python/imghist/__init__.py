@@ -69,9 +69,9 @@ __all__ = [
 ]
 
 from . import _plot
-from ._files import FileHistogram, FileHistograms, histogram_files
+from ._files import FileHistogram, FileHistograms, gpu_decode_available, histogram_files
 
-__all__ += ["FileHistogram", "FileHistograms", "histogram_files"]
+__all__ += ["FileHistogram", "FileHistograms", "gpu_decode_available", "histogram_files"]
 
 # plot() is pure Python (matplotlib, imported when called).
 Histogram.plot = _plot.plot_histogram

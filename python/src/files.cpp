@@ -80,9 +80,11 @@ nb::object read(nb::handle path, std::optional<std::uint64_t> max_pixels, bool u
 // is called with it, in input order. Returns (sums, files, counted, failed, bytes).
 nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& paths, nb::callable on_file,
                           const RequestArgs& args, unsigned decode_threads, std::size_t max_pending,
-                          std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+                          std::optional<std::uint64_t> max_pixels, bool untrusted_readers, const std::string& decode) {
     const Request request = request_of(args);
     io::DatasetOptions options;
+    if (decode == "gpu") options.decode = io::Decode::gpu;
+    else if (decode != "cpu") throw InvalidArgument("decode must be 'cpu' or 'gpu', not '" + decode + "'");
     options.decode_threads = decode_threads;
     options.max_pending = max_pending;
     options.read = read_options(max_pixels, untrusted_readers);
@@ -96,7 +98,8 @@ nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& 
             nb::gil_scoped_acquire held;
             nb::object result = f.result ? nb::cast(std::move(*f.result)) : nb::none();
             nb::object error = f.error.empty() ? nb::none() : nb::object(nb::str(f.error.c_str()));
-            on_file(f.index, nb::str(f.path.c_str()), result, error, f.file_bytes);
+            nb::object fallback = f.gpu_fallback.empty() ? nb::none() : nb::object(nb::str(f.gpu_fallback.c_str()));
+            on_file(f.index, nb::str(f.path.c_str()), result, error, f.file_bytes, nb::str(f.decoder.c_str()), fallback);
         }, options);
         lock.unlock();
     }
@@ -130,18 +133,26 @@ void bind_files(nb::module_& m) {
     m.def("_histogram_files", [](nb::handle engine, const std::vector<std::string>& paths, nb::callable on_file,
                                  const std::string& mode, nb::object bins, nb::object range, bool clamp,
                                  nb::object weights, bool alpha, unsigned decode_threads, std::size_t max_pending,
-                                 std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+                                 std::optional<std::uint64_t> max_pixels, bool untrusted_readers, const std::string& decode) {
         return histogram_files(engine, paths, on_file, RequestArgs{mode, bins, range, clamp, weights, alpha},
-                               decode_threads, max_pending, max_pixels, untrusted_readers);
+                               decode_threads, max_pending, max_pixels, untrusted_readers, decode);
     }, "engine"_a, "paths"_a, "on_file"_a, nb::kw_only(), "mode"_a, "bins"_a.none(), "range"_a.none(), "clamp"_a,
        "weights"_a.none(), "alpha"_a, "decode_threads"_a, "max_pending"_a, "max_pixels"_a.none(),
-       "untrusted_readers"_a, "The pipeline behind imghist.histogram_files (python/imghist/_files.py).");
+       "untrusted_readers"_a, "decode"_a, "The pipeline behind imghist.histogram_files (python/imghist/_files.py).");
+    m.def("gpu_decode_available", [] {
+        std::string why;
+        const bool ok = io::gpu_decode_available(&why);
+        return nb::make_tuple(ok, ok ? nb::none() : nb::object(nb::str(why.c_str())));
+    }, "(available, reason): whether histogram_files(..., decode='gpu') can run here, and why not.");
     m.attr("_reader_version") = io::reader_version();
 #else
     m.def("read", [](nb::handle, std::optional<std::uint64_t>, bool) -> nb::object { no_reader(); }, "path"_a,
           nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
     m.attr("has_file_reader") = false;
     m.def("_histogram_files", [](nb::args, nb::kwargs) -> nb::object { no_reader(); });
+    m.def("gpu_decode_available", [] {
+        return nb::make_tuple(false, "this imghist was built without imghist::io, its file reader");
+    }, "(available, reason): whether histogram_files(..., decode='gpu') can run here, and why not.");
 #endif
 }
 

@@ -247,3 +247,21 @@ def test_histogram_files_stops_early_and_reports_bad_keywords(tmp_path):
     with pytest.raises(imghist.InvalidArgument):
         list(imghist.histogram_files(paths, weights=(1, 2, 3)))
     assert imghist.histogram_files([], backend="cpu").run().sum is None
+
+
+def test_histogram_files_says_which_decoder_read_each_file(tmp_path):
+    paths, expected = _dataset(tmp_path, count=6)
+    for f in imghist.histogram_files(paths, backend="cpu"):
+        assert f.decoder == "cpu" and f.gpu_fallback is None, f
+
+
+def test_decode_gpu_is_refused_clearly_where_it_cannot_run(tmp_path):
+    paths, _ = _dataset(tmp_path, count=3)
+    # Only the cuda backend decodes on the GPU; the refusal comes before any file is read.
+    with pytest.raises(imghist.InvalidArgument, match="cuda backend"):
+        imghist.histogram_files(paths, backend="cpu", decode="gpu").run()
+    with pytest.raises(imghist.InvalidArgument, match="decode must be"):
+        imghist.histogram_files(paths, backend="cpu", decode="nvjpeg").run()
+    available, why = imghist.gpu_decode_available()
+    assert isinstance(available, bool)
+    assert available or why, "an unavailable GPU decoder must say why"

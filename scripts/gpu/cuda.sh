@@ -6,7 +6,11 @@
 #   cuda_large     >2^32-pixel constant images: host path (tests/test_large_counts.cpp) and
 #                  device-resident (tests/cuda)
 #   cuda_bench     bench/cuda against the read-only floor and CUB -> $OUT/cuda_table.txt
-#   cuda_cudaall   all of the above: `bash scripts/gpu-check.sh cudaall`
+#   cuda_jpeg      GPU JPEG decoding (nvImageCodec from .whl/nvidia, scripts/install-nvimgcodec.sh;
+#                  TurboJPEG from .gl): tests/cuda/test_cuda_jpeg.cpp, then JPEG datasets made
+#                  from .gl/photos (IMGHIST_JPEG_COUNT files, default 5000, at 500x375 and
+#                  1920x1080) through io::histogram_files, GPU and CPU decode -> $OUT/jpeg_*.txt
+#   cuda_cudaall   all of the above but cuda_jpeg: `bash scripts/gpu-check.sh cudaall`
 # Environment: IMGHIST_CUDA_BENCH_ARGS (e.g. --tune), IMGHIST_CUDA_TUNE (kernel shape).
 
 cuda_dir() {
@@ -92,6 +96,31 @@ cuda_bench() {
   dir=$(cuda_dir)
   "$dir/bench/cuda/imghist_cuda_bench" --out "$OUT/cuda_table.txt" ${IMGHIST_CUDA_BENCH_ARGS:-} > "$OUT/cuda_bench.log" 2>&1
   note "cuda bench: rc=$? (table: cuda_table.txt; command: $dir/bench/cuda/imghist_cuda_bench ${IMGHIST_CUDA_BENCH_ARGS:-})"
+}
+
+cuda_jpeg() {
+  local dir t0=$SECONDS
+  dir=$(cuda_dir)
+  [ -x "$dir/tests/cuda/imghist_cuda_tests" ] || cuda_build || return 1
+  cmake --build "$dir" -j"$(nproc)" --target imghist_cuda_jpeg_tests imghist_jpeg_dataset_bench \
+        > "$OUT/jpeg_build.log" 2>&1 \
+    || { grep -E "error|CMake" "$OUT/jpeg_build.log" | head -20; note "jpeg build: FAILED (is .whl/nvidia carried?)"; return 1; }
+  "$dir/tests/cuda/imghist_cuda_jpeg_tests" > "$OUT/jpeg_tests.log" 2>&1
+  note "jpeg tests: rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]|SKIPPED \]' "$OUT/jpeg_tests.log" | head -2 | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \]|Failure|got .*, want' "$OUT/jpeg_tests.log" | head -20
+  local bench="$dir/bench/cuda/imghist_jpeg_dataset_bench" count=${IMGHIST_JPEG_COUNT:-5000} size
+  for size in 500x375 1920x1080; do
+    local data="/tmp/imghist-jpeg-$size"
+    [ -d "$data" ] || "$bench" make "$data" --photos .gl/photos --count "$count" --size "$size" > "$OUT/jpeg_make_$size.txt" 2>&1
+    "$bench" run "$data" --rounds "${IMGHIST_JPEG_ROUNDS:-3}" --check 256 ${IMGHIST_JPEG_ARGS:-} > "$OUT/jpeg_$size.txt" 2>&1
+    note "jpeg dataset $size: rc=$? $(grep -E 'median' "$OUT/jpeg_$size.txt" | tr '\n' ' ')"
+    # Cold: the page cache dropped first, where the machine lets us.
+    if sync && echo 3 > /proc/sys/vm/drop_caches 2>/dev/null; then
+      "$bench" run "$data" --rounds 1 --decode gpu --check 0 > "$OUT/jpeg_${size}_cold.txt" 2>&1
+      note "jpeg dataset $size, cold cache: $(grep -E 'median' "$OUT/jpeg_${size}_cold.txt" | tr '\n' ' ')"
+    fi
+  done
+  note "jpeg: $((SECONDS - t0)) s"
 }
 
 cuda_cudaall() {

@@ -7,11 +7,19 @@
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
+#include <filesystem>
 #include <mutex>
+#include <cstdio>
+#include <cstring>
 #include <new>
+#include <span>
+#include <utility>
 #include <thread>
 
 #include "imghist/error.hpp"
+#ifdef IMGHIST_IO_GPU_DECODE
+#include "imghist/cuda_decode.hpp"
+#endif
 
 namespace imghist::io {
 
@@ -20,13 +28,12 @@ namespace {
 // A decoded file, or why it could not be.
 struct Decoded {
     std::optional<LoadedImage> image;
+    std::vector<std::byte> encoded;  // Decode::gpu: a JPEG's bytes, for the GPU to decode
     std::string error;
     std::uint64_t file_bytes = 0;
 };
 
-Decoded decode(const std::string& path, const ReadOptions& options) {
-    Decoded d;
-    d.file_bytes = file_bytes(path);
+void read_into(Decoded& d, const std::string& path, const ReadOptions& options) {
     try {
         d.image = read_image(path, options);
     } catch (const ReadError& e) {
@@ -36,6 +43,37 @@ Decoded decode(const std::string& path, const ReadOptions& options) {
     } catch (const std::exception& e) {
         d.error = e.what();
     }
+}
+
+Decoded decode(const std::string& path, const ReadOptions& options) {
+    Decoded d;
+    d.file_bytes = file_bytes(path);
+    read_into(d, path, options);
+    return d;
+}
+
+// Decode::gpu: a JPEG's bytes (the GPU decodes it), anything else decoded here. A file that
+// cannot be read whole goes to the CPU reader, whose error names the problem.
+Decoded read_for_gpu(const std::string& path, const ReadOptions& options) {
+    Decoded d;
+    d.file_bytes = file_bytes(path);
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+        unsigned char magic[3] = {};
+        const bool jpeg = std::fread(magic, 1, 3, f) == 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF;
+        if (jpeg && d.file_bytes > 3) {
+            try {
+                d.encoded.resize(d.file_bytes);
+            } catch (const std::bad_alloc&) {
+                d.encoded.clear();
+            }
+            std::memcpy(d.encoded.data(), magic, 3);
+            if (!d.encoded.empty() && std::fread(d.encoded.data() + 3, 1, d.encoded.size() - 3, f) != d.encoded.size() - 3)
+                d.encoded.clear();
+        }
+        std::fclose(f);
+        if (!d.encoded.empty()) return d;
+    }
+    read_into(d, path, options);
     return d;
 }
 
@@ -94,18 +132,104 @@ private:
     std::condition_variable room_, ready_;
 };
 
+// Counts one decoded file on the CPU path: the engine's result with the reader's notes.
+void count_on_engine(Engine& engine, const Request& request, Decoded& d, FileHistogram& file) {
+    file.error = std::move(d.error);
+    if (!d.image) return;
+    try {
+        file.result = engine.compute(d.image->view, request);
+        for (std::string& note : d.image->notes) file.result->notes.push_back(std::move(note));
+    } catch (const std::exception& e) {  // e.g. a device error: this file, not the run
+        file.error = e.what();
+    }
+    d.image.reset();  // the pixels go before on_file runs
+}
+
+// Decode::gpu's decoder, or nothing; throws what make_jpeg_decoder throws.
+struct GpuDecoder {
+#ifdef IMGHIST_IO_GPU_DECODE
+    cuda::JpegDecoder* decoder = nullptr;  // the engine's own: kept from call to call
+#endif
+    GpuDecoder(Engine& engine, const DatasetOptions& options) {
+        if (options.decode != Decode::gpu) return;
+#ifdef IMGHIST_IO_GPU_DECODE
+        decoder = &cuda::jpeg_decoder(engine);
+#else
+        (void)engine;
+        std::string why;
+        gpu_decode_available(&why);
+        throw BackendUnavailable(why);
+#endif
+    }
+
+    // Decodes and counts files [first, first + batch.size()) whose bytes the readers kept; those
+    // the GPU does not take are read by the CPU reader here.
+    void count(Engine& engine, const Request& request, const std::vector<std::string>& paths, std::size_t first,
+               std::vector<Decoded>& batch, std::vector<FileHistogram>& files, const ReadOptions& read) {
+#ifdef IMGHIST_IO_GPU_DECODE
+        std::vector<std::span<const std::byte>> bytes;
+        for (const Decoded& d : batch) bytes.emplace_back(d.encoded);
+        std::vector<cuda::GpuDecoded> out;
+        try {
+            out = decoder->histograms(bytes, request, read.max_pixels);
+        } catch (const std::exception& e) {  // a device error fails this batch, not the run
+            for (std::size_t k = 0; k < batch.size(); ++k) files[k].error = e.what();
+            return;
+        }
+        for (std::size_t k = 0; k < batch.size(); ++k) {
+            FileHistogram& file = files[k];
+            batch[k].encoded = {};
+            if (out[k].result) {
+                file.result = std::move(out[k].result);
+                file.decoder = "gpu";
+                continue;
+            }
+            file.gpu_fallback = std::move(out[k].not_decoded);
+            read_into(batch[k], paths[first + k], read);
+            count_on_engine(engine, request, batch[k], file);
+        }
+#else
+        (void)engine, (void)request, (void)paths, (void)first, (void)batch, (void)files, (void)read;
+#endif
+    }
+};
+
 }  // namespace
+
+// Here rather than with the readers: the pipeline needs nothing of OpenImageIO, so the GPU
+// dataset benchmark builds it where OpenImageIO is missing (bench/cuda/jpeg_dataset_bench.cpp).
+std::uint64_t file_bytes(const std::string& path) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    return ec ? 0 : size;
+}
+
+bool gpu_decode_available(std::string* why) {
+#ifdef IMGHIST_IO_GPU_DECODE
+    return cuda::jpeg_decode_available(why);
+#else
+    if (why) *why = "this imghist::io was built without the cuda backend, so it has no GPU decoding";
+    return false;
+#endif
+}
 
 DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& paths, const Request& request,
                                const std::function<void(FileHistogram&)>& on_file, const DatasetOptions& options) {
     request.weights.validate();  // bins and range depend on each file's format: checked per file
+    const bool gpu = options.decode == Decode::gpu;
+    if (gpu && engine.backend_name() != "cuda")
+        throw InvalidArgument("decoding on the GPU needs the cuda backend, not '" + std::string(engine.backend_name()) + "'");
     DatasetSummary summary;
     summary.files = paths.size();
     if (paths.empty()) return summary;
+    GpuDecoder gpu_decoder(engine, options);
+    const std::size_t batch_size = gpu ? (options.gpu_batch ? options.gpu_batch : 128) : 1;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t decoders =
         std::min<std::size_t>(options.decode_threads ? options.decode_threads : cores, paths.size());
-    const std::size_t window = std::max<std::size_t>(1, options.max_pending ? options.max_pending : 2 * decoders);
+    // The GPU takes a batch while the readers fill the next one.
+    const std::size_t window = std::max<std::size_t>(
+        gpu ? 2 * batch_size : 1, options.max_pending ? options.max_pending : 2 * decoders);
 
     Window slots(paths.size(), window);
     std::vector<std::thread> pool;
@@ -120,25 +244,11 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
     } joiner{slots, pool};
     for (std::size_t t = 0; t < decoders; ++t)
         pool.emplace_back([&] {
-            while (const auto i = slots.take()) slots.put(*i, decode(paths[*i], options.read));
+            while (const auto i = slots.take())
+                slots.put(*i, gpu ? read_for_gpu(paths[*i], options.read) : decode(paths[*i], options.read));
         });
 
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-        Decoded d = slots.get(i);
-        FileHistogram file;
-        file.index = i;
-        file.path = paths[i];
-        file.file_bytes = d.file_bytes;
-        file.error = std::move(d.error);
-        if (d.image) {
-            try {
-                file.result = engine.compute(d.image->view, request);
-                for (std::string& note : d.image->notes) file.result->notes.push_back(std::move(note));
-            } catch (const std::exception& e) {  // e.g. a device error: this file, not the run
-                file.error = e.what();
-            }
-            d.image.reset();  // the pixels go before on_file runs
-        }
+    const auto finish = [&](FileHistogram& file) {
         summary.bytes += file.file_bytes;
         if (file.result) {
             ++summary.counted;
@@ -147,6 +257,48 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
             ++summary.failed;
         }
         on_file(file);
+    };
+    const auto take = [&](std::size_t i, Decoded& d) {
+        d = slots.get(i);
+        FileHistogram file;
+        file.index = i;
+        file.path = paths[i];
+        file.file_bytes = d.file_bytes;
+        return file;
+    };
+    std::vector<Decoded> batch;
+    std::vector<FileHistogram> batch_files;
+    for (std::size_t i = 0; i < paths.size();) {
+        Decoded d;
+        FileHistogram file = take(i++, d);
+        if (d.encoded.empty()) {  // decoded by the CPU reader (or failed there)
+            count_on_engine(engine, request, d, file);
+            finish(file);
+            continue;
+        }
+        // A run of JPEGs for the GPU, up to batch_size, ended early by a file the CPU decoded.
+        batch.clear();
+        batch_files.clear();
+        const std::size_t first = file.index;
+        batch.push_back(std::move(d));
+        batch_files.push_back(std::move(file));
+        std::optional<std::pair<Decoded, FileHistogram>> cpu_file;
+        while (batch.size() < batch_size && i < paths.size()) {
+            Decoded next;
+            FileHistogram next_file = take(i++, next);
+            if (next.encoded.empty()) {
+                cpu_file.emplace(std::move(next), std::move(next_file));
+                break;
+            }
+            batch.push_back(std::move(next));
+            batch_files.push_back(std::move(next_file));
+        }
+        gpu_decoder.count(engine, request, paths, first, batch, batch_files, options.read);
+        for (FileHistogram& f : batch_files) finish(f);
+        if (cpu_file) {
+            count_on_engine(engine, request, cpu_file->first, cpu_file->second);
+            finish(cpu_file->second);
+        }
     }
     return summary;
 }

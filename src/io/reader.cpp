@@ -325,12 +325,6 @@ std::string reader_version() {
     return "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
 }
 
-std::uint64_t file_bytes(const std::string& path) {
-    std::error_code ec;
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    return ec ? 0 : size;
-}
-
 void configure_reader_threads(unsigned threads) {
     OIIO::attribute("threads", int(std::max(1u, threads)));
     OIIO::attribute("exr_threads", int(std::max(1u, threads)));

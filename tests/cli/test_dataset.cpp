@@ -152,6 +152,36 @@ TEST_F(Dataset, AnExceptionFromTheCallbackStopsTheRunAndIsRethrown) {
     EXPECT_EQ(io::histogram_files(*engine, {}, Request{}, [&](io::FileHistogram&) { ++calls; }).files, 0u);
 }
 
+// Decode::gpu needs the cuda backend: any other engine is refused before a file is read, and
+// where GPU decoding cannot run the reason is given. (It runs on the GPU machine:
+// tests/cuda/test_cuda_jpeg.cpp.) CPU runs say each file went through the CPU reader.
+TEST_F(Dataset, GpuDecodeIsRefusedClearlyWhereItCannotRun) {
+    std::vector<std::string> paths;
+    for (int i = 0; i < 4; ++i) {
+        paths.push_back(path("g" + std::to_string(i) + ".ppm"));
+        write_pnm(paths.back(), 5, 4, 3, false, std::uint32_t(i));
+    }
+    auto engine = create_engine("cpu");
+    io::DatasetOptions gpu;
+    gpu.decode = io::Decode::gpu;
+    std::size_t calls = 0;
+    try {
+        io::histogram_files(*engine, paths, Request{}, [&](io::FileHistogram&) { ++calls; }, gpu);
+        ADD_FAILURE() << "a cpu engine decoded on the GPU";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("cuda backend"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(calls, 0u);
+    std::string why;
+    if (!io::gpu_decode_available(&why)) EXPECT_FALSE(why.empty());
+    io::histogram_files(*engine, paths, Request{}, [&](io::FileHistogram& f) {
+        EXPECT_EQ(f.decoder, "cpu");
+        EXPECT_TRUE(f.gpu_fallback.empty());
+        ++calls;
+    });
+    EXPECT_EQ(calls, paths.size());
+}
+
 // A line of /proc/self/status in KiB (Linux): VmRSS, the resident memory now, or VmHWM, its
 // peak since the last reset_peak().
 long status_kib(const std::string& field) {

@@ -31,6 +31,7 @@
 #include "cuda_tune.hpp"
 #include "gpu/copy_pool.hpp"
 #include "imghist/cuda.hpp"
+#include "imghist/cuda_decode.hpp"
 #include "kernel_params.hpp"
 
 namespace imghist::cuda_detail {
@@ -42,6 +43,9 @@ public:
 
     std::string_view backend_name() const override { return "cuda"; }
     std::string device_name() const override { return props_.name; }
+    int device() const { return device_; }  // the CUDA device ordinal
+    // cuda::jpeg_decoder(): the engine's own JPEG decoder, made there on first use.
+    std::unique_ptr<cuda::JpegDecoder>& own_jpeg_decoder() { return jpeg_decoder_; }
 
     // host memory (cuda_host.cpp)
     void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
@@ -159,6 +163,8 @@ private:
     Shape shape_cache_;
     // Copy threads filling the staging buffers; started on the first host image that needs them.
     gpu::CopyPool copy_pool_;
+    // Last, so that it goes first: it counts on this engine.
+    std::unique_ptr<cuda::JpegDecoder> jpeg_decoder_;
 };
 
 }  // namespace imghist::cuda_detail

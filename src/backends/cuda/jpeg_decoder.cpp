@@ -1,0 +1,363 @@
+// cuda::JpegDecoder (include/imghist/cuda_decode.hpp): a batch of JPEGs parsed on the host,
+// decoded by nvImageCodec into one device buffer, and counted in one batched launch of the
+// engine on the decoder's stream, behind the decode. Only the counters come back.
+#include "imghist/cuda_decode.hpp"
+
+#ifdef IMGHIST_HAVE_NVIMGCODEC
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/interop.hpp"
+#include "cuda_engine.hpp"
+#include "nvimgcodec_library.hpp"
+
+namespace imghist::cuda_detail {
+
+namespace {
+
+// Rows start on this many bytes: the engine reads rows as whole words.
+constexpr std::size_t kRowAlign = 64;
+
+template <class T>
+T nv_struct(nvimgcodecStructureType_t type) {
+    T s{};
+    s.struct_type = type;
+    s.struct_size = sizeof(T);
+    s.struct_next = nullptr;
+    return s;
+}
+
+void check_nv(nvimgcodecStatus_t status, const char* call) {
+    if (status != NVIMGCODEC_STATUS_SUCCESS)
+        throw DeviceError(std::string("nvImageCodec ") + call + " failed: " + nvimgcodec_status_text(status));
+}
+
+// What the decoder writes for one file, or why it will not decode it.
+struct Layout {
+    PixelFormat format = PixelFormat::rgb8;
+    std::uint32_t width = 0, height = 0;
+    std::size_t pitch = 0;
+    std::string not_decoded;
+};
+
+Layout layout_of(const nvimgcodecImageInfo_t& info, std::uint64_t max_pixels) {
+    Layout l;
+    if (std::strcmp(info.codec_name, "jpeg") != 0) {
+        l.not_decoded = std::string("not a JPEG (nvImageCodec sees ") + (info.codec_name[0] ? info.codec_name : "no codec") + ")";
+        return l;
+    }
+    const nvimgcodecImagePlaneInfo_t& plane = info.plane_info[0];
+    l.width = plane.width;
+    l.height = plane.height;
+    const unsigned bits = plane.precision ? plane.precision : 8;
+    if (plane.sample_type != NVIMGCODEC_SAMPLE_DATA_TYPE_UINT8 || bits != 8) {
+        l.not_decoded = "a " + std::to_string(bits) + "-bit JPEG (the GPU path decodes 8-bit ones)";
+        return l;
+    }
+    // Components: the planes of a JPEG's frame (3 for YCbCr or RGB, 1 for gray, 4 for CMYK).
+    const std::uint32_t components = info.num_planes;
+    if (components == 1 || info.color_spec == NVIMGCODEC_COLORSPEC_GRAY) l.format = PixelFormat::gray8;
+    else if (components == 3 && info.color_spec != NVIMGCODEC_COLORSPEC_CMYK && info.color_spec != NVIMGCODEC_COLORSPEC_YCCK)
+        l.format = PixelFormat::rgb8;
+    else {
+        l.not_decoded = "a JPEG of " + std::to_string(components) + " components (CMYK or YCCK): the CPU reader converts those";
+        return l;
+    }
+    if (l.width == 0 || l.height == 0) {
+        l.not_decoded = "a JPEG of zero size";
+        return l;
+    }
+    if (max_pixels && std::uint64_t(l.width) * l.height > max_pixels) {
+        l.not_decoded = "larger than max_pixels";
+        return l;
+    }
+    const std::size_t row = std::size_t(l.width) * (l.format == PixelFormat::gray8 ? 1 : 3);
+    l.pitch = (row + kRowAlign - 1) / kRowAlign * kRowAlign;
+    return l;
+}
+
+class NvJpegDecoder final : public cuda::JpegDecoder {
+public:
+    NvJpegDecoder(CudaEngine& engine, const cuda::JpegDecoderOptions& options)
+        : lib_(nvimgcodec()), engine_(engine), options_(options) {
+        const auto made_at = std::chrono::steady_clock::now();
+        DeviceScope scope(engine_.device());
+        auto create = nv_struct<nvimgcodecInstanceCreateInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+        create.load_builtin_modules = 1;
+        create.load_extension_modules = 1;
+        create.extension_modules_path = lib_.extensions_dir.c_str();
+        check_nv(lib_.InstanceCreate(&instance_, &create), "InstanceCreate");
+        auto exec = nv_struct<nvimgcodecExecutionParams_t>(NVIMGCODEC_STRUCTURE_TYPE_EXECUTION_PARAMS);
+        exec.device_id = engine_.device();
+        exec.max_num_cpu_threads = int(options_.cpu_threads);
+        exec.pre_init = 1;
+        // IMGHIST_JPEG_BACKENDS=hw,gpu,hybrid,cpu limits nvImageCodec's backends (for the
+        // benchmark's comparisons); unset, it picks among all of them.
+        std::vector<nvimgcodecBackend_t> backends;
+        if (const char* list = std::getenv("IMGHIST_JPEG_BACKENDS"); list && *list) {
+            const std::string text = list;
+            const std::pair<const char*, nvimgcodecBackendKind_t> kinds[] = {
+                {"hw", NVIMGCODEC_BACKEND_KIND_HW_GPU_ONLY}, {"gpu", NVIMGCODEC_BACKEND_KIND_GPU_ONLY},
+                {"hybrid", NVIMGCODEC_BACKEND_KIND_HYBRID_CPU_GPU}, {"cpu", NVIMGCODEC_BACKEND_KIND_CPU_ONLY}};
+            for (const auto& [name, kind] : kinds)
+                if (text.find(name) != std::string::npos) {
+                    auto b = nv_struct<nvimgcodecBackend_t>(NVIMGCODEC_STRUCTURE_TYPE_BACKEND);
+                    b.kind = kind;
+                    b.params = nv_struct<nvimgcodecBackendParams_t>(NVIMGCODEC_STRUCTURE_TYPE_BACKEND_PARAMS);
+                    b.params.load_hint = 1.0f;
+                    b.params.load_hint_policy = NVIMGCODEC_LOAD_HINT_POLICY_FIXED;
+                    backends.push_back(b);
+                }
+            exec.num_backends = int(backends.size());
+            exec.backends = backends.data();
+        }
+        timing_ = std::getenv("IMGHIST_JPEG_TIMING") != nullptr;
+        const nvimgcodecStatus_t made = lib_.DecoderCreate(instance_, &decoder_, &exec, nullptr);
+        if (made != NVIMGCODEC_STATUS_SUCCESS) {
+            lib_.InstanceDestroy(instance_);
+            throw BackendUnavailable("nvImageCodec made no decoder (" + nvimgcodec_status_text(made) +
+                                     "): are its codec modules in " + lib_.extensions_dir + "?");
+        }
+        if (cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking) != cudaSuccess) {
+            lib_.DecoderDestroy(decoder_);
+            lib_.InstanceDestroy(instance_);
+            throw DeviceError("cannot create a CUDA stream for the JPEG decoder");
+        }
+        if (timing_)
+            std::fprintf(stderr, "jpeg decoder: made in %.3f s\n",
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - made_at).count());
+    }
+
+    ~NvJpegDecoder() override {
+        if (timing_)
+            std::fprintf(stderr, "jpeg decoder: %zu files in %zu calls; parse %.3f s, decode %.3f s, count %.3f s\n",
+                         files_, calls_, seconds_[0], seconds_[1], seconds_[2]);
+        for (nvimgcodecCodeStream_t s : streams_)
+            if (s) lib_.CodeStreamDestroy(s);
+        for (nvimgcodecImage_t i : images_)
+            if (i) lib_.ImageDestroy(i);
+        if (stream_) cudaStreamDestroy(stream_);
+        lib_.DecoderDestroy(decoder_);
+        lib_.InstanceDestroy(instance_);
+    }
+
+    std::string decoder_name() const override { return "nvImageCodec " + lib_.version; }
+
+    std::vector<cuda::GpuDecoded> histograms(std::span<const std::span<const std::byte>> files, const Request& request,
+                                             std::uint64_t max_pixels) override {
+        return run(files, request, max_pixels, nullptr);
+    }
+    std::vector<cuda::GpuDecoded> histograms(std::span<const std::span<const std::byte>> files, const Request& request,
+                                             std::uint64_t max_pixels,
+                                             std::vector<std::vector<std::byte>>& pixels) override {
+        return run(files, request, max_pixels, &pixels);
+    }
+
+private:
+    std::vector<cuda::GpuDecoded> run(std::span<const std::span<const std::byte>> files, const Request& request,
+                                      std::uint64_t max_pixels, std::vector<std::vector<std::byte>>* pixels) {
+        request.weights.validate();
+        DeviceScope scope(engine_.device());
+        const std::size_t n = files.size();
+        Clock clock(timing_);
+        ++calls_;
+        files_ += n;
+        std::vector<cuda::GpuDecoded> out(n);
+        if (pixels) pixels->assign(n, {});
+        if (streams_.size() < n) {
+            streams_.resize(n, nullptr);
+            images_.resize(n, nullptr);
+        }
+        // 1. Headers, on the host: which files the GPU takes, and where each one goes.
+        std::vector<Layout> layouts(n);
+        std::vector<std::size_t> offsets(n, 0), chosen;
+        std::size_t bytes = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto* data = reinterpret_cast<const unsigned char*>(files[i].data());
+            const nvimgcodecStatus_t parsed =
+                lib_.CodeStreamCreateFromHostMem(instance_, &streams_[i], data, files[i].size(), nullptr);
+            auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
+            if (parsed != NVIMGCODEC_STATUS_SUCCESS || lib_.CodeStreamGetImageInfo(streams_[i], &info) != NVIMGCODEC_STATUS_SUCCESS) {
+                out[i].not_decoded = "nvImageCodec cannot parse it";
+                continue;
+            }
+            layouts[i] = layout_of(info, max_pixels);
+            out[i].format = layouts[i].format;
+            out[i].width = layouts[i].width;
+            out[i].height = layouts[i].height;
+            if (!layouts[i].not_decoded.empty()) {
+                out[i].not_decoded = layouts[i].not_decoded;
+                continue;
+            }
+            offsets[i] = bytes;
+            bytes += layouts[i].pitch * layouts[i].height;
+            chosen.push_back(i);
+        }
+        seconds_[0] += clock.lap();
+        if (chosen.empty()) return out;
+        pixels_.reserve(bytes);
+
+        // 2. Decode into the buffer, on our stream.
+        std::vector<nvimgcodecCodeStream_t> batch_streams;
+        std::vector<nvimgcodecImage_t> batch_images;
+        for (const std::size_t i : chosen) {
+            const Layout& l = layouts[i];
+            auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
+            const bool gray = l.format == PixelFormat::gray8;
+            info.sample_format = gray ? NVIMGCODEC_SAMPLEFORMAT_P_Y : NVIMGCODEC_SAMPLEFORMAT_I_RGB;
+            info.color_spec = gray ? NVIMGCODEC_COLORSPEC_GRAY : NVIMGCODEC_COLORSPEC_SRGB;
+            info.chroma_subsampling = gray ? NVIMGCODEC_SAMPLING_GRAY : NVIMGCODEC_SAMPLING_NONE;
+            info.orientation = nv_struct<nvimgcodecOrientation_t>(NVIMGCODEC_STRUCTURE_TYPE_ORIENTATION);
+            info.num_planes = 1;
+            info.plane_info[0] = nv_struct<nvimgcodecImagePlaneInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_PLANE_INFO);
+            info.plane_info[0].width = l.width;
+            info.plane_info[0].height = l.height;
+            info.plane_info[0].row_stride = l.pitch;
+            info.plane_info[0].num_channels = gray ? 1 : 3;
+            info.plane_info[0].sample_type = NVIMGCODEC_SAMPLE_DATA_TYPE_UINT8;
+            info.plane_info[0].precision = 8;
+            info.buffer = pixels_.ptr + offsets[i];
+            info.buffer_kind = NVIMGCODEC_IMAGE_BUFFER_KIND_STRIDED_DEVICE;
+            info.cuda_stream = stream_;
+            check_nv(lib_.ImageCreate(instance_, &images_[i], &info), "ImageCreate");
+            batch_streams.push_back(streams_[i]);
+            batch_images.push_back(images_[i]);
+        }
+        // The stored pixels, as the CPU reader reads them: EXIF orientation is not applied.
+        auto params = nv_struct<nvimgcodecDecodeParams_t>(NVIMGCODEC_STRUCTURE_TYPE_DECODE_PARAMS);
+        params.apply_exif_orientation = 0;
+        nvimgcodecFuture_t future = nullptr;
+        check_nv(lib_.DecoderDecode(decoder_, batch_streams.data(), batch_images.data(), int(chosen.size()), &params,
+                                    &future),
+                 "DecoderDecode");
+        std::vector<nvimgcodecProcessingStatus_t> status(chosen.size(), NVIMGCODEC_PROCESSING_STATUS_UNKNOWN);
+        std::size_t got = status.size();
+        const nvimgcodecStatus_t waited = lib_.FutureWaitForAll(future);
+        const nvimgcodecStatus_t read = lib_.FutureGetProcessingStatus(future, status.data(), &got);
+        lib_.FutureDestroy(future);
+        check_nv(waited, "FutureWaitForAll");
+        check_nv(read, "FutureGetProcessingStatus");
+        if (timing_) IH_CHECK(cudaStreamSynchronize(stream_));
+        seconds_[1] += clock.lap();
+
+        // 3. Count what was decoded: one batched launch per pixel format, behind the decode.
+        for (const PixelFormat format : {PixelFormat::rgb8, PixelFormat::gray8}) {
+            std::vector<DeviceImage> images;
+            std::vector<std::size_t> owners;
+            for (std::size_t k = 0; k < chosen.size(); ++k) {
+                const std::size_t i = chosen[k];
+                if (layouts[i].format != format) continue;
+                if (status[k] != NVIMGCODEC_PROCESSING_STATUS_SUCCESS) {
+                    out[i].not_decoded = "the GPU decoder could not: " + nvimgcodec_processing_text(status[k]);
+                    continue;
+                }
+                images.push_back(cuda::device_image(pixels_.ptr + offsets[i], layouts[i].width, layouts[i].height,
+                                                    layouts[i].pitch, format));
+                owners.push_back(i);
+            }
+            if (images.empty()) continue;
+            std::vector<Result> results = engine_.compute_batch(std::span<const DeviceImage>(images), request, stream_);
+            for (std::size_t k = 0; k < owners.size(); ++k) {
+                Result& r = results[k];
+                r.notes.push_back("decoded on the GPU by " + decoder_name());
+                out[owners[k]].result = std::move(r);
+            }
+            if (pixels)
+                for (const std::size_t i : owners) copy_back(i, layouts[i], offsets[i], (*pixels)[i]);
+        }
+        seconds_[2] += clock.lap();
+        return out;
+    }
+
+    void copy_back(std::size_t, const Layout& l, std::size_t offset, std::vector<std::byte>& host) {
+        const std::size_t row = std::size_t(l.width) * (l.format == PixelFormat::gray8 ? 1 : 3);
+        host.resize(row * l.height);
+        IH_CHECK(cudaMemcpy2DAsync(host.data(), row, pixels_.ptr + offset, l.pitch, row, l.height,
+                                   cudaMemcpyDeviceToHost, stream_));
+        IH_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+    // IMGHIST_JPEG_TIMING: seconds in parsing, decoding and counting, printed at the end.
+    struct Clock {
+        bool on;
+        std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+        double lap() {
+            if (!on) return 0;
+            const auto now = std::chrono::steady_clock::now();
+            const double s = std::chrono::duration<double>(now - t).count();
+            t = now;
+            return s;
+        }
+    };
+    bool timing_ = false;
+    double seconds_[3] = {};
+    std::size_t calls_ = 0, files_ = 0;
+
+    const NvImgCodec& lib_;
+    CudaEngine& engine_;
+    cuda::JpegDecoderOptions options_;
+    nvimgcodecInstance_t instance_ = nullptr;
+    nvimgcodecDecoder_t decoder_ = nullptr;
+    cudaStream_t stream_ = nullptr;
+    std::vector<nvimgcodecCodeStream_t> streams_;  // reused from batch to batch
+    std::vector<nvimgcodecImage_t> images_;
+    GrowingBuffer<unsigned char, BufferKind::device> pixels_;
+};
+
+}  // namespace
+
+}  // namespace imghist::cuda_detail
+
+namespace imghist::cuda {
+
+std::unique_ptr<JpegDecoder> make_jpeg_decoder(imghist::Engine& engine, const JpegDecoderOptions& options) {
+    auto& cuda_engine = interop_engine<cuda_detail::CudaEngine>(engine, "cuda");
+    return std::make_unique<cuda_detail::NvJpegDecoder>(cuda_engine, options);
+}
+
+JpegDecoder& jpeg_decoder(imghist::Engine& engine) {
+    auto& cuda_engine = interop_engine<cuda_detail::CudaEngine>(engine, "cuda");
+    std::unique_ptr<JpegDecoder>& own = cuda_engine.own_jpeg_decoder();
+    if (!own) own = std::make_unique<cuda_detail::NvJpegDecoder>(cuda_engine, JpegDecoderOptions{});
+    return *own;
+}
+
+bool jpeg_decode_available(std::string* why) {
+    try {
+        (void)cuda_detail::nvimgcodec();
+        return true;
+    } catch (const std::exception& e) {
+        if (why) *why = e.what();
+        return false;
+    }
+}
+
+}  // namespace imghist::cuda
+
+#else  // built without nvImageCodec's headers
+
+namespace imghist::cuda {
+
+namespace {
+constexpr const char* kNotBuilt =
+    "this imghist was built without GPU JPEG decoding: nvImageCodec's headers were not found when it was "
+    "configured (scripts/install-nvimgcodec.sh fetches them; see IMGHIST_NVIMGCODEC in docs/building.md)";
+}
+
+std::unique_ptr<JpegDecoder> make_jpeg_decoder(imghist::Engine&, const JpegDecoderOptions&) {
+    throw BackendUnavailable(kNotBuilt);
+}
+
+JpegDecoder& jpeg_decoder(imghist::Engine&) { throw BackendUnavailable(kNotBuilt); }
+
+bool jpeg_decode_available(std::string* why) {
+    if (why) *why = kNotBuilt;
+    return false;
+}
+
+}  // namespace imghist::cuda
+
+#endif
