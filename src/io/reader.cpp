@@ -332,7 +332,12 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
 }
 
 std::string reader_version() {
-    return "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
+    const std::string oiio = "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
+#if IMGHIST_IO_TURBOJPEG
+    return oiio + ", " IMGHIST_IO_TURBOJPEG_NAME " for JPEG";
+#else
+    return oiio;
+#endif
 }
 
 std::uint64_t file_bytes(const std::string& path) {

@@ -8,7 +8,7 @@ set(IMGHIST_IO_SOURCES
 
 # JPEG decoding with TurboJPEG (reader_jpeg.cpp) for `target`, as IMGHIST_TURBOJPEG (ON, OFF or
 # AUTO) asks: without it OpenImageIO decodes JPEGs. Sets IMGHIST_IO_TURBOJPEG (ON/OFF) and
-# TurboJPEG_VERSION in the caller's scope.
+# IMGHIST_IO_TURBOJPEG_NAME ("TurboJPEG 2.1.5") in the caller's scope.
 function(imghist_io_use_turbojpeg target)
   set(IMGHIST_IO_TURBOJPEG OFF PARENT_SCOPE)
   string(TOUPPER "${IMGHIST_TURBOJPEG}" mode)
@@ -23,8 +23,9 @@ function(imghist_io_use_turbojpeg target)
     return()
   endif()
   target_sources(${target} PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/reader_jpeg.cpp)
-  target_compile_definitions(${target} PRIVATE IMGHIST_IO_TURBOJPEG=1)
+  string(STRIP "TurboJPEG ${TurboJPEG_VERSION}" name)  # no version without pkg-config
+  target_compile_definitions(${target} PRIVATE IMGHIST_IO_TURBOJPEG=1 IMGHIST_IO_TURBOJPEG_NAME="${name}")
   target_link_libraries(${target} PRIVATE TurboJPEG::TurboJPEG)
   set(IMGHIST_IO_TURBOJPEG ON PARENT_SCOPE)
-  set(TurboJPEG_VERSION "${TurboJPEG_VERSION}" PARENT_SCOPE)
+  set(IMGHIST_IO_TURBOJPEG_NAME "${name}" PARENT_SCOPE)
 endfunction()

@@ -290,6 +290,10 @@ TEST_F(JpegTest, MetadataLeavesTheStoredPixels) {
     expect_same(turbo, oiio, "metadata");
 }
 
+TEST_F(JpegTest, TheReaderVersionNamesTurboJpeg) {
+    EXPECT_TRUE(contains(imghist::io::reader_version(), "TurboJPEG")) << imghist::io::reader_version();
+}
+
 // The pixels go straight into the allocator's memory, which is asked for once.
 TEST_F(JpegTest, DecodesIntoTheAllocatorsMemory) {
     const std::string file = path("alloc.jpg");
