@@ -78,9 +78,11 @@ std::optional<LoadedImage> read_jpeg(const std::string& path, std::uint64_t file
     // libjpeg's first warning ("Premature end of JPEG file", "Corrupt JPEG data: ...") becomes
     // an error of OpenImageIO's reader, and so a ReadError: a warning stops this decode, and
     // OpenImageIO decides. TurboJPEG also reads on to the end marker, where OpenImageIO stops
-    // after the last row: what it finds there is OpenImageIO's to judge as well.
+    // after the last row: what it finds there is OpenImageIO's to judge as well. A progressive
+    // file of more than 500 scans (slow to decode; crafted, as a rule) goes to OpenImageIO at
+    // TurboJPEG's 501st scan, so that it is not decoded in full twice.
     if (tjDecompress2(tj, data.get(), size, reinterpret_cast<unsigned char*>(out.pixels.get()), width, row_bytes, height,
-                      gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING) != 0)
+                      gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0)
         return std::nullopt;  // (tjDecompress2 resets the handle itself)
     out.view = ImageView::packed(out.pixels.get(), std::uint32_t(width), std::uint32_t(height), format);
     return out;

@@ -42,6 +42,7 @@ struct Libjpeg {
     J_COLOR_SPACE input = JCS_RGB, stored = JCS_YCbCr;
     std::vector<std::pair<int, int>> factors;  // per component (h, v); empty: libjpeg's
     bool arithmetic = false, progressive = false;
+    std::vector<jpeg_scan_info> scans;  // a progressive scan script of one's own
     unsigned restart_mcus = 0;
     int restart_rows = 0;
     int quality = 75;
@@ -71,6 +72,10 @@ void write_libjpeg(const std::string& file, const imghist::ImageView& v, const L
     c.restart_interval = s.restart_mcus;
     c.restart_in_rows = s.restart_rows;
     if (s.progressive) jpeg_simple_progression(&c);
+    if (!s.scans.empty()) {
+        c.scan_info = s.scans.data();
+        c.num_scans = int(s.scans.size());
+    }
     jpeg_start_compress(&c, TRUE);
     while (c.next_scanline < c.image_height) {
         JSAMPROW row = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(v.row(c.next_scanline)));
@@ -364,6 +369,26 @@ TEST_F(JpegTest, UnnamedSamplingIsLeftToOpenImageIo) {
     EXPECT_EQ(frame_of(slurp(file)).factors[0], (std::pair<int, int>{3, 1}));
     expect_left_to_oiio(file, "3x1");
     EXPECT_TRUE(by_read_image(file).image.has_value());
+}
+
+// A progressive file of more than 500 scans: TurboJPEG stops at the 501st (TJFLAG_LIMITSCANS)
+// and OpenImageIO decodes it. Here 568: the DC, then each AC coefficient of each component
+// alone, in three steps of successive approximation.
+TEST_F(JpegTest, FilesOfMoreThan500ScansAreLeftToOpenImageIo) {
+    Libjpeg many;
+    many.factors = {{1, 1}, {1, 1}, {1, 1}};
+    many.scans.push_back({3, {0, 1, 2, 0}, 0, 0, 0, 0});
+    for (int component = 0; component < 3; ++component)
+        for (int k = 1; k < 64; ++k)
+            for (auto [ah, al] : {std::pair{0, 2}, {2, 1}, {1, 0}}) many.scans.push_back({1, {component}, k, k, ah, al});
+    const auto image = imghist::testing::make_image(PixelFormat::rgb8, 16, 16, Pattern::random, 8);
+    write_libjpeg(path("568_scans.jpg"), image.view, many);
+    const std::string bytes = slurp(path("568_scans.jpg"));
+    std::size_t scans = 0;  // entropy-coded data never holds FF DA: its FF bytes are stuffed
+    for (std::size_t at = 0; (at = bytes.find("\xFF\xDA", at)) != std::string::npos; ++at) ++scans;
+    EXPECT_EQ(scans, 568u);
+    expect_left_to_oiio(path("568_scans.jpg"), "568 scans");
+    EXPECT_TRUE(by_read_image(path("568_scans.jpg")).image.has_value());
 }
 
 // Truncated and corrupt files: TurboJPEG warns or fails, and OpenImageIO's error is the answer.
