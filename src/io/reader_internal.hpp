@@ -71,9 +71,9 @@ LoadedImage read_with_oiio(const std::string& path, const std::string& reader, c
 // --- reader_jpeg.cpp: JPEG through TurboJPEG (built where IMGHIST_IO_TURBOJPEG is 1) --------
 
 // The JPEG file of `file_size` bytes decoded by TurboJPEG, or nullopt where OpenImageIO must read
-// it instead: anything TurboJPEG warns about or fails on, CMYK and YCCK, a file too large to
-// hold in memory beside the pixels. Throws ReadError for sizes check_size() refuses, from the
-// header, before any pixel is decoded.
+// it instead: anything TurboJPEG warns about or fails on (damaged data, sampling factors it has
+// no name for, more than 500 scans), CMYK and YCCK, a file larger than max_pixels allows.
+// Throws ReadError for sizes check_size() refuses, from the header, before any pixel is decoded.
 std::optional<LoadedImage> read_jpeg(const std::string& path, std::uint64_t file_size, const ReadOptions& options,
                                      const PixelAllocator& allocate_pixels);
 
