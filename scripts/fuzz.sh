@@ -32,7 +32,9 @@ gen 7x5 rgb8.png -d uint8
 gen 7x5 rgb16.png -d uint16
 gen 7x5 gray8.png --ch R -d uint8
 gen 7x5 rgba8.png --ch R,G,B,A=1.0 -d uint8
-gen 9x4 rgb8.jpg -d uint8
+gen 9x4 rgb8.jpg -d uint8                                # JPEG: baseline, progressive, gray
+gen 9x4 rgb8p.jpg -d uint8 --attrib jpeg:progressive 1
+gen 9x4 gray8.jpg --ch R -d uint8
 gen 7x5 rgb8.tif -d uint8
 gen 7x5 rgb16.tif -d uint16 --compression lzw
 gen 7x5 rgbf.tif -d float --compression zip

@@ -1,10 +1,11 @@
 // imghist::io, the optional file reader (find_package(imghist COMPONENTS io), target
-// imghist::io; built when OpenImageIO and libtiff are found): image files read into owned
-// pixels and an imghist view of them, in the file's own sample type, with no premultiplication
-// and no colour conversion, and a size guard checked from the header before decoding. The reader
-// is chosen by the file's content among the trusted formats (docs/cli.md, "Reading policy");
-// OpenImageIO's other readers are used only when asked for (ReadOptions::untrusted_readers).
-// The command line and the Python package (imghist.read, imghist.histogram_file) use it.
+// imghist::io; built when OpenImageIO and libtiff are found, with TurboJPEG for JPEG files where
+// it is found): image files read into owned pixels and an imghist view of them, in the file's
+// own sample type, with no premultiplication and no colour conversion, and a size guard checked
+// from the header before decoding. The reader is chosen by the file's content among the trusted
+// formats (docs/cli.md, "Reading policy"); OpenImageIO's other readers are used only when asked
+// for (ReadOptions::untrusted_readers). The command line and the Python package (imghist.read,
+// imghist.histogram_file) use it.
 #pragma once
 
 #include <sys/mman.h>
@@ -73,7 +74,7 @@ const std::vector<std::string>& image_extensions(bool untrusted_readers);
 // "PNG, JPEG, TIFF, ...": the formats read without --untrusted-readers.
 std::string trusted_format_names();
 
-// "OpenImageIO 2.4.7".
+// "OpenImageIO 2.4.7", and ", TurboJPEG 2.1.5 for JPEG" where it decodes JPEG files.
 std::string reader_version();
 
 // The file's size on disk, for throughput figures; 0 where it has none (a FIFO, a missing file).

@@ -1,5 +1,6 @@
 // Reading a file: the policy picks the reader, then OpenImageIO's readers give the stored
-// samples of the chosen channels (reader_pnm.cpp and reader_tiff.cpp read around its losses).
+// samples of the chosen channels (reader_pnm.cpp and reader_tiff.cpp read around its losses;
+// reader_jpeg.cpp decodes JPEGs with TurboJPEG where it is built in).
 #include <OpenImageIO/imageio.h>
 
 #include <algorithm>
@@ -262,8 +263,10 @@ void check_read(OIIO::ImageInput& in, bool ok, const std::string& reader) {
                         (err.empty() ? std::string("truncated or corrupt data (the reader gave no reason)") : err));
 }
 
-LoadedImage read_with_oiio(const std::string& path, const std::string& reader, const ReadOptions& options,
-                           const PixelAllocator& allocate_pixels) {
+}  // namespace
+
+LoadedImage reading::read_with_oiio(const std::string& path, const std::string& reader, const ReadOptions& options,
+                                    const PixelAllocator& allocate_pixels) {
     OIIO::ImageSpec spec;
     const auto in = open_input(path, reader, spec);
     check_header(spec, options);
@@ -283,6 +286,8 @@ LoadedImage read_with_oiio(const std::string& path, const std::string& reader, c
     out.view = ImageView::packed(out.pixels.get(), std::uint32_t(spec.width), std::uint32_t(spec.height), format);
     return out;
 }
+
+namespace {
 
 // Process-wide reader settings, made once before the first file is opened.
 void configure_readers_once() {
@@ -313,6 +318,11 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {
+#if IMGHIST_IO_TURBOJPEG
+        if (reader == "jpeg")
+            if (std::optional<LoadedImage> image = read_jpeg(path, head.size, options, allocate_pixels))
+                return std::move(*image);
+#endif
         return read_with_oiio(path, reader, options, allocate_pixels);
     } catch (const ReadError&) {
         throw;
@@ -322,7 +332,12 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
 }
 
 std::string reader_version() {
-    return "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
+    const std::string oiio = "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
+#if IMGHIST_IO_TURBOJPEG
+    return oiio + ", " IMGHIST_IO_TURBOJPEG_NAME " for JPEG";
+#else
+    return oiio;
+#endif
 }
 
 void configure_reader_threads(unsigned threads) {

@@ -65,23 +65,31 @@ std::string path_error(int error) {
     }
 }
 
+// The first `n` bytes of the regular file at `path` (fewer where it is shorter or a read fails),
+// and its size. The open is non-blocking and the file opened is checked again, so no FIFO or
+// device put in its place after a stat() is waited on.
+std::uint64_t read_start(const std::string& path, unsigned char* dst, std::size_t n, std::size_t& count) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) throw ReadError(path_error(errno));
+    struct stat st {};
+    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    count = 0;
+    ssize_t got = 0;
+    while (regular && count < n && ((got = ::read(fd, dst + count, n - count)) > 0 || (got < 0 && errno == EINTR)))
+        if (got > 0) count += std::size_t(got);
+    ::close(fd);
+    if (!regular) require_regular(st.st_mode);
+    return std::uint64_t(st.st_size);
+}
+
 // Checks that `path` is a readable regular file and reads its first bytes. What is not a regular
-// file is refused from stat() alone, and the open is non-blocking, so no FIFO or device is waited on.
+// file is refused from stat() alone, before it is opened.
 FileHead inspect(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw ReadError(path_error(errno));
     require_regular(st.st_mode);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) throw ReadError(path_error(errno));
     FileHead head;
-    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);  // the file opened, not the one seen
-    head.size = std::uint64_t(st.st_size);
-    ssize_t got = 0;
-    while (regular && head.count < sizeof head.bytes &&
-           ((got = ::read(fd, head.bytes + head.count, sizeof head.bytes - head.count)) > 0 || (got < 0 && errno == EINTR)))
-        if (got > 0) head.count += std::size_t(got);
-    ::close(fd);
-    if (!regular) require_regular(st.st_mode);
+    head.size = read_start(path, head.bytes, sizeof head.bytes, head.count);
     if (head.size == 0) throw ReadError("empty file (0 bytes)");
     return head;
 }

@@ -1,12 +1,13 @@
 // What the reader's own files share (src/io/reader*.cpp), not part of the reader's interface:
 // checks and buffers every reader uses, the reading policy, and the readers imghist has of its
-// own (PNM, TIFF around OpenImageIO, raw pixels).
+// own (PNM, TIFF around OpenImageIO, JPEG through TurboJPEG, raw pixels).
 #pragma once
 
 #include <OpenImageIO/imageio.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,9 @@ struct FileHead {
 };
 // Checks that `path` is a readable, non-empty regular file and reads its first bytes.
 FileHead inspect(const std::string& path);
+// Reads up to `n` bytes from the start of the regular file `path` into `dst` (`count` of them;
+// fewer where the file is shorter or a read fails) and returns the file's size.
+std::uint64_t read_start(const std::string& path, unsigned char* dst, std::size_t n, std::size_t& count);
 
 // Zero sizes, sizes above options.max_pixels and sizes that do not fit 32 bits are ReadErrors.
 void check_size(std::uint64_t width, std::uint64_t height, const ReadOptions& options);
@@ -56,6 +60,22 @@ void check_png_chunks(const std::string& path, std::uint64_t file_size);
 // Refuses GIF files whose logical screen (the canvas OpenImageIO allocates on open) exceeds
 // options.max_pixels, from the header alone.
 void check_gif_screen(const FileHead& head, const ReadOptions& options);
+
+// --- reader.cpp: OpenImageIO's readers -----------------------------------------------------
+
+// The file read by OpenImageIO's `reader` (the name choose_reader() gives). JPEG files come here
+// where read_jpeg() leaves them; the tests compare the two.
+LoadedImage read_with_oiio(const std::string& path, const std::string& reader, const ReadOptions& options,
+                           const PixelAllocator& allocate_pixels);
+
+// --- reader_jpeg.cpp: JPEG through TurboJPEG (built where IMGHIST_IO_TURBOJPEG is 1) --------
+
+// The JPEG file of `file_size` bytes decoded by TurboJPEG, or nullopt where OpenImageIO must read
+// it instead: anything TurboJPEG warns about or fails on (damaged data, sampling factors it has
+// no name for, more than 500 scans), CMYK and YCCK, a file larger than max_pixels allows.
+// Throws ReadError for sizes check_size() refuses, from the header, before any pixel is decoded.
+std::optional<LoadedImage> read_jpeg(const std::string& path, std::uint64_t file_size, const ReadOptions& options,
+                                     const PixelAllocator& allocate_pixels);
 
 // --- reader_pnm.cpp: PGM/PPM with 8- and 16-bit samples -------------------------------------
 

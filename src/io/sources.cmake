@@ -5,3 +5,27 @@ set(IMGHIST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/reader_policy.cpp ${CMAKE_CURRENT_LIST_DIR}/reader_pnm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reader_tiff.cpp ${CMAKE_CURRENT_LIST_DIR}/reader_raw.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dataset.cpp)
+
+# JPEG decoding with TurboJPEG (reader_jpeg.cpp) for `target`, as IMGHIST_TURBOJPEG (ON, OFF or
+# AUTO) asks: without it OpenImageIO decodes JPEGs. Sets IMGHIST_IO_TURBOJPEG (ON/OFF) and
+# IMGHIST_IO_TURBOJPEG_NAME ("TurboJPEG 2.1.5") in the caller's scope.
+function(imghist_io_use_turbojpeg target)
+  set(IMGHIST_IO_TURBOJPEG OFF PARENT_SCOPE)
+  string(TOUPPER "${IMGHIST_TURBOJPEG}" mode)
+  if(NOT mode STREQUAL "AUTO" AND NOT IMGHIST_TURBOJPEG)
+    return()
+  endif()
+  find_package(TurboJPEG QUIET)
+  if(NOT TurboJPEG_FOUND)
+    if(NOT mode STREQUAL "AUTO")
+      message(FATAL_ERROR "IMGHIST_TURBOJPEG=ON but libturbojpeg (libturbojpeg0-dev) is not found")
+    endif()
+    return()
+  endif()
+  target_sources(${target} PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/reader_jpeg.cpp)
+  string(STRIP "TurboJPEG ${TurboJPEG_VERSION}" name)  # no version without pkg-config
+  target_compile_definitions(${target} PRIVATE IMGHIST_IO_TURBOJPEG=1 IMGHIST_IO_TURBOJPEG_NAME="${name}")
+  target_link_libraries(${target} PRIVATE TurboJPEG::TurboJPEG)
+  set(IMGHIST_IO_TURBOJPEG ON PARENT_SCOPE)
+  set(IMGHIST_IO_TURBOJPEG_NAME "${name}" PARENT_SCOPE)
+endfunction()
