@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "imghist/error.hpp"
+#include "io/pixel_pool.hpp"
 
 namespace imghist::io {
 
@@ -24,11 +25,11 @@ struct Decoded {
     std::uint64_t file_bytes = 0;
 };
 
-Decoded decode(const std::string& path, const ReadOptions& options) {
+Decoded decode(const std::string& path, const ReadOptions& options, PixelPool& pool) {
     Decoded d;
     d.file_bytes = file_bytes(path);
     try {
-        d.image = read_image(path, options);
+        d.image = read_image(path, options, [&](std::size_t bytes) { return pool.allocate(bytes); });
     } catch (const ReadError& e) {
         d.error = e.what();
     } catch (const std::bad_alloc&) {
@@ -107,6 +108,7 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         std::min<std::size_t>(options.decode_threads ? options.decode_threads : cores, paths.size());
     const std::size_t window = std::max<std::size_t>(1, options.max_pending ? options.max_pending : 2 * decoders);
 
+    PixelPool buffers;  // before the window: it outlives every image
     Window slots(paths.size(), window);
     std::vector<std::thread> pool;
     // Stops and joins the decoders however the caller's loop ends (an exception from on_file).
@@ -120,7 +122,7 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
     } joiner{slots, pool};
     for (std::size_t t = 0; t < decoders; ++t)
         pool.emplace_back([&] {
-            while (const auto i = slots.take()) slots.put(*i, decode(paths[*i], options.read));
+            while (const auto i = slots.take()) slots.put(*i, decode(paths[*i], options.read, buffers));
         });
 
     for (std::size_t i = 0; i < paths.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,7 @@
 #include "cli_support.hpp"
 #include "imghist/dataset.hpp"
 #include "imghist/imghist.hpp"
+#include "io/pixel_pool.hpp"
 
 namespace imghist::cli_test {
 namespace {
@@ -217,6 +219,34 @@ TEST_F(Dataset, HundredThousandFilesInBoundedMemory) {
     EXPECT_LT(growth_mib, 48) << "peak memory grew by " << growth_mib << " MiB over " << kFiles << " files";
     std::printf("[ info ] %u files: peak memory %ld MiB above the start\n", kFiles, growth_mib);
     fs::remove_all(dir);
+}
+
+// The pipeline's pixel buffers (src/io/pixel_pool.hpp): each is lent to one image at a time and
+// lent again once that image is gone; one too large to keep is the image's own.
+TEST(PixelPool, LendsEachBufferToOneImageAtATime) {
+    io::PixelPool pool;
+    auto a = pool.allocate(1000), b = pool.allocate(1000);
+    ASSERT_NE(a.get(), b.get());
+    std::memset(a.get(), 1, 1000);
+    std::memset(b.get(), 2, 1000);
+    EXPECT_EQ(a[999], std::byte{1});  // b did not overlap a
+    std::byte* const first = a.get();
+    a.reset();
+    auto c = pool.allocate(500);  // the free buffer fits
+    EXPECT_EQ(c.get(), first);
+    auto d = pool.allocate(4000);  // none is free: a new one
+    EXPECT_NE(d.get(), b.get());
+    EXPECT_NE(d.get(), c.get());
+    b.reset();
+    auto e = pool.allocate(3000);  // the free buffer is too small: it grows
+    std::memset(e.get(), 3, 3000);
+    std::memset(c.get(), 4, 500);
+    std::memset(d.get(), 5, 4000);
+    EXPECT_EQ(e[2999], std::byte{3});
+    EXPECT_EQ(e[0], std::byte{3});
+    EXPECT_EQ(c.get_deleter().lender, &pool);
+    const auto huge = pool.allocate(io::kReusedPixelBytes + 1);
+    EXPECT_EQ(huge.get_deleter().lender, nullptr);  // freed with the image, not kept
 }
 
 }  // namespace
