@@ -46,11 +46,11 @@ void apply_test_fault(const std::string& path) {
         for (;;) ::pause();
 }
 
-// The decoder's pixel buffers, one per slot the worker names in its requests: memfds mapped
-// shared, which the reader decodes straight into and the worker maps read-only (no copy). A
+// The decoder's pixel buffers, one per slot imghist names in its requests: memfds mapped
+// shared, which the reader decodes straight into and imghist maps read-only (no copy). A
 // slot's buffer is kept for the next file asked in that slot, so files do not pay for fresh
-// pages. The worker asks for a slot only while it holds no image in it, so a buffer is never
-// written while it is counted. Sizes are sealed: the worker's mapping can never lose its pages.
+// pages. imghist asks for a slot only while it holds no image in it, so a buffer is never
+// written while it is counted. Sizes are sealed: imghist's mapping can never lose its pages.
 class PixelSlots final : public io::PixelLender {
 public:
     PixelSlots() = default;
@@ -86,7 +86,7 @@ public:
     }
     void take_back(std::byte*) noexcept override {}  // the slot keeps its buffer
 
-    // The descriptor the answer carries: the slot's memfd when it is new, else -1 (the worker
+    // The descriptor the answer carries: the slot's memfd when it is new, else -1 (imghist
     // has it mapped). Throws unless the image is packed at the start of the slot's buffer.
     int answer_fd(const io::LoadedImage& image) const {
         const Slot& s = *slot_;
@@ -97,7 +97,7 @@ public:
         return fresh_ ? s.fd : -1;
     }
 
-    // After the answer: a buffer too large to keep is given up, as the worker does.
+    // After the answer: a buffer too large to keep is given up, as imghist does.
     void answered() {
         if (slot_->bytes > io::kReusedPixelBytes) drop(*slot_);
     }

@@ -2,12 +2,12 @@
 // or hangs costs one file and never the run (OpenImageIO 2.4 has such readers).
 //
 // One launcher process (this binary started again with an internal argument; OpenImageIO is
-// loaded in it but never used) forks a decoder process for each worker thread, and a fresh one
+// loaded in it but never used) forks a decoder process for each decode thread (io::histogram_files), and a fresh one
 // after each failure: a fork costs about a millisecond where starting the binary costs 0.15 s
-// (it loads some 260 libraries). The launcher also waits for its decoders, so a worker learns
+// (it loads some 260 libraries). The launcher also waits for its decoders, so imghist learns
 // how its decoder died. A decoder gets a file name and a buffer slot over a socket, calls
 // io::read_image() into that slot's memfd, and answers with the header (and the memfd, the
-// first time a slot gets one), which the worker maps read-only without copying and keeps
+// first time a slot gets one), which imghist maps read-only without copying and keeps
 // mapped for the next file in that slot.
 #pragma once
 
@@ -33,7 +33,7 @@ struct DecoderSettings {
 // What imghist asks its launcher: fork a decoder, or wait for one.
 enum class LauncherRequest : std::uint8_t { launch, reap };
 
-// Starts decoder processes for the workers; thread-safe. Made once per run, before the
+// Starts decoder processes for the decode threads; thread-safe. Made once per run, before the
 // engines, so that the launcher starts while they do.
 class DecoderLauncher {
 public:
@@ -61,7 +61,7 @@ private:
     int socket_ = -1;
 };
 
-// One worker's reader. read() is not thread-safe: one thread reads; the images it returns may
+// One decode thread's reader. read() is not thread-safe: one thread reads; the images it returns may
 // be destroyed on any thread, and must be before it is. The decoder process is started on the
 // first read, started again after it fails, and ended with this object. The pixels of the
 // images are buffers kept from file to file: a mapping of the decoder's memfd for each image

@@ -1,4 +1,4 @@
-// imghist's side of its decoder processes: the launcher it starts and each worker's decoder.
+// imghist's side of its decoder processes: the launcher it starts and each decode thread's decoder.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

@@ -76,7 +76,7 @@ Plot (--plot FILE.png or FILE.svg):
   --log uses a log10 counts axis.
 
 Decoding:
-  Each worker decodes its files in a decoder process of its own, so a file that crashes or
+  Files are decoded in decoder processes, one per decode thread, so a file that crashes or
   hangs a reader is one error and the other files are still reported. --decode-timeout
   bounds the time per file; --decode-in-process decodes in imghist itself (for debugging).
 
@@ -205,7 +205,7 @@ void add_output_options(CLI::App& app, CommandLine& line) {
     app.add_option("--plot", line.plot_path, "Draw the histogram chart to FILE.png or FILE.svg ({} = file name)")
         ->type_name("FILE");
     app.add_flag("--log", line.log, "Log-scale counts axis in the plot");
-    app.add_option("-j,--threads", line.threads, "Worker threads (default: all cores)")->check(CLI::Range(1u, 4096u))->type_name("N");
+    app.add_option("-j,--threads", line.threads, "Decode threads, and the engine's threads (default: all cores)")->check(CLI::Range(1u, 4096u))->type_name("N");
 }
 
 void add_reading_options(CLI::App& app, CommandLine& line) {

@@ -25,19 +25,46 @@ struct Decoded {
     std::uint64_t file_bytes = 0;
 };
 
-Decoded decode(const std::string& path, const ReadOptions& options, PixelPool& pool) {
+// Why a file failed, in a catch block: the reader's or the engine's one-line message; any other
+// exception is a bug somewhere, said as such.
+std::string failure_text() {
+    try {
+        throw;
+    } catch (const ReadError& e) {
+        return e.what();
+    } catch (const imghist::Error& e) {
+        return e.what();
+    } catch (const std::bad_alloc&) {
+        return "out of memory";
+    } catch (const std::exception& e) {
+        return std::string("unexpected error: ") + e.what();
+    } catch (...) {
+        return "unexpected error";
+    }
+}
+
+Decoded decode(const std::string& path, const FileReader& read) {
     Decoded d;
     d.file_bytes = file_bytes(path);
     try {
-        d.image = read_image(path, options, [&](std::size_t bytes) { return pool.allocate(bytes); });
-    } catch (const ReadError& e) {
-        d.error = e.what();
-    } catch (const std::bad_alloc&) {
-        d.error = "out of memory";
-    } catch (const std::exception& e) {
-        d.error = e.what();
+        d.image = read(path);
+    } catch (...) {
+        d.error = failure_text();
     }
     return d;
+}
+
+// One reader per decode thread: the caller's, or read_image into the pool's buffers.
+std::vector<FileReader> make_readers(std::size_t count, const DatasetOptions& options, PixelPool& buffers) {
+    std::vector<FileReader> readers;
+    for (std::size_t t = 0; t < count; ++t) {
+        if (options.make_reader) readers.push_back(options.make_reader());
+        else
+            readers.push_back([&options, &buffers](const std::string& path) {
+                return read_image(path, options.read, [&](std::size_t bytes) { return buffers.allocate(bytes); });
+            });
+    }
+    return readers;
 }
 
 // Adds one file's result to the first sum Result::can_merge accepts, or starts a sum.
@@ -108,7 +135,9 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         std::min<std::size_t>(options.decode_threads ? options.decode_threads : cores, paths.size());
     const std::size_t window = std::max<std::size_t>(1, options.max_pending ? options.max_pending : 2 * decoders);
 
-    PixelPool buffers;  // before the window: it outlives every image
+    // Before the window: the readers and their buffers outlive every image.
+    PixelPool buffers;
+    const std::vector<FileReader> readers = make_readers(decoders, options, buffers);
     Window slots(paths.size(), window);
     std::vector<std::thread> pool;
     // Stops and joins the decoders however the caller's loop ends (an exception from on_file).
@@ -121,8 +150,8 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         }
     } joiner{slots, pool};
     for (std::size_t t = 0; t < decoders; ++t)
-        pool.emplace_back([&] {
-            while (const auto i = slots.take()) slots.put(*i, decode(paths[*i], options.read, buffers));
+        pool.emplace_back([&, t] {
+            while (const auto i = slots.take()) slots.put(*i, decode(paths[*i], readers[t]));
         });
 
     for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -134,10 +163,11 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         file.error = std::move(d.error);
         if (d.image) {
             try {
-                file.result = engine.compute(d.image->view, request);
-                for (std::string& note : d.image->notes) file.result->notes.push_back(std::move(note));
-            } catch (const std::exception& e) {  // e.g. a device error: this file, not the run
-                file.error = e.what();
+                Result r = engine.compute(d.image->view, request);
+                r.notes.insert(r.notes.begin(), d.image->notes.begin(), d.image->notes.end());
+                file.result = std::move(r);
+            } catch (...) {  // e.g. a device error: this file, not the run
+                file.error = failure_text();
             }
             d.image.reset();  // the pixels go before on_file runs
         }

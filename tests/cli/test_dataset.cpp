@@ -4,9 +4,11 @@
 // checked against the reference backend on those pixels, not against the pipeline itself.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -130,6 +132,49 @@ TEST_F(Dataset, KindsOfHistogramsThatCannotBeAddedKeepSeparateSums) {
     EXPECT_TRUE(summary.sums[0].same_histograms(want8));  // the 8-bit file came first
     EXPECT_TRUE(summary.sums[1].same_histograms(want16));
     EXPECT_EQ(summary.counted, 6u);
+}
+
+// DatasetOptions::make_reader (the command line plugs its decoder processes in there): one
+// reader per decode thread, all made before any file is read; every file is read by one of
+// them, and a reader's exception fails only its file.
+TEST_F(Dataset, TheCallersReadersReadEveryFile) {
+    Request request;
+    std::vector<std::string> paths;
+    std::vector<std::optional<Result>> want;
+    for (std::uint32_t i = 0; i < 12; ++i) {
+        const bool bad = i == 5;
+        const std::string file = path(std::string(bad ? "bad" : "r") + std::to_string(i) + ".ppm");
+        const std::uint32_t w = 3 + i, h = 2 + i % 4;
+        const auto samples = write_pnm(file, w, h, 3, false, 40 + i);
+        want.push_back(bad ? std::nullopt : std::optional<Result>(reference_of(samples, w, h, 3, false, request)));
+        paths.push_back(file);
+    }
+    std::atomic<int> made{0}, reads{0};
+    io::DatasetOptions options;
+    options.decode_threads = 3;
+    options.make_reader = [&] {
+        EXPECT_EQ(reads.load(), 0) << "a reader was made after reading began";
+        ++made;
+        return io::FileReader([&](const std::string& file) {
+            ++reads;
+            if (file.find("bad") != std::string::npos) throw std::runtime_error("the reader's own failure");
+            return io::read_image(file, {});
+        });
+    };
+    auto engine = create_engine("cpu");
+    std::vector<io::FileHistogram> got;
+    const auto summary = io::histogram_files(
+        *engine, paths, request, [&](io::FileHistogram& f) { got.push_back(std::move(f)); }, options);
+    EXPECT_EQ(made.load(), 3);
+    EXPECT_EQ(reads.load(), 12);
+    EXPECT_EQ(summary.failed, 1u);
+    ASSERT_EQ(got.size(), paths.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        SCOPED_TRACE(paths[i]);
+        ASSERT_EQ(got[i].result.has_value(), want[i].has_value()) << got[i].error;
+        if (want[i]) EXPECT_TRUE(got[i].result->same_histograms(*want[i]));
+        else EXPECT_EQ(got[i].error, "unexpected error: the reader's own failure");
+    }
 }
 
 TEST_F(Dataset, AnExceptionFromTheCallbackStopsTheRunAndIsRethrown) {
