@@ -11,8 +11,9 @@ function(imghist_link_dataset_pipeline target)
   if(TARGET imghist_io)
     target_link_libraries(${target} PRIVATE imghist_io)
   else()
-    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/io/dataset.cpp
+    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/io/dataset.cpp ${PROJECT_SOURCE_DIR}/src/io/pixel_pool.cpp
                    ${PROJECT_SOURCE_DIR}/tests/support/turbojpeg_reader.cpp)
+    target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
     set_source_files_properties(${PROJECT_SOURCE_DIR}/src/io/dataset.cpp TARGET_DIRECTORY ${target}
                                 PROPERTIES COMPILE_DEFINITIONS IMGHIST_IO_GPU_DECODE=1)
   endif()

@@ -23,6 +23,9 @@ order rotated from round to round; the wall time includes whatever a user's run 
                          (a build without histogram_files: a thread pool of Engine.histogram_file)
   imghist CLI in-process only with --cli-in-process: the CLI with --decode-in-process (no
                          decoder processes), to see what the crash isolation costs
+  baseline CLI           only with --baseline PATH: another build of the CLI (and with
+                         --cli-in-process its in-process row), timed in the same rounds, for a
+                         before/after comparison on the same machine and files
   Pillow script          multiprocessing.Pool(N).map of Image.open(p).histogram(), the lists
                          summed per image mode
   OpenCV script          Pool(N).map of cv2.imread(p, cv2.IMREAD_UNCHANGED) + one cv2.calcHist
@@ -104,6 +107,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=3, help="timed rounds, each contender once per round (3)")
     p.add_argument("--workers", type=int, help="processes of the Pool scripts (default: the CPUs this process may use)")
     p.add_argument("--imghist", default=str(REPO / "build/src/cli/imghist"), help="the CLI (build/src/cli/imghist)")
+    p.add_argument("--baseline", metavar="PATH",
+                   help="also time this other build of the CLI (rows 'baseline CLI'), in the same rounds")
     p.add_argument("--cli-in-process", action="store_true",
                    help="also time the CLI with --decode-in-process (no decoder processes): their cost")
     p.add_argument("--skip", action="append", default=[], metavar="NAME",
@@ -333,23 +338,27 @@ def contenders(args: argparse.Namespace, directory: Path, paths: List[str], note
 
     out: List[Contender] = []
     n = args.workers
-    cli = Path(args.imghist)
-    if cli.is_file() and os.access(cli, os.X_OK):
-        def run_cli(extra: Tuple[str, ...] = ()):
-            with tempfile.TemporaryFile() as f:
-                r = subprocess.run([str(cli), str(directory), "--format", "json", "--sum-only", *extra], stdout=f,
-                                   stderr=subprocess.PIPE, text=False)
-                f.seek(0)
-                doc = json.loads(f.read())
-            if r.returncode not in (0, 1):
-                raise RuntimeError(f"imghist exited {r.returncode}: {r.stderr.decode(errors='replace')[-500:]}")
-            return doc
-        out.append(Contender("imghist CLI", run_cli, note=f"{cli.name} DIR --format json --sum-only"))
+    def run_cli(cli: Path, extra: Tuple[str, ...] = ()):
+        with tempfile.TemporaryFile() as f:
+            r = subprocess.run([str(cli), str(directory), "--format", "json", "--sum-only", *extra], stdout=f,
+                               stderr=subprocess.PIPE, text=False)
+            f.seek(0)
+            doc = json.loads(f.read())
+        if r.returncode not in (0, 1):
+            raise RuntimeError(f"imghist exited {r.returncode}: {r.stderr.decode(errors='replace')[-500:]}")
+        return doc
+
+    builds = [("imghist CLI", Path(args.imghist))]
+    if args.baseline:
+        builds.append(("baseline CLI", Path(args.baseline)))
+    for name, cli in builds:
+        if not (cli.is_file() and os.access(cli, os.X_OK)):
+            notes.append(f"{name}: no executable at {cli} (build it, or pass --imghist PATH): left out")
+            continue
+        out.append(Contender(name, lambda cli=cli: run_cli(cli), note=f"{cli} DIR --format json --sum-only"))
         if args.cli_in_process:
-            out.append(Contender("imghist CLI in-process", lambda: run_cli(("--decode-in-process",)),
-                                 note=f"{cli.name} DIR --format json --sum-only --decode-in-process"))
-    else:
-        notes.append(f"imghist CLI: no executable at {cli} (build it, or pass --imghist PATH): left out")
+            out.append(Contender(f"{name} in-process", lambda cli=cli: run_cli(cli, ("--decode-in-process",)),
+                                 note=f"{cli} DIR --format json --sum-only --decode-in-process"))
 
     if hasattr(imghist, "histogram_files"):
         def run_py():
@@ -503,7 +512,7 @@ def cross_checks(items: List[Contender], paths: List[str]) -> List[str]:
     lines = []
     by = {c.name: c for c in items}
     py = by.get("imghist Python")
-    for cli in (c for c in items if c.name.startswith("imghist CLI")):
+    for cli in (c for c in items if c.name.startswith(("imghist CLI", "baseline CLI"))):
         if py is None:
             break
         a, b = cli_sums(cli.result), py_sums(py.result)
@@ -636,7 +645,7 @@ def table(rows: List[dict]) -> List[str]:
 def goals(rows: List[dict]) -> List[str]:
     out = []
     for r in rows:
-        if r["contender"].startswith("imghist") and r["vs_ceiling"] is not None:
+        if r["contender"].startswith(("imghist", "baseline")) and r["vs_ceiling"] is not None:
             out.append(f"- {r['contender']}: {r['vs_ceiling']:.2f}× the fastest decode-only loop (goal ≥ "
                        f"{CEILING_GOAL:.2f}×): {'met' if r['vs_ceiling'] >= CEILING_GOAL else 'NOT met'}"
                        + (f"; {r['vs_pillow']:.2f}× the Pillow script" if r["vs_pillow"] else ""))

@@ -38,10 +38,20 @@ enum class Decode {
     gpu,
 };
 
+// Reads one file on a decode thread, as read_image does (a ReadError, or another exception,
+// fails that file only).
+using FileReader = std::function<LoadedImage(const std::string& path)>;
+
 struct DatasetOptions {
     unsigned decode_threads = 0;  // threads decoding files; 0: one per core
     std::size_t max_pending = 0;  // decoded images held at most; 0: two per decode thread
-    ReadOptions read;             // max_pixels, untrusted_readers
+    ReadOptions read;             // max_pixels, untrusted_readers (of the default reader)
+    // Makes the reader of each decode thread, all before any file is read. A reader is called
+    // by its thread only and may keep state from file to file (the command line's own a
+    // decoder process each); it is destroyed after every image it read, which may be destroyed
+    // on the calling thread. Empty: read_image with `read`, into buffers reused across files.
+    // Decode::gpu makes one more, for the calling thread.
+    std::function<FileReader()> make_reader;
     Decode decode = Decode::cpu;
     std::size_t gpu_batch = 0;    // Decode::gpu: files per decode and count launch; 0: 128
 };
@@ -62,9 +72,10 @@ bool gpu_decode_available(std::string* why = nullptr);
 // Reads and counts every file of `paths` with `request` on `engine` (which is used by the
 // calling thread only, as engine.hpp asks). `on_file` is called on the calling thread for each
 // file in input order, as soon as it and every file before it are done; an exception from it
-// stops the run (the decoders are joined) and is rethrown. Bad luminance weights throw
-// InvalidArgument before any file is read, as does Decode::gpu with an engine other than
-// cuda's (BackendUnavailable where GPU decoding cannot run); bins or a range that a file's format cannot take
+// stops the run (the decoders are joined) and is rethrown. A result's notes are the reader's,
+// then the engine's. Bad luminance weights throw InvalidArgument before any file is read, as
+// does Decode::gpu with an engine other than cuda's (BackendUnavailable where GPU decoding
+// cannot run); bins or a range that a file's format cannot take
 // fail that file (the engine's InvalidArgument, as its error).
 DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& paths, const Request& request,
                                const std::function<void(FileHistogram&)>& on_file,

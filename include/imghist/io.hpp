@@ -21,11 +21,24 @@
 
 namespace imghist::io {
 
-// Frees pixels from new[], or unmaps the pixels a decoder process handed over.
+// Whoever lends pixel memory to images and takes it back when an image is done with it: buffers
+// reused from file to file, so that a file does not pay for fresh pages (their faults and
+// zeroing cost more than a histogram of them). It must outlive the images it lends to.
+class PixelLender {
+public:
+    virtual void take_back(std::byte* pixels) noexcept = 0;
+
+protected:
+    ~PixelLender() = default;
+};
+
+// Frees pixels from new[], unmaps a mapping, or hands lent pixels back.
 struct PixelRelease {
-    std::size_t mapped_bytes = 0;  // non-zero: the pixels are a mapping of this many bytes
+    std::size_t mapped_bytes = 0;   // non-zero: the pixels are a mapping of this many bytes
+    PixelLender* lender = nullptr;  // non-null: the pixels are lent by it
     void operator()(std::byte* p) const noexcept {
-        if (mapped_bytes) ::munmap(p, mapped_bytes);
+        if (lender) lender->take_back(p);
+        else if (mapped_bytes) ::munmap(p, mapped_bytes);
         else delete[] p;
     }
 };

@@ -1,6 +1,7 @@
 // The decoder launcher and its decoder processes (decoder_process.hpp); imghist's side of them
 // is file_decoder.cpp.
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -20,6 +21,7 @@
 
 #include "decoder_process.hpp"
 #include "decoder_protocol.hpp"
+#include "io/pixel_pool.hpp"
 
 namespace imghist::cli {
 
@@ -44,58 +46,101 @@ void apply_test_fault(const std::string& path) {
         for (;;) ::pause();
 }
 
-// The pixels' memory in the decoder: a memfd mapped shared, so the reader decodes straight into
-// the pages the worker will map (no copy). Holds the descriptor until it is sealed and sent.
-class MemfdPixels {
+// The decoder's pixel buffers, one per slot imghist names in its requests: memfds mapped
+// shared, which the reader decodes straight into and imghist maps read-only (no copy). A
+// slot's buffer is kept for the next file asked in that slot, so files do not pay for fresh
+// pages. imghist asks for a slot only while it holds no image in it, so a buffer is never
+// written while it is counted. Sizes are sealed: imghist's mapping can never lose its pages.
+class PixelSlots final : public io::PixelLender {
 public:
-    MemfdPixels() = default;
-    MemfdPixels(const MemfdPixels&) = delete;
-    MemfdPixels& operator=(const MemfdPixels&) = delete;
-    ~MemfdPixels() {
-        if (fd_ >= 0) ::close(fd_);
+    PixelSlots() = default;
+    PixelSlots(const PixelSlots&) = delete;
+    PixelSlots& operator=(const PixelSlots&) = delete;
+    ~PixelSlots() {
+        for (Slot& s : slots_) drop(s);
     }
 
+    // Chooses the slot that the next allocate() fills.
+    void use(std::uint32_t slot) {
+        if (slot >= slots_.size()) slots_.resize(slot + 1);
+        slot_ = &slots_[slot];
+        fresh_ = false;
+    }
+
+    // The slot's buffer when it is large enough, else a new memfd of `bytes`.
     decltype(io::LoadedImage::pixels) allocate(std::size_t bytes) {
-        if (fd_ >= 0) ::close(fd_);  // one result per file: a second call replaces the first
-        fd_ = ::memfd_create("imghist-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-        if (fd_ < 0 || ::ftruncate(fd_, off_t(bytes)) != 0) throw std::bad_alloc();
-        void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-        if (p == MAP_FAILED) throw std::bad_alloc();
-        bytes_ = bytes;
-        return decltype(io::LoadedImage::pixels)(static_cast<std::byte*>(p), io::PixelRelease{bytes});
+        Slot& s = *slot_;
+        if (s.bytes < bytes) {
+            drop(s);
+            s.fd = ::memfd_create("imghist-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+            if (s.fd < 0 || ::ftruncate(s.fd, off_t(bytes)) != 0 ||
+                ::fcntl(s.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+                throw std::bad_alloc();
+            void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
+            if (p == MAP_FAILED) throw std::bad_alloc();
+            s.map = static_cast<std::byte*>(p);
+            s.bytes = bytes;
+            fresh_ = true;
+        }
+        return decltype(io::LoadedImage::pixels)(s.map, io::PixelRelease{0, this});
+    }
+    void take_back(std::byte*) noexcept override {}  // the slot keeps its buffer
+
+    // The descriptor the answer carries: the slot's memfd when it is new, else -1 (imghist
+    // has it mapped). Throws unless the image is packed at the start of the slot's buffer.
+    int answer_fd(const io::LoadedImage& image) const {
+        const Slot& s = *slot_;
+        const bool packed = image.pixels && image.view.data == s.map &&
+                            image.view.stride_bytes == image.view.row_bytes() &&
+                            std::uint64_t(image.view.row_bytes()) * image.view.height <= s.bytes;
+        if (!packed) throw std::logic_error("the reader's view is not its pixel buffer");
+        return fresh_ ? s.fd : -1;
     }
 
-    // Unmaps the image's pixels (a writable mapping forbids the write seal), seals the memfd
-    // against any change, and gives up the descriptor: the worker can rely on size and content.
-    int seal(io::LoadedImage& image) {
-        const bool whole = image.pixels && image.view.data == image.pixels.get() &&
-                           image.view.stride_bytes == image.view.row_bytes() &&
-                           std::uint64_t(image.view.row_bytes()) * image.view.height == bytes_;
-        if (!whole) throw std::logic_error("the reader's view is not its whole pixel buffer");
-        image.pixels.reset();
-        if (::fcntl(fd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
-            throw std::runtime_error(std::string("cannot seal the pixels: ") + std::strerror(errno));
-        const int fd = fd_;
-        fd_ = -1;
-        return fd;
+    // After the answer: a buffer too large to keep is given up, as imghist does.
+    void answered() {
+        if (slot_->bytes > io::kReusedPixelBytes) drop(*slot_);
     }
 
 private:
-    int fd_ = -1;
-    std::size_t bytes_ = 0;
+    struct Slot {
+        int fd = -1;
+        std::byte* map = nullptr;
+        std::size_t bytes = 0;
+    };
+    static void drop(Slot& s) {
+        if (s.map) ::munmap(s.map, s.bytes);
+        if (s.fd >= 0) ::close(s.fd);
+        s = {};
+    }
+    std::vector<Slot> slots_;
+    Slot* slot_ = nullptr;
+    bool fresh_ = false;
 };
 
-// Reads one requested file and sends the answer; the descriptor goes with it.
-void answer(int socket, const std::string& path, const io::ReadOptions& options) {
+// OpenImageIO 2.4 decodes every scanline image through a buffer of its own of up to 64 MiB
+// (ImageInput::read_scanlines), allocated and freed per file. glibc maps a block that large
+// afresh each time (it is above the largest mmap threshold glibc allows), so every file paid a
+// page fault and a zeroed page per 4 KiB it touched, 0.7 ms per 1-MP photo. A decoder is
+// single-threaded: its heap serves such blocks and keeps them, up to 256 MiB held free.
+void keep_heap_between_files() {
+    ::mallopt(M_MMAP_MAX, 0);
+    ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
+// Reads one requested file into `slot` and sends the answer; a new buffer's descriptor goes
+// with it.
+void answer(int socket, PixelSlots& slots, std::uint32_t slot, const std::string& path,
+            const io::ReadOptions& options) {
     Outcome outcome = Outcome::pixels;
     std::string message;
-    MemfdPixels memory;
     io::LoadedImage image;
     int fd = -1;
     try {
         apply_test_fault(path);
-        image = io::read_image(path, options, [&](std::size_t bytes) { return memory.allocate(bytes); });
-        fd = memory.seal(image);
+        slots.use(slot);
+        image = io::read_image(path, options, [&](std::size_t bytes) { return slots.allocate(bytes); });
+        fd = slots.answer_fd(image);
     } catch (const io::ReadError& e) {
         outcome = Outcome::read_error;
         message = e.what();
@@ -119,14 +164,14 @@ void answer(int socket, const std::string& path, const io::ReadOptions& options)
     } else {
         w.put_string(message, kMaxAnswerString);
     }
-    const bool sent = send_message(socket, w.bytes(), fd);
-    if (fd >= 0) ::close(fd);
-    if (!sent) ::_exit(1);
+    if (!send_message(socket, w.bytes(), fd)) ::_exit(1);
+    slots.answered();
 }
 
 // A decoder process: answers file after file until imghist closes the socket.
 int serve_files(int socket) {
     std::vector<char> buffer;
+    PixelSlots slots;
     for (;;) {
         int fd = -1;
         const ssize_t n = receive_message(socket, buffer, fd);
@@ -136,7 +181,9 @@ int serve_files(int socket) {
         try {
             if (r.get<std::uint32_t>() != kProtocol) return 1;
             const auto options = r.get<io::ReadOptions>();
-            answer(socket, r.rest(), options);
+            const auto slot = r.get<std::uint32_t>();
+            if (slot >= kMaxSlots) return 1;
+            answer(socket, slots, slot, r.rest(), options);
         } catch (const MessageTooShort&) {
             return 1;
         }
@@ -193,6 +240,7 @@ int run_decoder_process(int argc, char** argv) {
                     if (::getppid() != launcher) ::_exit(1);
                     ::close(kLauncherSocket);
                     io::configure_reader_threads(unsigned(std::max(1, value)));
+                    keep_heap_between_files();
                     ::_exit(serve_files(decoder_socket));
                 }
                 answer = pid > 0 ? std::int32_t(pid) : -errno;

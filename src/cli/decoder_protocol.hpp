@@ -18,7 +18,7 @@
 
 namespace imghist::cli::protocol {
 
-constexpr std::uint32_t kProtocol = 0x69680001;  // "ih", version 1
+constexpr std::uint32_t kProtocol = 0x69680002;  // "ih", version 2
 // One message, either way.
 constexpr std::size_t kMaxMessage = 64 * 1024;
 
@@ -28,11 +28,14 @@ constexpr int kLauncherSocket = 3;  // the launcher's end of its socket to imghi
 constexpr std::size_t kMaxAnswerString = 2048;
 constexpr std::size_t kMaxNotes = 16;
 constexpr std::size_t kMaxPath = 32 * 1024;
+// A request names the pixel buffer (slot) of the decoder to decode into: one per image the
+// pipeline may hold at once from one decoder.
+constexpr std::uint32_t kMaxSlots = 256;
 
 // The request carries io::ReadOptions as bytes: both ends are the same binary.
 static_assert(std::is_trivially_copyable_v<io::ReadOptions>, "io::ReadOptions must be sent as bytes");
 
-// How io::read_image() ended, so the worker sees the exception it would have seen in-process.
+// How io::read_image() ended, so imghist sees the exception it would have seen in-process.
 enum class Outcome : std::uint8_t { pixels, read_error, out_of_memory, other_error };
 
 inline std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }

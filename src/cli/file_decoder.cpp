@@ -1,4 +1,4 @@
-// imghist's side of its decoder processes: the launcher it starts and each worker's decoder.
+// imghist's side of its decoder processes: the launcher it starts and each decode thread's decoder.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -173,6 +173,7 @@ void FileDecoder::start() {
 std::string FileDecoder::end_process() {
     if (socket_ >= 0) ::close(socket_);
     socket_ = -1;
+    forget_slots();
     if (pid_ < 0) return {};
     const std::int32_t status = launcher_.reap(pid_);
     pid_ = -1;
@@ -186,24 +187,66 @@ void FileDecoder::stop() {
     (void)end_process();
 }
 
-bool FileDecoder::send_request(const std::string& path, const io::ReadOptions& options) {
+FileDecoder::~FileDecoder() {
+    stop();
+    for (Slot& s : slots_)
+        if (s.map) ::munmap(s.map, s.bytes);
+}
+
+void FileDecoder::forget_slots() {
+    std::lock_guard lock(slots_mutex_);
+    for (Slot& s : slots_) {
+        if (s.lent) s.stale = true;
+        else if (s.map) ::munmap(s.map, s.bytes);
+        if (!s.lent) s = {};
+    }
+}
+
+void FileDecoder::take_back(std::byte* pixels) noexcept {
+    std::lock_guard lock(slots_mutex_);
+    for (Slot& s : slots_)
+        if (s.lent && s.map == pixels) {
+            s.lent = false;
+            // As the decoder does (PixelSlots::answered), a buffer too large to keep is given up.
+            if (s.stale || s.bytes > io::kReusedPixelBytes) {
+                ::munmap(s.map, s.bytes);
+                s = {};
+            }
+        }
+}
+
+// A slot no image holds; a new one when every slot is held.
+std::uint32_t FileDecoder::free_slot() {
+    std::lock_guard lock(slots_mutex_);
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        if (!slots_[i].lent && !slots_[i].stale) return std::uint32_t(i);
+    if (slots_.size() >= kMaxSlots) throw io::ReadError("too many images held at once from one decoder");
+    slots_.emplace_back();
+    return std::uint32_t(slots_.size() - 1);
+}
+
+bool FileDecoder::send_request(const std::string& path, const io::ReadOptions& options, std::uint32_t slot) {
     MessageWriter w;
     w.put(kProtocol);
     w.put(options);
+    w.put(slot);
     w.put_bytes(path);  // the rest of the message
     return send_message(socket_, w.bytes(), -1);
 }
 
 io::LoadedImage FileDecoder::read(const std::string& path, const io::ReadOptions& options) {
-    if (launcher_.settings().in_process) return io::read_image(path, options);
+    if (launcher_.settings().in_process)
+        return io::read_image(path, options, [this](std::size_t bytes) { return pool_.allocate(bytes); });
     if (path.size() > kMaxPath) throw io::ReadError("file name too long");
 
     if (socket_ < 0) start();
-    if (!send_request(path, options)) {
+    std::uint32_t slot = free_slot();
+    if (!send_request(path, options, slot)) {
         // The process died between files (killed from outside): one more, fresh.
         (void)end_process();
         start();
-        if (!send_request(path, options))
+        slot = free_slot();
+        if (!send_request(path, options, slot))
             throw io::ReadError("cannot reach the decoder process: " + errno_text("send"));
     }
     wait_for_answer();
@@ -221,7 +264,7 @@ io::LoadedImage FileDecoder::read(const std::string& path, const io::ReadOptions
             if (fd >= 0) ::close(fd);
         }
     } fd_guard{fd};
-    return take_answer(buffer.data(), std::size_t(n), fd);
+    return take_answer(buffer.data(), std::size_t(n), fd, slot);
 }
 
 void FileDecoder::wait_for_answer() {
@@ -252,7 +295,7 @@ io::ReadError FileDecoder::bad_answer(const std::string& why) {
 }
 
 // Anything the process sent is checked before it is used.
-io::LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int fd) {
+io::LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, int fd, std::uint32_t slot) {
     try {
         MessageReader r(message, size);
         if (r.get<std::uint32_t>() != kProtocol) throw bad_answer("protocol");
@@ -276,27 +319,43 @@ io::LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, 
         const auto notes = r.get<std::uint32_t>();
         if (notes > kMaxNotes) throw bad_answer("notes");
         for (std::uint32_t i = 0; i < notes; ++i) image.notes.push_back(r.get_string());
-        map_pixels(image, fd, width, height, PixelFormat(format));
+        map_pixels(image, fd, slot, width, height, PixelFormat(format));
         return image;
     } catch (const MessageTooShort&) {
         throw bad_answer("too short");
     }
 }
 
-// Maps the sealed memfd of the answer read-only as the image's pixels.
-void FileDecoder::map_pixels(io::LoadedImage& image, int fd, std::uint32_t width, std::uint32_t height, PixelFormat format) {
-    const std::size_t row = std::size_t(width) * format_info(format).pixel_bytes();
-    const std::size_t bytes = row * height;
-    struct stat st{};
-    const int seals = fd >= 0 ? ::fcntl(fd, F_GET_SEALS) : -1;
-    constexpr int kNeeded = F_SEAL_SHRINK | F_SEAL_WRITE;
-    if (fd < 0 || ::fstat(fd, &st) != 0 || std::uint64_t(st.st_size) < bytes || seals < 0 ||
-        (seals & kNeeded) != kNeeded)
-        throw bad_answer("pixels");
-    void* mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (mapped == MAP_FAILED) throw std::bad_alloc();
-    image.pixels = std::unique_ptr<std::byte[], io::PixelRelease>(static_cast<std::byte*>(mapped), io::PixelRelease{bytes});
-    image.view = ImageView::packed(mapped, width, height, format);
+// The image's pixels are the slot's buffer: the answer's memfd, mapped read-only in place of the
+// slot's earlier one, or (no memfd) the buffer the slot has mapped. The lock is only for the
+// slot's fields (take_back reads them): bad_answer() takes it again.
+void FileDecoder::map_pixels(io::LoadedImage& image, int fd, std::uint32_t slot, std::uint32_t width,
+                             std::uint32_t height, PixelFormat format) {
+    const std::size_t bytes = std::size_t(width) * format_info(format).pixel_bytes() * height;
+    std::byte* map = nullptr;
+    if (fd >= 0) {
+        // The size must be sealed, so the mapping can never lose its pages (SIGBUS).
+        struct stat st{};
+        const int seals = ::fcntl(fd, F_GET_SEALS);
+        constexpr int kNeeded = F_SEAL_SHRINK | F_SEAL_GROW;
+        if (::fstat(fd, &st) != 0 || std::uint64_t(st.st_size) < bytes || seals < 0 || (seals & kNeeded) != kNeeded)
+            throw bad_answer("pixels");
+        void* mapped = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+        if (mapped == MAP_FAILED) throw std::bad_alloc();
+        map = static_cast<std::byte*>(mapped);
+        std::lock_guard lock(slots_mutex_);
+        Slot& s = slots_[slot];
+        if (s.map) ::munmap(s.map, s.bytes);
+        s = {map, std::size_t(st.st_size), true, false};
+    } else {
+        std::unique_lock lock(slots_mutex_);
+        Slot& s = slots_[slot];
+        if (s.map && s.bytes >= bytes) s.lent = true, map = s.map;
+        lock.unlock();
+        if (!map) throw bad_answer("pixels");
+    }
+    image.pixels = decltype(io::LoadedImage::pixels)(map, io::PixelRelease{0, this});
+    image.view = ImageView::packed(map, width, height, format);
 }
 
 

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -19,12 +18,12 @@
 #include "charts.hpp"
 #include "decoder_process.hpp"
 #include "imghist/imghist.hpp"
-#include "in_order.hpp"
 #include "inputs.hpp"
 #include "merge.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "plot.hpp"
+#include "imghist/dataset.hpp"
 #include "imghist/io.hpp"
 #include "io/reader_raw.hpp"
 #include "progress.hpp"
@@ -161,82 +160,13 @@ private:
     std::vector<FileOutcome> kept_;
 };
 
-// What the workers share while they read and count the files.
-struct Counting {
-    const Settings& settings;
-    const Inputs& inputs;
-    DecoderLauncher& launcher;
-    EngineOptions engine_options;
-    std::string backend;                           // resolved by the first engine
-    std::vector<std::unique_ptr<Engine>> engines;  // one per worker, the first made up front
-    InOrder& in_order;
-    Progress& progress;
-    std::atomic<std::size_t> next{0};
-    std::mutex warn_mutex;
-    std::vector<std::string> warnings;
-};
-
-// Raw files are read here (there is no decoder); the others by the worker's decoder.
-io::LoadedImage read_input(const std::string& file, const Settings& settings, FileDecoder& decoder) {
-    if (settings.raw) return io::read_raw(file, *settings.raw, settings.read_options);
-    return decoder.read(file, settings.read_options);
-}
-
-// Reads and counts one file; whatever fails becomes its error.
-void count_file(FileOutcome& o, const Settings& settings, FileDecoder& decoder, Engine& engine) {
-    try {
-        io::LoadedImage image = read_input(o.file, settings, decoder);
-        Result r = engine.compute(image.view, settings.request);
-        o.notes = std::move(image.notes);
-        o.notes.insert(o.notes.end(), r.notes.begin(), r.notes.end());
-        o.result = std::move(r);
-    } catch (const io::ReadError& e) {
-        o.error = e.what();
-    } catch (const imghist::Error& e) {
-        o.error = e.what();
-    } catch (const std::bad_alloc&) {
-        o.error = "out of memory";
-    } catch (const std::exception& e) {
-        o.error = std::string("unexpected error: ") + e.what();
-    } catch (...) {
-        o.error = "unexpected error";
-    }
-    if (o.result) o.error.clear();
-}
-
-// One worker: takes the next file until none is left. A worker whose engine cannot be made
-// leaves its files to the others.
-void work(Counting& job, unsigned id) {
-    if (!job.engines[id]) {
-        try {
-            job.engines[id] = imghist::create_engine(job.backend, job.engine_options);
-        } catch (const std::exception& e) {
-            std::lock_guard lock(job.warn_mutex);
-            job.warnings.push_back("worker " + std::to_string(id) + " has no engine (" + e.what() +
-                                   "); the others take its files");
-            return;
-        }
-    }
-    FileDecoder decoder(job.launcher);
-    for (std::size_t i; (i = job.next.fetch_add(1)) < job.inputs.files.size();) {
-        job.in_order.wait_turn(i);
-        FileOutcome o;
-        o.file = job.inputs.files[i];
-        count_file(o, job.settings, decoder, *job.engines[id]);
-        if (!o.result)
-            if (const std::string where = job.inputs.origin(i); !where.empty()) o.error += " (" + where + ")";
-        job.progress.done(o.file, job.progress.shown() ? io::file_bytes(o.file) : 0, !o.result);
-        job.in_order.done(i, std::move(o));
-    }
-}
-
-void run_workers(Counting& job) {
-    std::vector<std::thread> pool;
-    for (unsigned id = 1; id < job.engines.size(); ++id) pool.emplace_back(work, std::ref(job), id);
-    work(job, 0);
-    for (auto& t : pool) t.join();
-    job.progress.finish();
-    job.engines.clear();
+// The reader of one decode thread: raw files are read here (there is no decoder), the others by
+// the thread's own decoder (a decoder process, or in-process with --decode-in-process).
+io::FileReader make_reader(const Settings& settings, DecoderLauncher& launcher) {
+    if (settings.raw)
+        return [&settings](const std::string& file) { return io::read_raw(file, *settings.raw, settings.read_options); };
+    auto decoder = std::make_shared<FileDecoder>(launcher);
+    return [decoder, &settings](const std::string& file) { return decoder->read(file, settings.read_options); };
 }
 
 // Progress is shown when asked for, or on a terminal for more than a few files; in place on a
@@ -252,15 +182,13 @@ int usage_error(const std::string& message, const char* hint = "Run with --help 
     return kExitUsage;
 }
 
-// The end of the report, the warnings and the charts; returns the exit status.
-int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& expanded,
-           const std::vector<std::string>& warnings) {
+// The end of the report and the charts; returns the exit status.
+int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& expanded) {
     int status = sink.failed() ? kExitFileFailed : kExitOk;
     const bool several = sink.counted() > 1;
     const bool plot_sum = !line.plot_path.empty() && line.plot_path.find("{}") == std::string::npos && several;
     const bool report_sums = line.sum || line.sum_only;
     if (!report.finish(report_sums ? &sink.sums() : nullptr)) status = kExitFileFailed;
-    for (const std::string& w : warnings) std::cerr << "imghist: warning: " << display_text(w) << '\n';
     (void)stdout_failure();  // now, while errno still says why
     const std::vector<SumGroup> no_sums;
     if (!line.plot_path.empty() &&
@@ -280,35 +208,62 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     const std::size_t total = expanded.files.size();
     if (total == 0 && expanded.failed.empty()) return usage_error("no input files: the lists of paths are empty");
     const unsigned cores = line.threads ? line.threads : std::max(1u, std::thread::hardware_concurrency());
-    const unsigned workers = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(cores, total)));
+    const unsigned decoders = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(cores, total)));
     EngineOptions engine_options;
     engine_options.device = line.device;
-    engine_options.threads = std::max(1u, cores / workers);
-    io::configure_reader_threads(engine_options.threads);
+    engine_options.threads = cores;  // one engine counts every file, on this thread
+    const unsigned reader_threads = std::max(1u, cores / decoders);
+    io::configure_reader_threads(reader_threads);
     DecoderSettings decoder_settings = line.decoder_settings;
-    decoder_settings.reader_threads = engine_options.threads;
+    decoder_settings.reader_threads = reader_threads;
     if (settings.raw) decoder_settings.in_process = true;  // raw files have no decoder: no launcher either
     DecoderLauncher decoder_launcher(decoder_settings);
 
-    // The first engine is made here, so a bad backend or device is a usage error up front.
-    std::unique_ptr<Engine> first;
+    // The engine is made here, so a bad backend or device is a usage error up front.
+    const bool gpu_decode = line.decode == "gpu";
+    std::unique_ptr<Engine> engine;
     try {
-        first = imghist::create_engine(line.backend_name, engine_options);
+        engine = imghist::create_engine(gpu_decode && line.backend_name == "auto" ? "cuda" : line.backend_name,
+                                        engine_options);
     } catch (const std::exception& e) {
         return usage_error(e.what(), "Run with --list-backends to see what is available.");
+    }
+    if (gpu_decode) {
+        std::string why;
+        if (engine->backend_name() != "cuda") return usage_error("--decode gpu needs --backend cuda");
+        if (settings.raw) return usage_error("--decode gpu decodes JPEGs; --raw files have nothing to decode");
+        if (!io::gpu_decode_available(&why)) return usage_error("--decode gpu cannot run here: " + why);
     }
     const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
     Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
     Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
     // Directories without images are reported first, then the files in input order.
     for (FileOutcome& o : expanded.failed) sink.take(o);
-    InOrder in_order(std::size_t(4) * workers, [&sink](FileOutcome& o) { sink.take(o); });
-    Counting job{settings, expanded, decoder_launcher, engine_options, {}, {}, in_order, progress};
-    job.engines.resize(workers);
-    job.engines[0] = std::move(first);
-    job.backend = std::string(job.engines[0]->backend_name());
-    run_workers(job);
-    return finish(line, *report, sink, expanded, job.warnings);
+    io::DatasetOptions pipeline;
+    pipeline.decode_threads = decoders;
+    pipeline.max_pending = std::size_t(4) * decoders;
+    pipeline.make_reader = [&] { return make_reader(settings, decoder_launcher); };
+    if (gpu_decode) pipeline.decode = io::Decode::gpu;
+    (void)io::histogram_files(*engine, expanded.files, settings.request, [&](io::FileHistogram& f) {
+        FileOutcome o;
+        o.file = std::move(f.path);
+        if (gpu_decode) {
+            o.decoder = f.decoder;
+            o.gpu_fallback = f.gpu_fallback;
+        }
+        if (f.result) {
+            o.notes = f.result->notes;
+            o.result = std::move(f.result);
+        } else {
+            o.error = std::move(f.error);
+            if (const std::string where = expanded.origin(f.index); !where.empty()) o.error += " (" + where + ")";
+        }
+        progress.done(o.file, f.file_bytes, !o.result);
+        sink.take(o);
+    }, pipeline);
+    progress.finish();
+    engine.reset();
+    return finish(line, *report, sink, expanded);
 }
 
 // imghist merge REPORT...: every input is read before anything is written, so a bad one leaves

@@ -364,6 +364,8 @@ json result_json(const FileOutcome& o) {
     json notes = json::array();
     for (const std::string& n : o.notes) notes.push_back(message_json(n));
     j["notes"] = std::move(notes);
+    if (!o.decoder.empty()) j["decoder"] = o.decoder;
+    if (!o.gpu_fallback.empty()) j["gpu_fallback"] = message_json(o.gpu_fallback);
     return j;
 }
 

@@ -20,6 +20,8 @@ struct FileOutcome {
     std::optional<Result> result;
     std::vector<std::string> notes;  // reader notes followed by Result::notes
     std::string error;               // one line, without the file name
+    // With --decode gpu: "gpu" or "cpu" (the reader that decoded it), and why the GPU left it.
+    std::string decoder, gpu_fallback;
 };
 
 // A file counted in a sum: its name and its index among the report's results (npos where the

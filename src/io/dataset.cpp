@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "imghist/error.hpp"
+#include "io/pixel_pool.hpp"
 #ifdef IMGHIST_IO_GPU_DECODE
 #include "imghist/cuda_decode.hpp"
 #endif
@@ -33,28 +34,55 @@ struct Decoded {
     std::uint64_t file_bytes = 0;
 };
 
-void read_into(Decoded& d, const std::string& path, const ReadOptions& options) {
+// Why a file failed, in a catch block: the reader's or the engine's one-line message; any other
+// exception is a bug somewhere, said as such.
+std::string failure_text() {
     try {
-        d.image = read_image(path, options);
+        throw;
     } catch (const ReadError& e) {
-        d.error = e.what();
+        return e.what();
+    } catch (const imghist::Error& e) {
+        return e.what();
     } catch (const std::bad_alloc&) {
-        d.error = "out of memory";
+        return "out of memory";
     } catch (const std::exception& e) {
-        d.error = e.what();
+        return std::string("unexpected error: ") + e.what();
+    } catch (...) {
+        return "unexpected error";
     }
 }
 
-Decoded decode(const std::string& path, const ReadOptions& options) {
+void read_into(Decoded& d, const std::string& path, const FileReader& read) {
+    try {
+        d.image = read(path);
+    } catch (...) {
+        d.error = failure_text();
+    }
+}
+
+Decoded decode(const std::string& path, const FileReader& read) {
     Decoded d;
     d.file_bytes = file_bytes(path);
-    read_into(d, path, options);
+    read_into(d, path, read);
     return d;
+}
+
+// Readers: the caller's, or read_image into the pool's buffers.
+std::vector<FileReader> make_readers(std::size_t count, const DatasetOptions& options, PixelPool& buffers) {
+    std::vector<FileReader> readers;
+    for (std::size_t t = 0; t < count; ++t) {
+        if (options.make_reader) readers.push_back(options.make_reader());
+        else
+            readers.push_back([&options, &buffers](const std::string& path) {
+                return read_image(path, options.read, [&](std::size_t bytes) { return buffers.allocate(bytes); });
+            });
+    }
+    return readers;
 }
 
 // Decode::gpu: a JPEG's bytes (the GPU decodes it), anything else decoded here. A file that
 // cannot be read whole goes to the CPU reader, whose error names the problem.
-Decoded read_for_gpu(const std::string& path, const ReadOptions& options) {
+Decoded read_for_gpu(const std::string& path, const FileReader& read) {
     Decoded d;
     d.file_bytes = file_bytes(path);
     if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
@@ -63,17 +91,16 @@ Decoded read_for_gpu(const std::string& path, const ReadOptions& options) {
         if (jpeg && d.file_bytes > 3) {
             try {
                 d.encoded.resize(d.file_bytes);
+                std::memcpy(d.encoded.data(), magic, 3);
+                if (std::fread(d.encoded.data() + 3, 1, d.encoded.size() - 3, f) != d.encoded.size() - 3) d.encoded.clear();
             } catch (const std::bad_alloc&) {
                 d.encoded.clear();
             }
-            std::memcpy(d.encoded.data(), magic, 3);
-            if (!d.encoded.empty() && std::fread(d.encoded.data() + 3, 1, d.encoded.size() - 3, f) != d.encoded.size() - 3)
-                d.encoded.clear();
         }
         std::fclose(f);
         if (!d.encoded.empty()) return d;
     }
-    read_into(d, path, options);
+    read_into(d, path, read);
     return d;
 }
 
@@ -137,10 +164,11 @@ void count_on_engine(Engine& engine, const Request& request, Decoded& d, FileHis
     file.error = std::move(d.error);
     if (!d.image) return;
     try {
-        file.result = engine.compute(d.image->view, request);
-        for (std::string& note : d.image->notes) file.result->notes.push_back(std::move(note));
-    } catch (const std::exception& e) {  // e.g. a device error: this file, not the run
-        file.error = e.what();
+        Result r = engine.compute(d.image->view, request);
+        r.notes.insert(r.notes.begin(), d.image->notes.begin(), d.image->notes.end());
+        file.result = std::move(r);
+    } catch (...) {  // e.g. a device error: this file, not the run
+        file.error = failure_text();
     }
     d.image.reset();  // the pixels go before on_file runs
 }
@@ -165,15 +193,17 @@ struct GpuDecoder {
     // Decodes and counts files [first, first + batch.size()) whose bytes the readers kept; those
     // the GPU does not take are read by the CPU reader here.
     void count(Engine& engine, const Request& request, const std::vector<std::string>& paths, std::size_t first,
-               std::vector<Decoded>& batch, std::vector<FileHistogram>& files, const ReadOptions& read) {
+               std::vector<Decoded>& batch, std::vector<FileHistogram>& files, const ReadOptions& options,
+               const FileReader& read) {
 #ifdef IMGHIST_IO_GPU_DECODE
         std::vector<std::span<const std::byte>> bytes;
         for (const Decoded& d : batch) bytes.emplace_back(d.encoded);
         std::vector<cuda::GpuDecoded> out;
         try {
-            out = decoder->histograms(bytes, request, read.max_pixels);
-        } catch (const std::exception& e) {  // a device error fails this batch, not the run
-            for (std::size_t k = 0; k < batch.size(); ++k) files[k].error = e.what();
+            out = decoder->histograms(bytes, request, options.max_pixels);
+        } catch (...) {  // a device error fails this batch, not the run
+            const std::string why = failure_text();
+            for (std::size_t k = 0; k < batch.size(); ++k) files[k].error = why;
             return;
         }
         for (std::size_t k = 0; k < batch.size(); ++k) {
@@ -189,7 +219,7 @@ struct GpuDecoder {
             count_on_engine(engine, request, batch[k], file);
         }
 #else
-        (void)engine, (void)request, (void)paths, (void)first, (void)batch, (void)files, (void)read;
+        (void)engine, (void)request, (void)paths, (void)first, (void)batch, (void)files, (void)options, (void)read;
 #endif
     }
 };
@@ -231,6 +261,10 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
     const std::size_t window = std::max<std::size_t>(
         gpu ? 2 * batch_size : 1, options.max_pending ? options.max_pending : 2 * decoders);
 
+    // Before the window: the readers and their buffers outlive every image. One more reader,
+    // the calling thread's, for the files the GPU leaves to the CPU.
+    PixelPool buffers;
+    const std::vector<FileReader> readers = make_readers(decoders + (gpu ? 1 : 0), options, buffers);
     Window slots(paths.size(), window);
     std::vector<std::thread> pool;
     // Stops and joins the decoders however the caller's loop ends (an exception from on_file).
@@ -243,9 +277,9 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         }
     } joiner{slots, pool};
     for (std::size_t t = 0; t < decoders; ++t)
-        pool.emplace_back([&] {
+        pool.emplace_back([&, t] {
             while (const auto i = slots.take())
-                slots.put(*i, gpu ? read_for_gpu(paths[*i], options.read) : decode(paths[*i], options.read));
+                slots.put(*i, gpu ? read_for_gpu(paths[*i], readers[t]) : decode(paths[*i], readers[t]));
         });
 
     const auto finish = [&](FileHistogram& file) {
@@ -293,7 +327,7 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
             batch.push_back(std::move(next));
             batch_files.push_back(std::move(next_file));
         }
-        gpu_decoder.count(engine, request, paths, first, batch, batch_files, options.read);
+        gpu_decoder.count(engine, request, paths, first, batch, batch_files, options.read, readers.back());
         for (FileHistogram& f : batch_files) finish(f);
         if (cpu_file) {
             count_on_engine(engine, request, cpu_file->first, cpu_file->second);

@@ -49,6 +49,8 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {"--backend", "no-such-backend", f},
         {"--plot", "chart.jpg", f},
         {"--max-pixels", "lots", f},
+        {"--decode", "nvjpeg", f},
+        {"--decode", "gpu", "--backend", "cpu", f},
     };
     const auto results = run_all(cases);
     for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -59,6 +61,24 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         EXPECT_EQ(r.status, 2) << joined << "\n" << r.err;
         EXPECT_FALSE(r.err.empty()) << joined;
         EXPECT_TRUE(r.out.empty()) << joined;
+    }
+}
+
+// --decode gpu says what it needs: the cuda backend, and nvImageCodec where it runs (this test
+// needs no GPU: on the GPU machine the same pipeline is tested in tests/cuda/test_cuda_jpeg.cpp).
+TEST_F(CliTest, DecodeGpuSaysWhatItNeeds) {
+    const auto img = imghist::testing::make_image(PixelFormat::rgb8, 8, 8, imghist::testing::Pattern::natural, 1);
+    write_oiio(path("g.jpg"), img.view);
+    const auto r = run_all({{"--decode", "gpu", "--backend", "cpu", path("g.jpg")}, {"--decode", "gpu", path("g.jpg")}});
+    EXPECT_EQ(r[0].status, 2);
+    EXPECT_NE(r[0].err.find("--decode gpu needs --backend cuda"), std::string::npos) << r[0].err;
+    if (r[1].status != 0) {  // no GPU or no nvImageCodec here: a usage error naming why
+        EXPECT_EQ(r[1].status, 2) << r[1].err;
+        EXPECT_TRUE(r[1].err.find("cuda") != std::string::npos || r[1].err.find("nvImageCodec") != std::string::npos)
+            << r[1].err;
+        EXPECT_TRUE(r[1].out.empty());
+    } else {
+        EXPECT_NE(r[1].out.find("g.jpg"), std::string::npos);
     }
 }
 

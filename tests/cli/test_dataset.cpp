@@ -4,8 +4,11 @@
 // checked against the reference backend on those pixels, not against the pipeline itself.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "cli_support.hpp"
 #include "imghist/dataset.hpp"
 #include "imghist/imghist.hpp"
+#include "io/pixel_pool.hpp"
 
 namespace imghist::cli_test {
 namespace {
@@ -128,6 +132,49 @@ TEST_F(Dataset, KindsOfHistogramsThatCannotBeAddedKeepSeparateSums) {
     EXPECT_TRUE(summary.sums[0].same_histograms(want8));  // the 8-bit file came first
     EXPECT_TRUE(summary.sums[1].same_histograms(want16));
     EXPECT_EQ(summary.counted, 6u);
+}
+
+// DatasetOptions::make_reader (the command line plugs its decoder processes in there): one
+// reader per decode thread, all made before any file is read; every file is read by one of
+// them, and a reader's exception fails only its file.
+TEST_F(Dataset, TheCallersReadersReadEveryFile) {
+    Request request;
+    std::vector<std::string> paths;
+    std::vector<std::optional<Result>> want;
+    for (std::uint32_t i = 0; i < 12; ++i) {
+        const bool bad = i == 5;
+        const std::string file = path(std::string(bad ? "bad" : "r") + std::to_string(i) + ".ppm");
+        const std::uint32_t w = 3 + i, h = 2 + i % 4;
+        const auto samples = write_pnm(file, w, h, 3, false, 40 + i);
+        want.push_back(bad ? std::nullopt : std::optional<Result>(reference_of(samples, w, h, 3, false, request)));
+        paths.push_back(file);
+    }
+    std::atomic<int> made{0}, reads{0};
+    io::DatasetOptions options;
+    options.decode_threads = 3;
+    options.make_reader = [&] {
+        EXPECT_EQ(reads.load(), 0) << "a reader was made after reading began";
+        ++made;
+        return io::FileReader([&](const std::string& file) {
+            ++reads;
+            if (file.find("bad") != std::string::npos) throw std::runtime_error("the reader's own failure");
+            return io::read_image(file, {});
+        });
+    };
+    auto engine = create_engine("cpu");
+    std::vector<io::FileHistogram> got;
+    const auto summary = io::histogram_files(
+        *engine, paths, request, [&](io::FileHistogram& f) { got.push_back(std::move(f)); }, options);
+    EXPECT_EQ(made.load(), 3);
+    EXPECT_EQ(reads.load(), 12);
+    EXPECT_EQ(summary.failed, 1u);
+    ASSERT_EQ(got.size(), paths.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        SCOPED_TRACE(paths[i]);
+        ASSERT_EQ(got[i].result.has_value(), want[i].has_value()) << got[i].error;
+        if (want[i]) EXPECT_TRUE(got[i].result->same_histograms(*want[i]));
+        else EXPECT_EQ(got[i].error, "unexpected error: the reader's own failure");
+    }
 }
 
 TEST_F(Dataset, AnExceptionFromTheCallbackStopsTheRunAndIsRethrown) {
@@ -247,6 +294,34 @@ TEST_F(Dataset, HundredThousandFilesInBoundedMemory) {
     EXPECT_LT(growth_mib, 48) << "peak memory grew by " << growth_mib << " MiB over " << kFiles << " files";
     std::printf("[ info ] %u files: peak memory %ld MiB above the start\n", kFiles, growth_mib);
     fs::remove_all(dir);
+}
+
+// The pipeline's pixel buffers (src/io/pixel_pool.hpp): each is lent to one image at a time and
+// lent again once that image is gone; one too large to keep is the image's own.
+TEST(PixelPool, LendsEachBufferToOneImageAtATime) {
+    io::PixelPool pool;
+    auto a = pool.allocate(1000), b = pool.allocate(1000);
+    ASSERT_NE(a.get(), b.get());
+    std::memset(a.get(), 1, 1000);
+    std::memset(b.get(), 2, 1000);
+    EXPECT_EQ(a[999], std::byte{1});  // b did not overlap a
+    std::byte* const first = a.get();
+    a.reset();
+    auto c = pool.allocate(500);  // the free buffer fits
+    EXPECT_EQ(c.get(), first);
+    auto d = pool.allocate(4000);  // none is free: a new one
+    EXPECT_NE(d.get(), b.get());
+    EXPECT_NE(d.get(), c.get());
+    b.reset();
+    auto e = pool.allocate(3000);  // the free buffer is too small: it grows
+    std::memset(e.get(), 3, 3000);
+    std::memset(c.get(), 4, 500);
+    std::memset(d.get(), 5, 4000);
+    EXPECT_EQ(e[2999], std::byte{3});
+    EXPECT_EQ(e[0], std::byte{3});
+    EXPECT_EQ(c.get_deleter().lender, &pool);
+    const auto huge = pool.allocate(io::kReusedPixelBytes + 1);
+    EXPECT_EQ(huge.get_deleter().lender, nullptr);  // freed with the image, not kept
 }
 
 }  // namespace

@@ -57,8 +57,9 @@ using imghist::cli_test::oiio_type;
 
 // Writes the image and returns it, so the test knows the pixels the file holds.
 imghist::testing::TestImage write_image(const std::string& file, PixelFormat format, std::uint64_t seed,
-                                        Pattern pattern = Pattern::random) {
-    auto img = imghist::testing::make_image(format, 29, 17, pattern, seed);
+                                        Pattern pattern = Pattern::random, std::uint32_t width = 29,
+                                        std::uint32_t height = 17) {
+    auto img = imghist::testing::make_image(format, width, height, pattern, seed);
     const auto& fi = img.view.info();
     OIIO::ImageSpec spec(int(img.view.width), int(img.view.height), fi.channels, oiio_type(fi.sample));
     if (fi.channels == 4) spec.alpha_channel = 3;
@@ -284,6 +285,49 @@ TEST_F(CliIsolationTest, DecoderProcessMatchesInProcessBitForBit) {
             EXPECT_EQ((*got)["histograms"][std::string(imghist::channel_name(c.channel))]["counts"]
                           .get<std::vector<std::uint64_t>>(),
                       c.counts);
+    }
+}
+
+// A decoder keeps its pixel buffers from file to file (a larger file gets a new one, and so
+// does a fresh decoder): every file must still be counted from its own pixels, through smaller
+// and larger files and a decoder replaced after a crash.
+TEST_F(CliIsolationTest, ReusedPixelBuffersGiveEveryFileItsOwnPixels) {
+    struct Case {
+        std::string name;
+        PixelFormat format;
+        std::uint32_t width, height;
+    };
+    const std::vector<Case> cases = {
+        {"r0.png", PixelFormat::rgb8, 64, 48},   {"r1.png", PixelFormat::gray8, 7, 5},
+        {"r2.png", PixelFormat::rgba16, 80, 61}, {"r3_crash.png", PixelFormat::rgb8, 90, 70},
+        {"r4.png", PixelFormat::rgb8, 33, 9},    {"r5.png", PixelFormat::rgba16, 80, 61},
+        {"r6.png", PixelFormat::gray8, 64, 48},  {"r7.png", PixelFormat::rgb8, 64, 48},
+    };
+    std::vector<std::string> files;
+    std::vector<imghist::testing::TestImage> images;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        images.push_back(write_image(path(cases[i].name), cases[i].format, 300 + i, Pattern::random, cases[i].width,
+                                     cases[i].height));
+        files.push_back(path(cases[i].name));
+    }
+    for (const std::string threads : {"1", "2"}) {
+        SCOPED_TRACE("threads " + threads);
+        std::vector<std::string> args = {"--format", "json", "--backend", "cpu", "--threads", threads};
+        args.insert(args.end(), files.begin(), files.end());
+        const CommandRun r = run(args, "segv:_crash");
+        EXPECT_EQ(r.status, 1) << r.err;
+        const json doc = r.doc();
+        ASSERT_TRUE(doc.contains("results")) << r.err;
+        EXPECT_EQ(doc["results"].size(), cases.size() - 1);
+        ASSERT_EQ(doc["errors"].size(), 1u) << doc["errors"].dump();
+        EXPECT_EQ(doc["errors"][0]["file"], path("r3_crash.png"));
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            if (i == 3) continue;
+            SCOPED_TRACE(cases[i].name);
+            const json* got = find_entry(doc["results"], files[i]);
+            ASSERT_TRUE(got);
+            expect_counts(*got, images[i].view);
+        }
     }
 }
 
