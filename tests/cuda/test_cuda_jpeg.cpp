@@ -249,11 +249,19 @@ TEST(CudaJpeg, DatasetPipelineMixesGpuAndCpuFilesInOrder) {
     options.decode = io::Decode::gpu;
     options.gpu_batch = 3;
     options.decode_threads = 3;
-    std::vector<io::FileHistogram> seen;
+    std::vector<io::FileHistogram> seen, again;
     const io::DatasetSummary summary =
         io::histogram_files(*engine, paths, Request{}, [&](io::FileHistogram& f) { seen.push_back(f); }, options);
+    // Batches of another size decode every file alike: a file's decoder does not depend on
+    // the files beside it.
+    options.gpu_batch = 128;
+    io::histogram_files(*engine, paths, Request{}, [&](io::FileHistogram& f) { again.push_back(f); }, options);
     fs::remove_all(dir);
     ASSERT_EQ(seen.size(), paths.size());
+    ASSERT_EQ(again.size(), paths.size());
+    for (std::size_t i = 0; i < paths.size(); ++i)
+        if (seen[i].result && again[i].result)
+            testing::expect_same_histograms(*again[i].result, *seen[i].result, "batches of 128 against 3: " + paths[i]);
     cuda::JpegDecoder& alone = cuda::jpeg_decoder(*engine);
     std::vector<Result> sums;
     for (std::size_t i = 0; i < paths.size(); ++i) {
