@@ -154,18 +154,21 @@ TEST(CudaJpeg, FilesTheGpuDoesNotTakeAreNamedAndNotCounted) {
     const std::vector<std::byte> good = testing::encode_jpeg(photo_like(64, 48, 3, 1), 64, 48, 3, {});
     const std::vector<std::byte> cmyk = testing::encode_jpeg(photo_like(64, 48, 4, 2), 64, 48, 4, {90, TJSAMP_444, false});
     const std::vector<std::byte> truncated(good.begin(), good.begin() + std::ptrdiff_t(good.size() / 3));
+    // nvJPEG decodes these without complaint, the missing part as zeros: they must not be counted.
+    const std::vector<std::byte> half(good.begin(), good.begin() + std::ptrdiff_t(good.size() / 2));
+    const std::vector<std::byte> most(good.begin(), good.begin() + std::ptrdiff_t(good.size() * 9 / 10));
     std::vector<std::byte> garbage(5000);
     std::mt19937 rng(3);
     for (std::byte& b : garbage) b = std::byte(rng());
     const std::vector<std::byte> png = {std::byte(0x89), std::byte('P'), std::byte('N'), std::byte('G'),
                                         std::byte(13),   std::byte(10),  std::byte(26),  std::byte(10)};
     const std::vector<std::byte> empty;
-    const std::vector<std::span<const std::byte>> files = {good, cmyk, truncated, garbage, png, empty, good};
+    const std::vector<std::span<const std::byte>> files = {good, cmyk, truncated, garbage, png, empty, good, half, most};
     const auto out = decoder->histograms(files, Request{});
     ASSERT_EQ(out.size(), files.size());
     EXPECT_TRUE(out[0].result) << out[0].not_decoded;
     EXPECT_TRUE(out[6].result) << out[6].not_decoded;
-    for (const std::size_t i : {1, 2, 3, 4, 5}) {
+    for (const std::size_t i : {1, 2, 3, 4, 5, 7, 8}) {
         EXPECT_FALSE(out[i].result) << "file " << i << " was counted";
         EXPECT_FALSE(out[i].not_decoded.empty()) << "file " << i;
     }

@@ -180,6 +180,15 @@ private:
         std::size_t bytes = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const auto* data = reinterpret_cast<const unsigned char*>(files[i].data());
+            // nvJPEG decodes a truncated file without a word, the missing part as zeros (seen
+            // on the H200: a file cut in half was counted, and its pixels changed with the
+            // batch). A JPEG that does not end with its end-of-image marker goes to the CPU
+            // reader, which decodes it or says what is wrong; so does one with data after it.
+            const std::size_t size = files[i].size();
+            if (size < 4 || data[size - 2] != 0xFF || data[size - 1] != 0xD9) {
+                out[i].not_decoded = "it does not end with a JPEG end-of-image marker (truncated, or data after it)";
+                continue;
+            }
             const nvimgcodecStatus_t parsed =
                 lib_.CodeStreamCreateFromHostMem(instance_, &streams_[i], data, files[i].size(), nullptr);
             auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
