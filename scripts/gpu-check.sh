@@ -9,7 +9,14 @@
 #   mkdir -p .gl /tmp/amd64/partial && apt-get $o update && (cd .gl && apt-get $o download \
 #     ocl-icd-libopencl1 clinfo opencl-headers opencl-c-headers libvulkan1 libvulkan-dev glslc \
 #     libshaderc1 vulkan-validationlayers libgtest-dev libbenchmark-dev libbenchmark1debian \
-#     libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2)
+#     libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2 libturbojpeg0 libturbojpeg0-dev)
+# The jpeg step (scripts/gpu/cuda.sh) also wants .gl/photos/*.jpg, the photos its datasets are cut
+# from, and .whl/nvidia (bash scripts/install-nvimgcodec.sh) carried beside .gl:
+#   python3 -c "import skimage.data as d, PIL.Image as I
+#   for n in ['astronaut','coffee','chelsea','rocket','hubble_deep_field','immunohistochemistry',
+#             'retina','colorwheel','cat','stereo_motorcycle']:
+#       a = getattr(d, n)(); a = a[0] if isinstance(a, tuple) else a
+#       I.fromarray(a[..., :3]).save(f'.gl/photos/{n}.jpg', quality=95)"
 #
 # Usage: scripts/gpu-check.sh [STEP...]   steps: build test sanitize large bench (default: all),
 #   and parity (the parity suite and the GPU backends' own tests only: quicker than test),
