@@ -12,7 +12,7 @@
 #     libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2 libturbojpeg0 libturbojpeg0-dev)
 # The jpeg step (scripts/gpu/cuda.sh) also wants .gl/photos/*.jpg, the photos its datasets are cut
 # from, and .whl/nvidia (bash scripts/install-nvimgcodec.sh) carried beside .gl:
-#   python3 -c "import skimage.data as d, PIL.Image as I
+#   mkdir -p .gl/photos && python3 -c "import skimage.data as d, PIL.Image as I
 #   for n in ['astronaut','coffee','chelsea','rocket','hubble_deep_field','immunohistochemistry',
 #             'retina','colorwheel','cat','stereo_motorcycle']:
 #       a = getattr(d, n)(); a = a[0] if isinstance(a, tuple) else a
