@@ -82,7 +82,7 @@ Layout layout_of(const nvimgcodecImageInfo_t& info, std::uint64_t max_pixels) {
 class NvJpegDecoder final : public cuda::JpegDecoder {
 public:
     NvJpegDecoder(CudaEngine& engine, const cuda::JpegDecoderOptions& options)
-        : lib_(nvimgcodec()), engine_(engine), options_(options) {
+        : lib_(nvimgcodec()), engine_(engine) {
         const auto made_at = std::chrono::steady_clock::now();
         DeviceScope scope(engine_.device());
         auto create = nv_struct<nvimgcodecInstanceCreateInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
@@ -92,7 +92,7 @@ public:
         check_nv(lib_.InstanceCreate(&instance_, &create), "InstanceCreate");
         auto exec = nv_struct<nvimgcodecExecutionParams_t>(NVIMGCODEC_STRUCTURE_TYPE_EXECUTION_PARAMS);
         exec.device_id = engine_.device();
-        exec.max_num_cpu_threads = int(options_.cpu_threads);
+        exec.max_num_cpu_threads = int(options.cpu_threads);
         exec.pre_init = 1;
         // Which of nvImageCodec's backends decode, in order. Each file goes to the first that
         // takes it, whole (load hint 1, fixed): the hardware decoder for baseline JPEGs, the
@@ -278,13 +278,13 @@ private:
                 out[owners[k]].result = std::move(r);
             }
             if (pixels)
-                for (const std::size_t i : owners) copy_back(i, layouts[i], offsets[i], (*pixels)[i]);
+                for (const std::size_t i : owners) copy_back(layouts[i], offsets[i], (*pixels)[i]);
         }
         seconds_[2] += clock.lap();
         return out;
     }
 
-    void copy_back(std::size_t, const Layout& l, std::size_t offset, std::vector<std::byte>& host) {
+    void copy_back(const Layout& l, std::size_t offset, std::vector<std::byte>& host) {
         const std::size_t row = std::size_t(l.width) * (l.format == PixelFormat::gray8 ? 1 : 3);
         host.resize(row * l.height);
         IH_CHECK(cudaMemcpy2DAsync(host.data(), row, pixels_.ptr + offset, l.pitch, row, l.height,
@@ -310,7 +310,6 @@ private:
 
     const NvImgCodec& lib_;
     CudaEngine& engine_;
-    cuda::JpegDecoderOptions options_;
     nvimgcodecInstance_t instance_ = nullptr;
     nvimgcodecDecoder_t decoder_ = nullptr;
     cudaStream_t stream_ = nullptr;
@@ -356,7 +355,7 @@ namespace imghist::cuda {
 namespace {
 constexpr const char* kNotBuilt =
     "this imghist was built without GPU JPEG decoding: nvImageCodec's headers were not found when it was "
-    "configured (scripts/install-nvimgcodec.sh fetches them; see IMGHIST_NVIMGCODEC in docs/building.md)";
+    "configured (bash scripts/install-nvimgcodec.sh fetches them; then configure with -DIMGHIST_NVIMGCODEC=ON)";
 }
 
 std::unique_ptr<JpegDecoder> make_jpeg_decoder(imghist::Engine&, const JpegDecoderOptions&) {
