@@ -188,7 +188,7 @@ Round one_round(Engine& engine, const std::vector<std::string>& paths, io::Decod
 // GPU-decoded counts against the cpu backend's counts of the same pixels (copied back), and
 // those pixels against libjpeg-turbo's.
 int check(Engine& engine, const std::vector<std::string>& paths, int n) {
-    auto decoder = cuda::make_jpeg_decoder(engine);
+    cuda::JpegDecoder* decoder = &cuda::jpeg_decoder(engine);  // the engine's, already made
     auto cpu = create_engine("cpu");
     std::vector<std::vector<std::byte>> files;
     for (int i = 0; i < n && i < int(paths.size()); ++i) files.push_back(read_file(paths[std::size_t(i)]));
@@ -229,7 +229,7 @@ int check(Engine& engine, const std::vector<std::string>& paths, int n) {
 void decoder_alone(Engine& engine, const std::vector<std::string>& paths) {
     std::vector<std::vector<std::byte>> files;
     for (const std::string& p : paths) files.push_back(read_file(p));
-    auto decoder = cuda::make_jpeg_decoder(engine);
+    cuda::JpegDecoder* decoder = &cuda::jpeg_decoder(engine);  // the engine's, already made
     std::printf("\n| decoder alone, files in memory | batch | files/s |\n|---|---:|---:|\n");
     for (const std::size_t batch : {32, 64, 128, 256, 512}) {
         for (int round = 0; round < 2; ++round) {
