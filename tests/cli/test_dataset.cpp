@@ -48,7 +48,19 @@ Result reference_of(const std::vector<std::uint16_t>& samples, std::uint32_t w, 
     return create_engine("reference")->compute(ImageView::packed(data, w, h, f), request);
 }
 
-class Dataset : public ScratchDirTest {};
+class Dataset : public ScratchDirTest {
+protected:
+    // `count` PGM (channels 1) or PPM (3) files of w x h random 8-bit samples, named prefix0...
+    std::vector<std::string> small_files(const std::string& prefix, int count, std::uint32_t w, std::uint32_t h,
+                                         int channels) {
+        std::vector<std::string> paths;
+        for (int i = 0; i < count; ++i) {
+            paths.push_back(path(prefix + std::to_string(i) + (channels == 1 ? ".pgm" : ".ppm")));
+            write_pnm(paths.back(), w, h, channels, false, std::uint32_t(i));
+        }
+        return paths;
+    }
+};
 
 TEST_F(Dataset, EveryFileInInputOrderErrorsReportedAndSumsExact) {
     // 8-bit RGB files, with bad ones among them; sizes vary so decoding times differ.
@@ -178,11 +190,7 @@ TEST_F(Dataset, TheCallersReadersReadEveryFile) {
 }
 
 TEST_F(Dataset, AnExceptionFromTheCallbackStopsTheRunAndIsRethrown) {
-    std::vector<std::string> paths;
-    for (int i = 0; i < 50; ++i) {
-        paths.push_back(path("s" + std::to_string(i) + ".pgm"));
-        write_pnm(paths.back(), 8, 8, 1, false, std::uint32_t(i));
-    }
+    const std::vector<std::string> paths = small_files("s", 50, 8, 8, 1);
     auto engine = create_engine("cpu");
     std::size_t calls = 0;
     EXPECT_THROW(io::histogram_files(*engine, paths, Request{},
@@ -203,11 +211,7 @@ TEST_F(Dataset, AnExceptionFromTheCallbackStopsTheRunAndIsRethrown) {
 // where GPU decoding cannot run the reason is given. (It runs on the GPU machine:
 // tests/cuda/test_cuda_jpeg.cpp.) CPU runs say each file went through the CPU reader.
 TEST_F(Dataset, GpuDecodeIsRefusedClearlyWhereItCannotRun) {
-    std::vector<std::string> paths;
-    for (int i = 0; i < 4; ++i) {
-        paths.push_back(path("g" + std::to_string(i) + ".ppm"));
-        write_pnm(paths.back(), 5, 4, 3, false, std::uint32_t(i));
-    }
+    const std::vector<std::string> paths = small_files("g", 4, 5, 4, 3);
     auto engine = create_engine("cpu");
     io::DatasetOptions gpu;
     gpu.decode = io::Decode::gpu;
