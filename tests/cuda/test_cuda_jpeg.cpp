@@ -262,9 +262,18 @@ TEST(CudaJpeg, DatasetPipelineMixesGpuAndCpuFilesInOrder) {
     fs::remove_all(dir);
     ASSERT_EQ(seen.size(), paths.size());
     ASSERT_EQ(again.size(), paths.size());
+    // Which of nvImageCodec's decoders took each file: the notes say.
+    const auto decoded_by = [](const io::FileHistogram& f) {
+        std::string notes;
+        if (f.result)
+            for (const std::string& n : f.result->notes) notes += n + "; ";
+        return notes;
+    };
     for (std::size_t i = 0; i < paths.size(); ++i)
         if (seen[i].result && again[i].result)
-            testing::expect_same_histograms(*again[i].result, *seen[i].result, "batches of 128 against 3: " + paths[i]);
+            testing::expect_same_histograms(*again[i].result, *seen[i].result,
+                                            "batches of 128 against 3: " + paths[i] + " (" + decoded_by(again[i]) +
+                                                " against " + decoded_by(seen[i]) + ")");
     cuda::JpegDecoder& alone = cuda::jpeg_decoder(*engine);
     std::vector<Result> sums;
     for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -279,7 +288,11 @@ TEST(CudaJpeg, DatasetPipelineMixesGpuAndCpuFilesInOrder) {
             const std::vector<std::span<const std::byte>> one = {bytes[i]};
             const auto single = alone.histograms(one, Request{});
             ASSERT_TRUE(single[0].result);
-            testing::expect_same_histograms(*f.result, *single[0].result, "pipeline against the decoder alone");
+            std::string alone_notes;
+            for (const std::string& n : single[0].result->notes) alone_notes += n + "; ";
+            testing::expect_same_histograms(*f.result, *single[0].result,
+                                            "pipeline (" + decoded_by(f) + ") against the decoder alone (" +
+                                                alone_notes + ")");
         } else if (name == "cmyk.jpg") {
             EXPECT_EQ(f.decoder, "cpu");
             EXPECT_NE(f.gpu_fallback.find("CMYK"), std::string::npos) << f.gpu_fallback;

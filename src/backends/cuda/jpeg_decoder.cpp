@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 #include "core/interop.hpp"
 #include "cuda_engine.hpp"
@@ -84,48 +85,43 @@ public:
     NvJpegDecoder(CudaEngine& engine, const cuda::JpegDecoderOptions& options)
         : lib_(nvimgcodec()), engine_(engine) {
         const auto made_at = std::chrono::steady_clock::now();
+        // Which of nvImageCodec's backends decode, in order: the hardware decoder for baseline
+        // JPEGs, then the hybrid (CPU Huffman, GPU IDCT) for the rest. Each is a decoder of
+        // its own, and a file goes to the first that takes it. One decoder holding both would
+        // share a batch between them by the size of the first batch it saw (its "assigned batch
+        // size", seen on the H200: after a batch of 3, most of a batch of 128 went to the hybrid),
+        // so a file's decoder, and by the IDCTs' rounding a few of its samples, would depend on
+        // the files decoded before it. IMGHIST_JPEG_BACKENDS=hw,gpu,hybrid picks others (for
+        // the benchmark's comparisons).
+        const char* list = std::getenv("IMGHIST_JPEG_BACKENDS");
+        const std::string chosen = list && *list ? list : "hw,hybrid";
+        const std::tuple<const char*, const char*, nvimgcodecBackendKind_t> kinds[] = {
+            {"hw", "hardware decoder", NVIMGCODEC_BACKEND_KIND_HW_GPU_ONLY},
+            {"gpu", "CUDA decoder", NVIMGCODEC_BACKEND_KIND_GPU_ONLY},
+            {"hybrid", "hybrid CPU+CUDA decoder", NVIMGCODEC_BACKEND_KIND_HYBRID_CPU_GPU}};
+        for (const auto& [key, name, kind] : kinds)
+            if (chosen.find(key) != std::string::npos) stages_.push_back(Stage{name, kind});
+        if (stages_.empty())
+            throw InvalidArgument("IMGHIST_JPEG_BACKENDS='" + chosen + "' names none of hw, gpu, hybrid");
         DeviceScope scope(engine_.device());
         auto create = nv_struct<nvimgcodecInstanceCreateInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
         create.load_builtin_modules = 1;
         create.load_extension_modules = 1;
         create.extension_modules_path = lib_.extensions_dir.c_str();
         check_nv(lib_.InstanceCreate(&instance_, &create), "InstanceCreate");
-        auto exec = nv_struct<nvimgcodecExecutionParams_t>(NVIMGCODEC_STRUCTURE_TYPE_EXECUTION_PARAMS);
-        exec.device_id = engine_.device();
-        exec.max_num_cpu_threads = int(options.cpu_threads);
-        exec.pre_init = 1;
-        // Which of nvImageCodec's backends decode, in order. Each file goes to the first that
-        // takes it, whole (load hint 1, fixed): the hardware decoder for baseline JPEGs, the
-        // hybrid (CPU Huffman, GPU IDCT) for the rest. Left to itself, nvImageCodec shares a
-        // batch between them by load, so a file's decoder, and by the IDCTs' rounding a few of
-        // its samples, would depend on the files beside it. IMGHIST_JPEG_BACKENDS=hw,gpu,hybrid
-        // picks others (for the benchmark's comparisons).
-        const char* list = std::getenv("IMGHIST_JPEG_BACKENDS");
-        const std::string chosen = list && *list ? list : "hw,hybrid";
-        std::vector<nvimgcodecBackend_t> backends;
-        const std::pair<const char*, nvimgcodecBackendKind_t> kinds[] = {
-            {"hw", NVIMGCODEC_BACKEND_KIND_HW_GPU_ONLY}, {"gpu", NVIMGCODEC_BACKEND_KIND_GPU_ONLY},
-            {"hybrid", NVIMGCODEC_BACKEND_KIND_HYBRID_CPU_GPU}};
-        for (const auto& [name, kind] : kinds)
-            if (chosen.find(name) != std::string::npos) {
-                auto b = nv_struct<nvimgcodecBackend_t>(NVIMGCODEC_STRUCTURE_TYPE_BACKEND);
-                b.kind = kind;
-                b.params = nv_struct<nvimgcodecBackendParams_t>(NVIMGCODEC_STRUCTURE_TYPE_BACKEND_PARAMS);
-                b.params.load_hint = 1.0f;
-                b.params.load_hint_policy = NVIMGCODEC_LOAD_HINT_POLICY_FIXED;
-                backends.push_back(b);
-            }
-        exec.num_backends = int(backends.size());
-        exec.backends = backends.data();
+        exec_ = nv_struct<nvimgcodecExecutionParams_t>(NVIMGCODEC_STRUCTURE_TYPE_EXECUTION_PARAMS);
+        exec_.device_id = engine_.device();
+        exec_.max_num_cpu_threads = int(options.cpu_threads);
+        exec_.pre_init = 1;
         timing_ = std::getenv("IMGHIST_JPEG_TIMING") != nullptr;
-        const nvimgcodecStatus_t made = lib_.DecoderCreate(instance_, &decoder_, &exec, nullptr);
-        if (made != NVIMGCODEC_STATUS_SUCCESS) {
+        try {
+            (void)stage_decoder(stages_.front());  // the first now, so that a failure shows at once
+        } catch (...) {
             lib_.InstanceDestroy(instance_);
-            throw BackendUnavailable("nvImageCodec made no decoder (" + nvimgcodec_status_text(made) +
-                                     "): are its codec modules in " + lib_.extensions_dir + "?");
+            throw;
         }
         if (cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking) != cudaSuccess) {
-            lib_.DecoderDestroy(decoder_);
+            destroy_decoders();
             lib_.InstanceDestroy(instance_);
             throw DeviceError("cannot create a CUDA stream for the JPEG decoder");
         }
@@ -143,7 +139,7 @@ public:
         for (nvimgcodecImage_t i : images_)
             if (i) lib_.ImageDestroy(i);
         if (stream_) cudaStreamDestroy(stream_);
-        lib_.DecoderDestroy(decoder_);
+        destroy_decoders();
         lib_.InstanceDestroy(instance_);
     }
 
@@ -213,8 +209,6 @@ private:
         pixels_.reserve(bytes);
 
         // 2. Decode into the buffer, on our stream.
-        std::vector<nvimgcodecCodeStream_t> batch_streams;
-        std::vector<nvimgcodecImage_t> batch_images;
         for (const std::size_t i : chosen) {
             const Layout& l = layouts[i];
             auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
@@ -235,23 +229,37 @@ private:
             info.buffer_kind = NVIMGCODEC_IMAGE_BUFFER_KIND_STRIDED_DEVICE;
             info.cuda_stream = stream_;
             check_nv(lib_.ImageCreate(instance_, &images_[i], &info), "ImageCreate");
-            batch_streams.push_back(streams_[i]);
-            batch_images.push_back(images_[i]);
         }
-        // The stored pixels, as the CPU reader reads them: EXIF orientation is not applied.
-        auto params = nv_struct<nvimgcodecDecodeParams_t>(NVIMGCODEC_STRUCTURE_TYPE_DECODE_PARAMS);
-        params.apply_exif_orientation = 0;
-        nvimgcodecFuture_t future = nullptr;
-        check_nv(lib_.DecoderDecode(decoder_, batch_streams.data(), batch_images.data(), int(chosen.size()), &params,
-                                    &future),
-                 "DecoderDecode");
-        std::vector<nvimgcodecProcessingStatus_t> status(chosen.size(), NVIMGCODEC_PROCESSING_STATUS_UNKNOWN);
-        std::size_t got = status.size();
-        const nvimgcodecStatus_t waited = lib_.FutureWaitForAll(future);
-        const nvimgcodecStatus_t read = lib_.FutureGetProcessingStatus(future, status.data(), &got);
-        lib_.FutureDestroy(future);
-        check_nv(waited, "FutureWaitForAll");
-        check_nv(read, "FutureGetProcessingStatus");
+        // Each stage decodes what the stages before it did not take, one pixel format per call:
+        // nvImageCodec's hardware decoder fails a whole batch whose images differ in format
+        // (seen on the H200: one gray JPEG among RGB ones sent all of them to the next stage).
+        std::vector<nvimgcodecProcessingStatus_t> status(n, NVIMGCODEC_PROCESSING_STATUS_UNKNOWN);
+        std::vector<const Stage*> decoded_by(n, nullptr);
+        std::vector<nvimgcodecCodeStream_t> batch_streams;
+        std::vector<nvimgcodecImage_t> batch_images;
+        for (const PixelFormat format : {PixelFormat::rgb8, PixelFormat::gray8}) {
+            std::vector<std::size_t> pending;
+            for (const std::size_t i : chosen)
+                if (layouts[i].format == format) pending.push_back(i);
+            for (Stage& stage : stages_) {
+                if (pending.empty()) break;
+                const nvimgcodecDecoder_t decoder = stage_decoder(stage);
+                batch_streams.clear();
+                batch_images.clear();
+                for (const std::size_t i : pending) {
+                    batch_streams.push_back(streams_[i]);
+                    batch_images.push_back(images_[i]);
+                }
+                const std::vector<nvimgcodecProcessingStatus_t> got = decode(decoder, batch_streams, batch_images);
+                std::vector<std::size_t> left;
+                for (std::size_t k = 0; k < pending.size(); ++k) {
+                    status[pending[k]] = got[k];
+                    if (got[k] == NVIMGCODEC_PROCESSING_STATUS_SUCCESS) decoded_by[pending[k]] = &stage;
+                    else left.push_back(pending[k]);
+                }
+                pending = std::move(left);
+            }
+        }
         if (timing_) IH_CHECK(cudaStreamSynchronize(stream_));
         seconds_[1] += clock.lap();
 
@@ -259,11 +267,10 @@ private:
         for (const PixelFormat format : {PixelFormat::rgb8, PixelFormat::gray8}) {
             std::vector<DeviceImage> images;
             std::vector<std::size_t> owners;
-            for (std::size_t k = 0; k < chosen.size(); ++k) {
-                const std::size_t i = chosen[k];
+            for (const std::size_t i : chosen) {
                 if (layouts[i].format != format) continue;
-                if (status[k] != NVIMGCODEC_PROCESSING_STATUS_SUCCESS) {
-                    out[i].not_decoded = "the GPU decoder could not: " + nvimgcodec_processing_text(status[k]);
+                if (!decoded_by[i]) {
+                    out[i].not_decoded = "the GPU decoder could not: " + nvimgcodec_processing_text(status[i]);
                     continue;
                 }
                 images.push_back(cuda::device_image(pixels_.ptr + offsets[i], layouts[i].width, layouts[i].height,
@@ -274,7 +281,7 @@ private:
             std::vector<Result> results = engine_.compute_batch(std::span<const DeviceImage>(images), request, stream_);
             for (std::size_t k = 0; k < owners.size(); ++k) {
                 Result& r = results[k];
-                r.notes.push_back("decoded on the GPU by " + decoder_name());
+                r.notes.push_back("decoded on the GPU by " + decoder_name() + "'s " + decoded_by[owners[k]]->name);
                 out[owners[k]].result = std::move(r);
             }
             if (pixels)
@@ -282,6 +289,62 @@ private:
         }
         seconds_[2] += clock.lap();
         return out;
+    }
+
+    // One of nvImageCodec's backends, as a decoder of its own, made when first needed.
+    struct Stage {
+        const char* name;
+        nvimgcodecBackendKind_t kind;
+        nvimgcodecDecoder_t decoder = nullptr;
+    };
+
+    nvimgcodecDecoder_t stage_decoder(Stage& stage) {
+        if (stage.decoder) return stage.decoder;
+        auto backend = nv_struct<nvimgcodecBackend_t>(NVIMGCODEC_STRUCTURE_TYPE_BACKEND);
+        backend.kind = stage.kind;
+        backend.params = nv_struct<nvimgcodecBackendParams_t>(NVIMGCODEC_STRUCTURE_TYPE_BACKEND_PARAMS);
+        backend.params.load_hint = 1.0f;
+        backend.params.load_hint_policy = NVIMGCODEC_LOAD_HINT_POLICY_FIXED;
+        nvimgcodecExecutionParams_t exec = exec_;
+        exec.num_backends = 1;
+        exec.backends = &backend;
+        const auto made_at = std::chrono::steady_clock::now();
+        const nvimgcodecStatus_t made = lib_.DecoderCreate(instance_, &stage.decoder, &exec, nullptr);
+        if (made != NVIMGCODEC_STATUS_SUCCESS) {
+            stage.decoder = nullptr;
+            throw BackendUnavailable("nvImageCodec made no " + std::string(stage.name) + " (" +
+                                     nvimgcodec_status_text(made) + "): are its codec modules in " +
+                                     lib_.extensions_dir + "?");
+        }
+        if (timing_)
+            std::fprintf(stderr, "jpeg decoder: %s made in %.3f s\n", stage.name,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - made_at).count());
+        return stage.decoder;
+    }
+
+    void destroy_decoders() {
+        for (Stage& stage : stages_)
+            if (stage.decoder) lib_.DecoderDestroy(stage.decoder);
+    }
+
+    // Decodes a batch on our stream; one status per file.
+    std::vector<nvimgcodecProcessingStatus_t> decode(nvimgcodecDecoder_t decoder,
+                                                     std::vector<nvimgcodecCodeStream_t>& streams,
+                                                     std::vector<nvimgcodecImage_t>& images) {
+        // The stored pixels, as the CPU reader reads them: EXIF orientation is not applied.
+        auto params = nv_struct<nvimgcodecDecodeParams_t>(NVIMGCODEC_STRUCTURE_TYPE_DECODE_PARAMS);
+        params.apply_exif_orientation = 0;
+        nvimgcodecFuture_t future = nullptr;
+        check_nv(lib_.DecoderDecode(decoder, streams.data(), images.data(), int(streams.size()), &params, &future),
+                 "DecoderDecode");
+        std::vector<nvimgcodecProcessingStatus_t> status(streams.size(), NVIMGCODEC_PROCESSING_STATUS_UNKNOWN);
+        std::size_t got = status.size();
+        const nvimgcodecStatus_t waited = lib_.FutureWaitForAll(future);
+        const nvimgcodecStatus_t read = lib_.FutureGetProcessingStatus(future, status.data(), &got);
+        lib_.FutureDestroy(future);
+        check_nv(waited, "FutureWaitForAll");
+        check_nv(read, "FutureGetProcessingStatus");
+        return status;
     }
 
     void copy_back(const Layout& l, std::size_t offset, std::vector<std::byte>& host) {
@@ -311,7 +374,8 @@ private:
     const NvImgCodec& lib_;
     CudaEngine& engine_;
     nvimgcodecInstance_t instance_ = nullptr;
-    nvimgcodecDecoder_t decoder_ = nullptr;
+    nvimgcodecExecutionParams_t exec_{};
+    std::vector<Stage> stages_;
     cudaStream_t stream_ = nullptr;
     std::vector<nvimgcodecCodeStream_t> streams_;  // reused from batch to batch
     std::vector<nvimgcodecImage_t> images_;
