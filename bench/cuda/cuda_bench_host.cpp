@@ -1,6 +1,9 @@
 // imghist_cuda_bench (cuda_bench.cpp): host-resident images, the --tune kernel variants, and
 // the shared pieces of cuda_bench.hpp.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +62,46 @@ void Bench::check_against_cub(imghist::cuda::Engine& e, const imghist::DeviceIma
             }
 }
 
+namespace {
+
+// Copies `bytes` from src to dst on `threads` threads that are started before the clock and
+// released together: the host's own fill bandwidth, without thread start-up in the figure.
+// With `dma`, a copy of `bytes` from the pinned `dma_src` to the device runs at the same time,
+// so the two compete for the host's memory as a staged transfer's fill and DMA do.
+double fill_us(unsigned char* dst, const unsigned char* src, size_t bytes, int threads, Bench* dma,
+               const void* dma_src) {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<std::thread> pool;
+    const size_t per = (bytes / size_t(threads) + 63) / 64 * 64;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            const size_t begin = std::min(bytes, per * size_t(t)), end = std::min(bytes, begin + per);
+            ready.fetch_add(1);
+            while (!go.load(std::memory_order_acquire)) {
+            }
+            std::memcpy(dst + begin, src + begin, end - begin);
+        });
+    while (ready.load() < threads) {
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (dma) CK(cudaMemcpyAsync(dma->image, dma_src, bytes, cudaMemcpyHostToDevice, dma->stream));
+    go.store(true, std::memory_order_release);
+    for (std::thread& t : pool) t.join();
+    if (dma) CK(cudaStreamSynchronize(dma->stream));
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median_of(int runs, const std::function<double()>& f) {
+    std::vector<double> v;
+    f();
+    for (int i = 0; i < runs; ++i) v.push_back(f());
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
 // Host-resident images: staged through pinned buffers, against the copy bandwidth.
 void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
     const imghist::Request rgb = rgb_request();
@@ -82,6 +125,33 @@ void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options&
         const double gbs = bytes / ih / 1e3, pin = bytes / pinned_us / 1e3, page = bytes / pageable_us / 1e3;
         line("%-8s %7.1f MB: imghist %8.0f us = %5.1f GB/s; H2D pinned %5.1f GB/s (%3.0f%%), pageable %5.1f GB/s (%3.0f%%)",
              s.name, bytes / 1e6, ih, gbs, pin, 100 * gbs / pin, page, 100 * gbs / page);
+        // The limits of a pageable image's way to the device, in the same run: the host's fill
+        // of pinned memory on every core (alone, and beside a pinned DMA of the same size, as
+        // staging does), and pinning the image in place (cudaHostRegister, copy, unregister).
+        {
+            const int threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+            void* pinned2 = nullptr;
+            CK(cudaHostAlloc(&pinned2, bytes, cudaHostAllocDefault));
+            std::memset(pinned2, 1, bytes);
+            auto* dst = static_cast<unsigned char*>(pinned2);
+            const double fill = median_of(s.runs, [&] { return fill_us(dst, host.data(), bytes, threads, nullptr, nullptr); });
+            const double both = median_of(s.runs, [&] { return fill_us(dst, host.data(), bytes, threads, &b, pinned); });
+            const double reg = median_of(s.runs, [&] {
+                const auto start = std::chrono::steady_clock::now();
+                CK(cudaHostRegister(host.data(), bytes, cudaHostRegisterDefault));
+                CK(cudaMemcpyAsync(b.image, host.data(), bytes, cudaMemcpyHostToDevice, b.stream));
+                CK(cudaStreamSynchronize(b.stream));
+                CK(cudaHostUnregister(host.data()));
+                return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+            });
+            const double fill_gbs = bytes / fill / 1e3, both_gbs = bytes / both / 1e3, reg_gbs = bytes / reg / 1e3;
+            // Not bounds of the staged path (its chunks stay in the cache; these fill one buffer
+            // of the image's size), but what the host's memory gives a plain copy.
+            line("    host: memcpy into pinned memory on %d threads %5.1f GB/s, beside a pinned DMA %5.1f GB/s; "
+                 "register+copy+unregister %5.1f GB/s (%3.0f%% of pinned)",
+                 threads, fill_gbs, both_gbs, reg_gbs, 100 * reg_gbs / pin);
+            CK(cudaFreeHost(pinned2));
+        }
         if (o.tune) {
             for (const char* v : {"chunk_mb=16,copy_threads=8", "chunk_mb=64,copy_threads=16", "stream_stores=0",
                                   "stages=2", "stages=4"}) {
