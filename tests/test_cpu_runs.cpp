@@ -1,10 +1,10 @@
 // The cpu backend's runs of equal pixels (src/backends/cpu/cpu_kernel.hpp: uniform_run,
 // uniform_run3, uniform_run_wide), which count a whole run of one repeated pixel by one add per
 // channel: against the reference backend, bit for bit, on images made to fool them. Each image is
-// one constant pixel with one byte changed in most runs, at a position that walks through the
-// run (first pixel, last pixel, the middle, and every other), in a sample that walks through
-// the pixel (alpha too, which the run check may ignore only where alpha is not counted), by a
-// flip that walks through the byte's bits (for floats: sign bits, so +0 against -0, and NaN
+// one constant pixel with one byte changed in most runs, at every position in the run (first
+// pixel, last pixel, the middle, and every other) and every byte of the pixel (alpha too,
+// which the run check may ignore only where alpha is not counted), by a flip that walks
+// through the byte's bits (for floats: sign bits, so +0 against -0, and NaN
 // payloads). Widths are not a multiple of any run, so runs also start mid-row. Every image is
 // counted at each instruction set the CPU has (the fused luminance loop's steps of equal values
 // are 32 pixels with AVX2, 64 with AVX-512).
@@ -27,15 +27,19 @@ testing::TestImage almost_uniform(PixelFormat format, std::uint32_t width, std::
                                   std::uint32_t run_pixels, const std::byte* pixel) {
     testing::TestImage img = testing::make_image(format, width, height, testing::Pattern::constant, 1, 8);
     const std::size_t pixel_bytes = format_info(format).pixel_bytes();
-    std::uint32_t r = 0;
+    // Flipped runs f = 0, 1, ... take every (position, byte) pair in turn, so that every byte of
+    // a run is flipped somewhere (positions and bytes derived from one counter by different
+    // moduli left some pairs out: a run check blind to pixel 1's first bytes passed).
+    std::uint32_t r = 0, f = 0;
     for (std::uint32_t y = 0; y < height; ++y) {
         auto* row = const_cast<std::byte*>(img.view.row(y));
         for (std::uint32_t x = 0; x < width; ++x) std::memcpy(row + x * pixel_bytes, pixel, pixel_bytes);
         for (std::uint32_t start = 0; start < width; start += run_pixels, ++r) {
             if (r % 5 == 0) continue;
-            const std::uint32_t x = std::min(width - 1, start + (r * 7) % run_pixels);
-            const std::size_t byte = (r * 3) % pixel_bytes;
-            row[x * pixel_bytes + byte] ^= std::byte(1u << (r % 8));
+            const std::uint32_t x = std::min(width - 1, start + f % run_pixels);
+            const std::size_t byte = (f / run_pixels) % pixel_bytes;
+            row[x * pixel_bytes + byte] ^= std::byte(1u << ((f + f / (run_pixels * pixel_bytes)) % 8));
+            ++f;
         }
     }
     return img;
