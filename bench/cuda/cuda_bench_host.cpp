@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cuda_bench.hpp"
+#include "gpu/copy_pool.hpp"
 
 namespace imghist_bench {
 
@@ -100,6 +101,55 @@ double median_of(int runs, const std::function<double()>& f) {
     return v[v.size() / 2];
 }
 
+// The staged path without its counting: what the host gives a pageable image's way to the
+// device, the bound of engine->compute() on host images. Chunks of `chunk` bytes are filled
+// into `stages` pinned buffers by the library's own copy pool (the engine's threads, streaming
+// stores or memcpy as it picks), each sent by its own stream while the next is filled; with
+// `dma` false, the fills alone. Host-timed, like the engine's calls.
+struct StagedCopy {
+    static constexpr int kStages = 4;
+    size_t chunk;
+    int threads;
+    bool streaming;
+    unsigned char* buffers[kStages] = {};
+    void* device[kStages] = {};
+    cudaStream_t streams[kStages] = {};
+    cudaEvent_t sent[kStages] = {};
+    imghist::gpu::CopyPool pool;
+
+    StagedCopy(size_t chunk_bytes, int copy_threads, bool streaming_stores)
+        : chunk(chunk_bytes), threads(copy_threads), streaming(streaming_stores) {
+        for (int i = 0; i < kStages; ++i) {
+            CK(cudaHostAlloc(reinterpret_cast<void**>(&buffers[i]), chunk, cudaHostAllocDefault));
+            CK(cudaMalloc(&device[i], chunk));
+            CK(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+            CK(cudaEventCreateWithFlags(&sent[i], cudaEventDisableTiming));
+        }
+    }
+    ~StagedCopy() {
+        for (int i = 0; i < kStages; ++i) {
+            cudaFreeHost(buffers[i]);
+            cudaFree(device[i]);
+            cudaStreamDestroy(streams[i]);
+            cudaEventDestroy(sent[i]);
+        }
+    }
+    double us(const unsigned char* src, size_t bytes, bool dma) {
+        const auto start = std::chrono::steady_clock::now();
+        for (size_t at = 0, k = 0; at < bytes; at += chunk, ++k) {
+            const int i = int(k % kStages);
+            const size_t n = std::min(chunk, bytes - at);
+            if (k >= size_t(kStages)) CK(cudaEventSynchronize(sent[i]));
+            pool.copy(buffers[i], src + at, n, threads, streaming);
+            if (!dma) continue;
+            CK(cudaMemcpyAsync(device[i], buffers[i], n, cudaMemcpyHostToDevice, streams[i]));
+            CK(cudaEventRecord(sent[i], streams[i]));
+        }
+        for (cudaStream_t st : streams) CK(cudaStreamSynchronize(st));
+        return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    }
+};
+
 }  // namespace
 
 // Host-resident images: staged through pinned buffers, against the copy bandwidth.
@@ -151,6 +201,18 @@ void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options&
                  "register+copy+unregister %5.1f GB/s (%3.0f%% of pinned)",
                  threads, fill_gbs, both_gbs, reg_gbs, 100 * reg_gbs / pin);
             CK(cudaFreeHost(pinned2));
+            // The bound: the staged copy alone, with the engine's default chunks, threads and
+            // stores for this size (cuda_host.cpp: 8 MiB and streaming stores below 512 MiB a
+            // call, 32 MiB and memcpy above).
+            const bool big = bytes >= (size_t(512) << 20);
+            StagedCopy staged(big ? size_t(32) << 20 : size_t(8) << 20, threads, !big);
+            const double staged_fill = median_of(s.runs, [&] { return staged.us(host.data(), bytes, false); });
+            const double staged_all = median_of(s.runs, [&] { return staged.us(host.data(), bytes, true); });
+            const double bound_gbs = bytes / staged_all / 1e3;
+            line("    bound: the staged copy alone (%zu MiB chunks, %d threads, %s): fills %5.1f GB/s, fills + DMA "
+                 "%5.1f GB/s (%3.0f%% of pinned); imghist / bound %3.0f%%",
+                 staged.chunk >> 20, threads, big ? "memcpy" : "streaming stores", bytes / staged_fill / 1e3, bound_gbs,
+                 100 * bound_gbs / pin, 100 * gbs / bound_gbs);
         }
         if (o.tune) {
             for (const char* v : {"chunk_mb=16,copy_threads=8", "chunk_mb=64,copy_threads=16", "stream_stores=0",
