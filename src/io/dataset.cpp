@@ -1,7 +1,8 @@
 // histogram_files (include/imghist/dataset.hpp): decoder threads fill a window of slots ahead
-// of the calling thread, which counts the files in input order. A decoder takes file i only
-// while i < next + window (next: the file the caller waits for), so at most `window` decoded
-// images exist at once, whatever the number of files.
+// of the calling thread, which counts the files in input order (with the cpu backend the
+// decoders count them, and the calling thread takes their results in that order). A decoder
+// takes file i only while i < next + window (next: the file the caller waits for), so at most
+// `window` decoded images exist at once, whatever the number of files.
 #include "imghist/dataset.hpp"
 
 #include <algorithm>
@@ -32,6 +33,7 @@ struct Decoded {
     std::vector<std::byte> encoded;  // Decode::gpu: a JPEG's bytes, for the GPU to decode
     std::string error;
     std::uint64_t file_bytes = 0;
+    std::optional<Result> counted;  // counted by the decoder thread (count_decoded)
 };
 
 // Why a file failed, in a catch block: the reader's or the engine's one-line message; any other
@@ -159,18 +161,38 @@ private:
     std::condition_variable room_, ready_;
 };
 
-// Counts one decoded file on the CPU path: the engine's result with the reader's notes.
-void count_on_engine(Engine& engine, const Request& request, Decoded& d, FileHistogram& file) {
-    file.error = std::move(d.error);
+// Counts a decoded image: the engine's result with the reader's notes, or why not; the pixels
+// are freed either way.
+void count_decoded(Engine& engine, const Request& request, Decoded& d) {
     if (!d.image) return;
     try {
         Result r = engine.compute(d.image->view, request);
         r.notes.insert(r.notes.begin(), d.image->notes.begin(), d.image->notes.end());
-        file.result = std::move(r);
+        d.counted = std::move(r);
     } catch (...) {  // e.g. a device error: this file, not the run
-        file.error = failure_text();
+        d.error = failure_text();
     }
-    d.image.reset();  // the pixels go before on_file runs
+    d.image.reset();
+}
+
+// One decoded file on the CPU path, counted by the engine unless its decoder thread did.
+void count_on_engine(Engine& engine, const Request& request, Decoded& d, FileHistogram& file) {
+    count_decoded(engine, request, d);
+    file.error = std::move(d.error);
+    file.result = std::move(d.counted);
+}
+
+// With the cpu backend, each decoder thread counts the files it decodes, on an engine of its
+// own with one worker: the pixels are still in its cache, and no counting thread competes with
+// the decoders for the cores (the calling thread then only orders the results and sums them).
+// Other backends count on the caller's engine, on the calling thread.
+std::vector<std::unique_ptr<Engine>> decoder_engines(const Engine& engine, std::size_t decoders, bool gpu) {
+    std::vector<std::unique_ptr<Engine>> engines;
+    if (gpu || engine.backend_name() != "cpu") return engines;
+    EngineOptions one_worker;
+    one_worker.threads = 1;
+    for (std::size_t t = 0; t < decoders; ++t) engines.push_back(create_engine("cpu", one_worker));
+    return engines;
 }
 
 // Decode::gpu's decoder, or nothing; throws what make_jpeg_decoder throws.
@@ -265,6 +287,7 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
     // the calling thread's, for the files the GPU leaves to the CPU.
     PixelPool buffers;
     const std::vector<FileReader> readers = make_readers(decoders + (gpu ? 1 : 0), options, buffers);
+    const std::vector<std::unique_ptr<Engine>> counters = decoder_engines(engine, decoders, gpu);
     Window slots(paths.size(), window);
     std::vector<std::thread> pool;
     // Stops and joins the decoders however the caller's loop ends (an exception from on_file).
@@ -278,8 +301,11 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
     } joiner{slots, pool};
     for (std::size_t t = 0; t < decoders; ++t)
         pool.emplace_back([&, t] {
-            while (const auto i = slots.take())
-                slots.put(*i, gpu ? read_for_gpu(paths[*i], readers[t]) : decode(paths[*i], readers[t]));
+            while (const auto i = slots.take()) {
+                Decoded d = gpu ? read_for_gpu(paths[*i], readers[t]) : decode(paths[*i], readers[t]);
+                if (!counters.empty()) count_decoded(*counters[t], request, d);
+                slots.put(*i, std::move(d));
+            }
         });
 
     const auto finish = [&](FileHistogram& file) {
