@@ -32,11 +32,16 @@ order rotated from round to round; the wall time includes whatever a user's run 
                          per channel, summed per channel count (OpenCV's own threads left as they
                          are, as a new user would)
   decode-only (ceilings) Pool(N).map of Pillow's Image.open(p).load(), cv2.imread(p,
-                         IMREAD_UNCHANGED), imghist.read(p) (OpenImageIO: imghist's decoder), and
+                         IMREAD_UNCHANGED), imghist.read(p) (imghist's own reader: TurboJPEG for JPEGs, OpenImageIO otherwise), and
                          when the simplejpeg wheel is installed simplejpeg.decode_jpeg for the
                          JPEGs (Pillow for the others); nothing is counted or sent back
 N is the number of CPUs this process may run on (2 on the issue's machine; --workers N).
 Every file is read once before timing, so every contender finds the files in the page cache.
+
+The bound (reported after the goals): imghist's one-thread counting rate over about 300 of
+the files decoded into memory, combined with the fastest decode-only rate as if every core
+decoded and then counted its own files: 1 / (1/decode + 1/(N * count)) files/s. Counting
+shares the cores with decoding, so no pipeline on those cores goes above it.
 
 Cross-checks (they never fail the run, they are reported): the CLI's JSON sums equal the
 Python package's sums exactly, layout by layout; Pillow's and OpenCV's per-file histograms
@@ -413,7 +418,7 @@ def contenders(args: argparse.Namespace, directory: Path, paths: List[str], note
         notes.append("OpenCV: cv2 is not installed (opencv-python-headless): its rows are left out")
     out.append(Contender("decode-only Pillow", lambda: pool_map(pil_decode, paths, n), ceiling=True,
                          note=f"Pool({n}).map(Image.open(p).load())"))
-    out.append(Contender("decode-only OpenImageIO", lambda: pool_map(oiio_decode, paths, n), ceiling=True,
+    out.append(Contender("decode-only imghist.read", lambda: pool_map(oiio_decode, paths, n), ceiling=True,
                          note=f"Pool({n}).map(imghist.read(p))"))
     try:
         import simplejpeg  # noqa: F401
@@ -642,6 +647,36 @@ def table(rows: List[dict]) -> List[str]:
     return out
 
 
+def count_only_bound(paths: List[str], rows: List[dict], workers: int, sample: int = 300) -> List[str]:
+    """The most a pipeline that decodes and counts on the same cores can reach: each core decodes
+    its files at the fastest decode-only loop's rate per core and counts them at imghist's
+    one-thread rate over the same kind of pixels (the CLI's request: R, G, B and luminance),
+    measured on `sample` files spread over the set, decoded into memory first."""
+    import imghist
+
+    ceil = max((r for r in rows if r["ceiling"]), key=lambda r: r["files_per_s"], default=None)
+    if ceil is None:
+        return []
+    picked = paths[:: max(1, len(paths) // sample)][:sample]
+    images = [imghist.read(p) for p in picked]
+    engine = imghist.Engine("cpu", threads=1)
+    for im in images[:20]:
+        engine.histogram(im)  # warm: tables, caches
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for im in images:
+            engine.histogram(im)
+        times.append(time.perf_counter() - t0)
+    count_rate = len(images) / statistics.median(times)  # files/s on one core
+    decode = ceil["files_per_s"]
+    bound = 1.0 / (1.0 / decode + 1.0 / (workers * count_rate))
+    return [f"- The bound of decoding and counting on the same {workers} cores: counting alone (one thread, "
+            f"{len(images)} decoded files in memory, median of 5) {count_rate:.0f} files/s a core, so with "
+            f"{ceil['contender']} at {decode:.1f} files/s the cores can give at most {bound:.1f} files/s = "
+            f"{bound / decode:.2f}× the fastest decode-only loop (goal {CEILING_GOAL:.2f}×)"]
+
+
 def goals(rows: List[dict]) -> List[str]:
     out = []
     for r in rows:
@@ -678,11 +713,12 @@ def main() -> int:
     load_after = os.getloadavg()
     checks = cross_checks(items, paths)
     rows = rows_of(items, info)
+    bound = count_only_bound(paths, rows, args.workers)
     report = (head + ["", f"{info['files']} files, every contender over the whole directory once per round "
                           "(medians of the rounds; MB/s = file bytes, MP/s = decoded megapixels):", ""]
               + table(rows)
               + ["", f"- load average after: {' '.join(f'{v:.2f}' for v in load_after)}"]
-              + goals(rows) + checks + [f"- Note: {n}" for n in notes])
+              + goals(rows) + bound + checks + [f"- Note: {n}" for n in notes])
     text = "\n".join(report) + "\n"
     print("\n" + "\n".join(report[len(head):]))
     if args.out:
