@@ -32,9 +32,10 @@ order rotated from round to round; the wall time includes whatever a user's run 
                          per channel, summed per channel count (OpenCV's own threads left as they
                          are, as a new user would)
   decode-only (ceilings) Pool(N).map of Pillow's Image.open(p).load(), cv2.imread(p,
-                         IMREAD_UNCHANGED), imghist.read(p) (imghist's own reader: TurboJPEG for JPEGs, OpenImageIO otherwise), and
-                         when the simplejpeg wheel is installed simplejpeg.decode_jpeg for the
-                         JPEGs (Pillow for the others); nothing is counted or sent back
+                         IMREAD_UNCHANGED), imghist.read(p) (imghist's own reader: TurboJPEG
+                         for JPEGs, OpenImageIO otherwise), and when the simplejpeg wheel is
+                         installed simplejpeg.decode_jpeg for the JPEGs (Pillow for the
+                         others); nothing is counted or sent back
 N is the number of CPUs this process may run on (2 on the issue's machine; --workers N).
 Every file is read once before timing, so every contender finds the files in the page cache.
 
