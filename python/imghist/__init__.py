@@ -21,6 +21,8 @@ Example::
     run = imghist.histogram_files(paths, mode="luma")      # many files: an iterator in input order
     for f in run: print(f.path, f.error or f.histogram["Y"].stats()["median"])
     print(run.sum, run.errors)                # the exact sum, and the files that failed
+    # the same over a Dask cluster (pip install imghist[dask]; docs/scale-out.md):
+    # import imghist.dask; imghist.dask.histogram_files(paths, client=Client(address)).sum
 
     import torch                              # a CUDA tensor is counted where it lives, on
     t = torch.from_numpy(image).cuda()        # torch's current stream, with no host copy

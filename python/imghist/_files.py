@@ -152,10 +152,15 @@ class FileHistograms:
 
     @property
     def sum(self):
-        if len(self.sums) > 1:
-            raise ValueError(f"the files gave {len(self.sums)} kinds of histograms that cannot be added "
-                             "(different channels or bins): see .sums")
-        return self.sums[0] if self.sums else None
+        return only_sum(self.sums)
+
+
+def only_sum(sums: list):
+    """The one sum of `sums` (None when no file was counted); ValueError when there are several kinds."""
+    if len(sums) > 1:
+        raise ValueError(f"the files gave {len(sums)} kinds of histograms that cannot be added "
+                         "(different channels or bins): see .sums")
+    return sums[0] if sums else None
 
 
 def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, clamp: bool = False,

@@ -171,6 +171,8 @@ void bind_histogram_protocols(nb::class_<Result>& histogram) {
             sum.merge(b);
             return sum;
         }, "Exact sum of two histograms of the same channels and bins (MergeError otherwise).")
+        .def("can_merge", &Result::can_merge, nb::arg("other"),
+             "Whether other may be added to this histogram: the same channels and bins (the rule of +).")
         .def("__iadd__", [](nb::handle self, const Result& b) {
             nb::cast<Result&>(self).merge(b);
             return nb::borrow(self);

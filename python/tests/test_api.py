@@ -278,6 +278,7 @@ def test_merge_adds_counts_exactly():
 @pytest.mark.parametrize("other", [dict(mode="luma"), dict(bins=128), dict(alpha=True), dict(range=(0, 128))])
 def test_merge_of_different_layouts_is_merge_error(other):
     h = imghist.histogram(rgba8())
+    assert h.can_merge(imghist.histogram(rgba8(20, 30))) and not h.can_merge(imghist.histogram(rgba8(), **other))
     with pytest.raises(imghist.MergeError) as e:
         h + imghist.histogram(rgba8(), **other)
     assert isinstance(e.value, ValueError)
