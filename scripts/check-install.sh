@@ -61,7 +61,7 @@ gpu_names='CUDA|cudart|OpenCL|Vulkan|vulkan'
 # component only, is not a GPU toolkit.)
 grep -nE "find_dependency|$gpu_names" "$libdir"/cmake/imghist/imghist{Config,Targets}*.cmake |
   grep -v -e 'set(IMGHIST_BACKENDS' -e 'find_dependency(OpenImageIO CONFIG)' -e 'find_dependency(TIFF)' \
-         -e 'find_dependency(TurboJPEG)' &&
+         -e 'find_dependency(TurboJPEG)' -e 'find_dependency(MPI COMPONENTS C)' &&
   fail "the installed CMake package needs a GPU toolkit (above)"
 grep -nE "^(Requires|Libs|Cflags).*($gpu_names)" "$pc_file" &&
   fail "imghist.pc needs a GPU toolkit (above)"

@@ -27,6 +27,9 @@
 #include "imghist/io.hpp"
 #include "io/reader_raw.hpp"
 #include "progress.hpp"
+#ifdef IMGHIST_CLI_WITH_MPI
+#include "imghist/mpi.hpp"
+#endif
 
 #ifndef IMGHIST_CLI_VERSION
 #define IMGHIST_CLI_VERSION "0.0.0"
@@ -197,6 +200,57 @@ int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& ex
     return status;
 }
 
+#ifdef IMGHIST_CLI_WITH_MPI
+// --mpi: this rank counts its share (imghist::mpi); rank 0 writes the --sum-only report of every
+// rank's files: the sums, reduced over the ranks, then the errors gathered there in input order.
+// The exit status is the same on every rank.
+int count_over_ranks(const CommandLine& line, const Settings& settings, const Inputs& expanded, Engine& engine,
+                     const io::DatasetOptions& pipeline) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const mpi::DistributedSummary summary =
+        mpi::histogram_files(MPI_COMM_WORLD, engine, expanded.files, settings.request, {}, pipeline);
+    const std::vector<mpi::FileSummary> files = mpi::gather_files(MPI_COMM_WORLD, summary.mine, 0);
+    int status = summary.failed > 0 || !expanded.failed.empty() ? kExitFileFailed : kExitOk;
+    if (rank != 0) return status;
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, false);
+    for (const FileOutcome& o : expanded.failed) (void)report->add(o);
+    std::vector<std::vector<SumMember>> members(summary.sums.size());
+    std::vector<std::uint64_t> pixels(summary.sums.size(), 0);
+    std::vector<std::vector<PixelFormat>> formats(summary.sums.size());
+    for (const mpi::FileSummary& f : files) {
+        if (f.sum < 0) {
+            FileOutcome o;
+            o.file = f.path;
+            o.error = f.error;
+            if (const std::string where = expanded.origin(f.index); !where.empty()) o.error += " (" + where + ")";
+            (void)report->add(o);
+            continue;
+        }
+        const auto g = std::size_t(f.sum);
+        members[g].push_back(SumMember{f.path, kNoResult});
+        pixels[g] += std::uint64_t(f.width) * f.height;
+        formats[g].push_back(f.format);
+    }
+    SumGroups sums;
+    for (std::size_t g = 0; g < summary.sums.size(); ++g)
+        sums.add(summary.sums[g], std::move(members[g]), pixels[g], formats[g]);
+    if (!report->finish(&sums.groups())) status = kExitFileFailed;
+    (void)stdout_failure();
+    return status;
+}
+
+// MPI_Init for the run, MPI_Finalize after it; an error on one rank aborts them all rather than
+// leave the others waiting in a collective.
+struct MpiSession {
+    MpiSession(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+    ~MpiSession() {
+        if (std::uncaught_exceptions() > 0) MPI_Abort(MPI_COMM_WORLD, kExitFileFailed);
+        MPI_Finalize();
+    }
+};
+#endif
+
 // Reads and counts every input, reporting each as it is done; returns the exit status.
 int count_and_report(const CommandLine& line, const Settings& settings) {
     Inputs expanded;
@@ -244,6 +298,9 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     pipeline.max_pending = std::size_t(4) * decoders;
     pipeline.make_reader = [&] { return make_reader(settings, decoder_launcher); };
     if (gpu_decode) pipeline.decode = io::Decode::gpu;
+#ifdef IMGHIST_CLI_WITH_MPI
+    if (line.mpi) return count_over_ranks(line, settings, expanded, *engine, pipeline);
+#endif
     (void)io::histogram_files(*engine, expanded.files, settings.request, [&](io::FileHistogram& f) {
         FileOutcome o;
         o.file = std::move(f.path);
@@ -317,6 +374,14 @@ int run(int argc, char** argv) {
         settings = settle(line);
     } catch (const std::exception& e) {
         return usage_error(e.what());
+    }
+    if (line.mpi) {
+#ifdef IMGHIST_CLI_WITH_MPI
+        MpiSession session(argc, argv);
+        return count_and_report(line, settings);
+#else
+        return usage_error("--mpi: this build has no MPI (configure with IMGHIST_MPI=ON and libopenmpi-dev)");
+#endif
     }
     return count_and_report(line, settings);
 }
