@@ -30,9 +30,8 @@ struct FileSummary {
 
 struct DistributedSummary {
     // The exact sums over every rank's files, the same on every rank, in the order each kind of
-    // histogram first appears in `paths` (as io::histogram_files orders them). width, height,
-    // format, backend, device and notes are this rank's (those of a sum's first file it
-    // counted) or, where this rank counted none of that kind, left at their defaults.
+    // histogram first appears in `paths` (as io::histogram_files orders them), each with the
+    // width, height, format, backend and device of its first file and the notes of all.
     std::vector<Result> sums;
     std::size_t files = 0, counted = 0, failed = 0;  // over every rank
     std::uint64_t bytes = 0;

@@ -288,11 +288,6 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
         if (settings.raw) return usage_error("--decode gpu decodes JPEGs; --raw files have nothing to decode");
         if (!io::gpu_decode_available(&why)) return usage_error("--decode gpu cannot run here: " + why);
     }
-    const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
-    Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
-    Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
-    // Directories without images are reported first, then the files in input order.
-    for (FileOutcome& o : expanded.failed) sink.take(o);
     io::DatasetOptions pipeline;
     pipeline.decode_threads = decoders;
     pipeline.max_pending = std::size_t(4) * decoders;
@@ -301,6 +296,11 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
 #ifdef IMGHIST_CLI_WITH_MPI
     if (line.mpi) return count_over_ranks(line, settings, expanded, *engine, pipeline);
 #endif
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
+    Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
+    Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
+    // Directories without images are reported first, then the files in input order.
+    for (FileOutcome& o : expanded.failed) sink.take(o);
     (void)io::histogram_files(*engine, expanded.files, settings.request, [&](io::FileHistogram& f) {
         FileOutcome o;
         o.file = std::move(f.path);

@@ -72,10 +72,18 @@ std::vector<char> gather_bytes(MPI_Comm comm, const std::vector<char>& mine, int
     return all;
 }
 
-// A kind of sum: its channels and layouts (what Result::can_merge compares), and where it first
-// appears in the paths.
+// A kind of sum: its channels and layouts (what Result::can_merge compares), where it first
+// appears in the paths, and what a sum keeps of its first file (size, format, backend, device)
+// and the notes of all.
 void put_kind(Bytes& b, std::size_t first_index, const Result& r) {
     b.put(std::uint64_t(first_index));
+    b.put(r.width);
+    b.put(r.height);
+    b.put(r.format);
+    b.put(r.backend);
+    b.put(r.device);
+    b.put(std::uint64_t(r.notes.size()));
+    for (const std::string& note : r.notes) b.put(note);
     b.put(std::uint64_t(r.channels.size()));
     for (const ChannelHistogram& c : r.channels) {
         b.put(c.channel);
@@ -91,6 +99,13 @@ void put_kind(Bytes& b, std::size_t first_index, const Result& r) {
 Result get_kind(Bytes& b, std::size_t& first_index) {
     first_index = std::size_t(b.get<std::uint64_t>());
     Result r;
+    r.width = b.get<std::uint32_t>();
+    r.height = b.get<std::uint32_t>();
+    r.format = b.get<PixelFormat>();
+    r.backend = b.get_string();
+    r.device = b.get_string();
+    r.notes.resize(std::size_t(b.get<std::uint64_t>()));
+    for (std::string& note : r.notes) note = b.get_string();
     r.channels.resize(std::size_t(b.get<std::uint64_t>()));
     for (ChannelHistogram& c : r.channels) {
         c.channel = b.get<Channel>();
@@ -193,15 +208,20 @@ DistributedSummary histogram_files(MPI_Comm comm, Engine& engine, const std::vec
         found.emplace_back(first, std::move(r));
     }
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [first, r] : found)
-        if (std::none_of(out.sums.begin(), out.sums.end(), [&](const Result& s) { return s.can_merge(r); }))
+    for (auto& [first, r] : found) {
+        const auto same = std::find_if(out.sums.begin(), out.sums.end(), [&](const Result& s) { return s.can_merge(r); });
+        if (same == out.sums.end()) {
             out.sums.push_back(std::move(r));
-    // This rank's sums keep their size, format, backend and notes.
+            continue;
+        }
+        for (std::string& note : r.notes)  // kept once each, as Result::merge does
+            if (std::find(same->notes.begin(), same->notes.end(), note) == same->notes.end())
+                same->notes.push_back(std::move(note));
+    }
     std::vector<int> local_to_global(local.sums.size());
     for (std::size_t k = 0; k < local.sums.size(); ++k) {
         const auto g = std::find_if(out.sums.begin(), out.sums.end(), [&](const Result& s) { return s.can_merge(local.sums[k]); });
         local_to_global[k] = int(g - out.sums.begin());
-        *g = local.sums[k];
     }
     for (FileSummary& s : out.mine)
         if (s.sum >= 0) s.sum = local_to_global[std::size_t(s.sum)];
