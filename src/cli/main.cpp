@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -201,7 +202,7 @@ int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& ex
 }
 
 #ifdef IMGHIST_CLI_WITH_MPI
-// --mpi: this rank counts its share (imghist::mpi); rank 0 writes the --sum-only report of every
+// --mpi --sum-only: this rank counts its share (imghist::mpi); rank 0 writes the report of every
 // rank's files: the sums, reduced over the ranks, then the errors gathered there in input order.
 // The exit status is the same on every rank.
 int count_over_ranks(const CommandLine& line, const Settings& settings, const Inputs& expanded, Engine& engine,
@@ -293,15 +294,28 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     pipeline.max_pending = std::size_t(4) * decoders;
     pipeline.make_reader = [&] { return make_reader(settings, decoder_launcher); };
     if (gpu_decode) pipeline.decode = io::Decode::gpu;
+    // --mpi with per-file results: every rank counts its share, rank 0 gathers every file's
+    // result and reports them as one process would (the same report, sums and all).
+    std::optional<std::vector<io::FileHistogram>> gathered;
 #ifdef IMGHIST_CLI_WITH_MPI
-    if (line.mpi) return count_over_ranks(line, settings, expanded, *engine, pipeline);
+    if (line.mpi && line.sum_only) return count_over_ranks(line, settings, expanded, *engine, pipeline);
+    if (line.mpi) {
+        std::vector<io::FileHistogram> mine;
+        const mpi::DistributedSummary summary = mpi::histogram_files(
+            MPI_COMM_WORLD, *engine, expanded.files, settings.request,
+            [&](io::FileHistogram& f) { mine.push_back(std::move(f)); }, pipeline);
+        gathered = mpi::gather_histograms(MPI_COMM_WORLD, mine, 0);
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank != 0) return summary.failed > 0 || !expanded.failed.empty() ? kExitFileFailed : kExitOk;
+    }
 #endif
     const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
     Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
     Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
     // Directories without images are reported first, then the files in input order.
     for (FileOutcome& o : expanded.failed) sink.take(o);
-    (void)io::histogram_files(*engine, expanded.files, settings.request, [&](io::FileHistogram& f) {
+    const auto take = [&](io::FileHistogram& f) {
         FileOutcome o;
         o.file = std::move(f.path);
         if (gpu_decode) {
@@ -317,7 +331,12 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
         }
         progress.done(o.file, f.file_bytes, !o.result);
         sink.take(o);
-    }, pipeline);
+    };
+    if (gathered) {
+        for (io::FileHistogram& f : *gathered) take(f);
+    } else {
+        (void)io::histogram_files(*engine, expanded.files, settings.request, take, pipeline);
+    }
     progress.finish();
     engine.reset();
     return finish(line, *report, sink, expanded);

@@ -203,8 +203,9 @@ void add_output_options(CLI::App& app, CommandLine& line) {
     app.add_flag("--sum", line.sum, "Also report the inputs merged: one histogram per layout (channels and bins)");
     app.add_flag("--sum-only", line.sum_only, "Report only the sums and the errors, no per-file results");
     app.add_flag("--mpi", line.mpi,
-                 "Run as one rank of mpirun: the files are split over the ranks, rank 0 reports the --sum-only "
-                 "report of them all (docs/scale-out.md; needs a build with MPI)");
+                 "Run as one rank of mpirun: the files are split over the ranks, rank 0 writes the report of them "
+                 "all (per-file results gathered there; with --sum-only only the sums, reduced, and the errors; "
+                 "docs/scale-out.md; needs a build with MPI)");
     app.add_option("--plot", line.plot_path, "Draw the histogram chart to FILE.png or FILE.svg ({} = file name)")
         ->type_name("FILE");
     app.add_flag("--log", line.log, "Log-scale counts axis in the plot");
@@ -302,7 +303,6 @@ Settings settle(const CommandLine& line) {
         }
     }
     check_plot_options(line);
-    if (line.mpi && !line.plot_path.empty()) throw UsageError("--mpi reports sums and errors; it draws no --plot");
     if (line.progress_on && line.progress_off) throw UsageError("--progress and --no-progress contradict each other");
     if (line.inputs.empty() && line.files_from.empty())
         throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");

@@ -280,4 +280,44 @@ std::vector<FileSummary> gather_files(MPI_Comm comm, const std::vector<FileSumma
     return files;
 }
 
+std::vector<io::FileHistogram> gather_histograms(MPI_Comm comm, const std::vector<io::FileHistogram>& mine, int root) {
+    Bytes b;
+    for (const io::FileHistogram& f : mine) {
+        b.put(std::uint64_t(f.index));
+        b.put(f.path);
+        b.put(f.error);
+        b.put(f.file_bytes);
+        b.put(f.decoder);
+        b.put(f.gpu_fallback);
+        b.put(f.result.has_value());
+        if (!f.result) continue;
+        put_kind(b, f.index, *f.result);
+        std::vector<std::uint64_t> slots(slot_count(*f.result));
+        to_slots(*f.result, slots.data());
+        for (std::uint64_t v : slots) b.put(v);
+    }
+    Bytes all{gather_bytes(comm, b.data, root)};
+    std::vector<io::FileHistogram> files;
+    while (!all.done()) {
+        io::FileHistogram f;
+        f.index = std::size_t(all.get<std::uint64_t>());
+        f.path = all.get_string();
+        f.error = all.get_string();
+        f.file_bytes = all.get<std::uint64_t>();
+        f.decoder = all.get_string();
+        f.gpu_fallback = all.get_string();
+        if (all.get<bool>()) {
+            std::size_t first = 0;
+            Result r = get_kind(all, first);
+            std::vector<std::uint64_t> slots(slot_count(r));
+            for (std::uint64_t& v : slots) v = all.get<std::uint64_t>();
+            from_slots(slots.data(), r);
+            f.result = std::move(r);
+        }
+        files.push_back(std::move(f));
+    }
+    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    return files;
+}
+
 }  // namespace imghist::mpi

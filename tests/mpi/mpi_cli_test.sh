@@ -30,17 +30,19 @@ sort -R --random-source=list.txt list.txt -o list.txt  # bad files among the goo
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 status=0
-for format in json csv; do
+for run in "json --sum-only" "csv --sum-only" "json --sum" "jsonl --sum" "table --sum"; do
+  read -r format what <<< "$run"
   set +e
-  "$imghist" --files-from list.txt -j 2 --format $format --sum-only > one.$format 2> one.err; one_rc=$?
+  "$imghist" --files-from list.txt -j 2 --format $format $what > one.out 2> one.err; one_rc=$?
   "$mpiexec" --allow-run-as-root --oversubscribe -np "$ranks" \
-    "$imghist" --mpi --files-from list.txt -j 2 --format $format --sum-only > mpi.$format 2> mpi.err; mpi_rc=$?
+    "$imghist" --mpi --files-from list.txt -j 2 --format $format $what > mpi.out 2> mpi.err; mpi_rc=$?
   set -e
-  if ! cmp -s one.$format mpi.$format; then
-    echo "FAIL ($format, $ranks ranks): reports differ"; diff <(tr ',' '\n' < one.$format) <(tr ',' '\n' < mpi.$format) | head -20
+  if ! cmp -s one.out mpi.out; then
+    echo "FAIL ($run, $ranks ranks): reports differ"; diff <(tr ',' '\n' < one.out) <(tr ',' '\n' < mpi.out) | head -20; head -20 mpi.err
     status=1
   fi
-  if [ "$one_rc" != "$mpi_rc" ]; then echo "FAIL ($format): exit $one_rc alone, $mpi_rc under mpirun"; cat mpi.err; status=1; fi
+  if [ "$one_rc" != "$mpi_rc" ]; then echo "FAIL ($run): exit $one_rc alone, $mpi_rc under mpirun"; cat mpi.err; status=1; fi
+  [ "$run" = "json --sum-only" ] && cp one.out one.json
 done
 # The report holds the four errors and three sums (of 27 files).
 grep -q '"file":"two_channels.tif"' one.json && grep -q '"file":"missing.png"' one.json &&
@@ -49,5 +51,5 @@ grep -q '"file":"two_channels.tif"' one.json && grep -q '"file":"missing.png"' o
 [ "$(grep -o '"pixels":' one.json | wc -l)" = 3 ] || { echo "FAIL: not three sums"; status=1; }
 [ "$one_rc" = 1 ] || { echo "FAIL: bad files should exit 1, got $one_rc"; status=1; }
 "$imghist" --help | grep -q -- '--mpi' || { echo "FAIL: --help does not document --mpi"; status=1; }
-[ $status = 0 ] && echo "imghist --mpi on $ranks ranks: the same json and csv reports as one process"
+[ $status = 0 ] && echo "imghist --mpi on $ranks ranks: the same reports as one process (json, csv --sum-only; json, jsonl, table --sum)"
 exit $status
