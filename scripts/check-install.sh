@@ -61,7 +61,7 @@ gpu_names='CUDA|cudart|OpenCL|Vulkan|vulkan'
 # component only, is not a GPU toolkit.)
 grep -nE "find_dependency|$gpu_names" "$libdir"/cmake/imghist/imghist{Config,Targets}*.cmake |
   grep -v -e 'set(IMGHIST_BACKENDS' -e 'find_dependency(OpenImageIO CONFIG)' -e 'find_dependency(TIFF)' \
-         -e 'find_dependency(TurboJPEG)' &&
+         -e 'find_dependency(TurboJPEG)' -e 'find_dependency(MPI COMPONENTS C)' &&
   fail "the installed CMake package needs a GPU toolkit (above)"
 grep -nE "^(Requires|Libs|Cflags).*($gpu_names)" "$pc_file" &&
   fail "imghist.pc needs a GPU toolkit (above)"
@@ -105,6 +105,22 @@ if [ -f "$libdir/cmake/imghist/imghistIoTargets.cmake" ]; then
     { cat "$prefix/consumer-io-build.log"; fail "find_package(imghist COMPONENTS io) consumer: build failed"; }
   "$prefix/consumer-io-build/consumer_io" "$prefix/consumer-io.pgm"
   io_text=", find_package(imghist COMPONENTS io) too"
+fi
+
+# 4. imghist::mpi, where the build has it: find_package(imghist COMPONENTS io mpi), run as one
+# MPI process (a singleton: no mpirun) over a missing file. FindMPI finds MPI by its compiler
+# wrapper, so mpicc joins the tools in view; Open MPI refuses root without the two variables.
+if [ -f "$libdir/cmake/imghist/imghistMpiTargets.cmake" ]; then
+  ln -s "$(command -v mpicc)" "$tools/mpicc"
+  "${consumer_env[@]}" cmake -S "$root/tests/consumer_mpi" -B "$prefix/consumer-mpi-build" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON \
+    -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
+    --no-warn-unused-cli > "$prefix/consumer-mpi-configure.log" ||
+    { cat "$prefix/consumer-mpi-configure.log"; fail "find_package(imghist COMPONENTS io mpi) consumer: configure failed"; }
+  "${consumer_env[@]}" cmake --build "$prefix/consumer-mpi-build" > "$prefix/consumer-mpi-build.log" ||
+    { cat "$prefix/consumer-mpi-build.log"; fail "find_package(imghist COMPONENTS io mpi) consumer: build failed"; }
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$prefix/consumer-mpi-build/consumer_mpi" "$prefix/missing.pgm"
+  io_text="$io_text, and COMPONENTS io mpi"
 fi
 
 echo "check-install: ok (find_package(imghist) and pkg-config --cflags --libs consumers built without" \

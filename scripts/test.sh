@@ -2,6 +2,7 @@
 # Builds imghist with every backend this machine can run and passes the whole test suite.
 # The OpenCL (PoCL) and Vulkan (lavapipe) backends are required: a skipped one fails the run.
 # The CUDA backend is compiled whenever nvcc exists (it runs only on a machine with a GPU).
+# MPI is required too (IMGHIST_MPI=ON): its tests run under mpirun.
 # The Python package is built and tested in a virtual environment (scripts/python-test.sh).
 # Then the installed package is checked from a separate project (scripts/check-install.sh)
 # and each fuzz target runs for IMGHIST_FUZZ_SECONDS (default 90) seconds (scripts/fuzz.sh).
@@ -20,7 +21,7 @@ nvimgcodec=OFF
 if [ "$cuda" = ON ]; then bash scripts/install-nvimgcodec.sh --quiet >/dev/null; nvimgcodec=ON; fi
 build=${IMGHIST_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_TESTS=ON -DIMGHIST_SHARED=ON \
-  -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=$cuda -DIMGHIST_NVIMGCODEC=$nvimgcodec -DIMGHIST_CLI=ON -DIMGHIST_BENCH=ON
+  -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=$cuda -DIMGHIST_NVIMGCODEC=$nvimgcodec -DIMGHIST_CLI=ON -DIMGHIST_MPI=ON -DIMGHIST_BENCH=ON
 cmake --build "$build" -j"$(nproc)"
 export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan}
 export IMGHIST_VULKAN_VALIDATION=${IMGHIST_VULKAN_VALIDATION:-1}

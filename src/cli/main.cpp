@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +28,9 @@
 #include "imghist/io.hpp"
 #include "io/reader_raw.hpp"
 #include "progress.hpp"
+#ifdef IMGHIST_CLI_WITH_MPI
+#include "imghist/mpi.hpp"
+#endif
 
 #ifndef IMGHIST_CLI_VERSION
 #define IMGHIST_CLI_VERSION "0.0.0"
@@ -197,6 +201,57 @@ int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& ex
     return status;
 }
 
+#ifdef IMGHIST_CLI_WITH_MPI
+// --mpi --sum-only: this rank counts its share (imghist::mpi); rank 0 writes the report of every
+// rank's files: the sums, reduced over the ranks, then the errors gathered there in input order.
+// The exit status is the same on every rank.
+int count_over_ranks(const CommandLine& line, const Settings& settings, const Inputs& expanded, Engine& engine,
+                     const io::DatasetOptions& pipeline) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const mpi::DistributedSummary summary =
+        mpi::histogram_files(MPI_COMM_WORLD, engine, expanded.files, settings.request, {}, pipeline);
+    const std::vector<mpi::FileSummary> files = mpi::gather_files(MPI_COMM_WORLD, summary.mine, 0);
+    int status = summary.failed > 0 || !expanded.failed.empty() ? kExitFileFailed : kExitOk;
+    if (rank != 0) return status;
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, false);
+    for (const FileOutcome& o : expanded.failed) (void)report->add(o);
+    std::vector<std::vector<SumMember>> members(summary.sums.size());
+    std::vector<std::uint64_t> pixels(summary.sums.size(), 0);
+    std::vector<std::vector<PixelFormat>> formats(summary.sums.size());
+    for (const mpi::FileSummary& f : files) {
+        if (f.sum < 0) {
+            FileOutcome o;
+            o.file = f.path;
+            o.error = f.error;
+            if (const std::string where = expanded.origin(f.index); !where.empty()) o.error += " (" + where + ")";
+            (void)report->add(o);
+            continue;
+        }
+        const auto g = std::size_t(f.sum);
+        members[g].push_back(SumMember{f.path, kNoResult});
+        pixels[g] += std::uint64_t(f.width) * f.height;
+        formats[g].push_back(f.format);
+    }
+    SumGroups sums;
+    for (std::size_t g = 0; g < summary.sums.size(); ++g)
+        sums.add(summary.sums[g], std::move(members[g]), pixels[g], formats[g]);
+    if (!report->finish(&sums.groups())) status = kExitFileFailed;
+    (void)stdout_failure();
+    return status;
+}
+
+// MPI_Init for the run, MPI_Finalize after it; an error on one rank aborts them all rather than
+// leave the others waiting in a collective.
+struct MpiSession {
+    MpiSession(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+    ~MpiSession() {
+        if (std::uncaught_exceptions() > 0) MPI_Abort(MPI_COMM_WORLD, kExitFileFailed);
+        MPI_Finalize();
+    }
+};
+#endif
+
 // Reads and counts every input, reporting each as it is done; returns the exit status.
 int count_and_report(const CommandLine& line, const Settings& settings) {
     Inputs expanded;
@@ -234,17 +289,33 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
         if (settings.raw) return usage_error("--decode gpu decodes JPEGs; --raw files have nothing to decode");
         if (!io::gpu_decode_available(&why)) return usage_error("--decode gpu cannot run here: " + why);
     }
-    const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
-    Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
-    Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
-    // Directories without images are reported first, then the files in input order.
-    for (FileOutcome& o : expanded.failed) sink.take(o);
     io::DatasetOptions pipeline;
     pipeline.decode_threads = decoders;
     pipeline.max_pending = std::size_t(4) * decoders;
     pipeline.make_reader = [&] { return make_reader(settings, decoder_launcher); };
     if (gpu_decode) pipeline.decode = io::Decode::gpu;
-    (void)io::histogram_files(*engine, expanded.files, settings.request, [&](io::FileHistogram& f) {
+    // --mpi with per-file results: every rank counts its share, rank 0 gathers every file's
+    // result and reports them as one process would (the same report, sums and all).
+    std::optional<std::vector<io::FileHistogram>> gathered;
+#ifdef IMGHIST_CLI_WITH_MPI
+    if (line.mpi && line.sum_only) return count_over_ranks(line, settings, expanded, *engine, pipeline);
+    if (line.mpi) {
+        std::vector<io::FileHistogram> mine;
+        const mpi::DistributedSummary summary = mpi::histogram_files(
+            MPI_COMM_WORLD, *engine, expanded.files, settings.request,
+            [&](io::FileHistogram& f) { mine.push_back(std::move(f)); }, pipeline);
+        gathered = mpi::gather_histograms(MPI_COMM_WORLD, mine, 0);
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank != 0) return summary.failed > 0 || !expanded.failed.empty() ? kExitFileFailed : kExitOk;
+    }
+#endif
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
+    Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
+    Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
+    // Directories without images are reported first, then the files in input order.
+    for (FileOutcome& o : expanded.failed) sink.take(o);
+    const auto take = [&](io::FileHistogram& f) {
         FileOutcome o;
         o.file = std::move(f.path);
         if (gpu_decode) {
@@ -260,7 +331,12 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
         }
         progress.done(o.file, f.file_bytes, !o.result);
         sink.take(o);
-    }, pipeline);
+    };
+    if (gathered) {
+        for (io::FileHistogram& f : *gathered) take(f);
+    } else {
+        (void)io::histogram_files(*engine, expanded.files, settings.request, take, pipeline);
+    }
     progress.finish();
     engine.reset();
     return finish(line, *report, sink, expanded);
@@ -317,6 +393,14 @@ int run(int argc, char** argv) {
         settings = settle(line);
     } catch (const std::exception& e) {
         return usage_error(e.what());
+    }
+    if (line.mpi) {
+#ifdef IMGHIST_CLI_WITH_MPI
+        MpiSession session(argc, argv);
+        return count_and_report(line, settings);
+#else
+        return usage_error("--mpi: this build has no MPI (configure with IMGHIST_MPI=ON and libopenmpi-dev)");
+#endif
     }
     return count_and_report(line, settings);
 }

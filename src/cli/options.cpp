@@ -202,6 +202,10 @@ void add_output_options(CLI::App& app, CommandLine& line) {
         ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}))->capture_default_str();
     app.add_flag("--sum", line.sum, "Also report the inputs merged: one histogram per layout (channels and bins)");
     app.add_flag("--sum-only", line.sum_only, "Report only the sums and the errors, no per-file results");
+    app.add_flag("--mpi", line.mpi,
+                 "Run as one rank of mpirun: the files are split over the ranks, rank 0 writes the report of them "
+                 "all (per-file results gathered there; with --sum-only only the sums, reduced, and the errors; "
+                 "docs/scale-out.md; needs a build with MPI)");
     app.add_option("--plot", line.plot_path, "Draw the histogram chart to FILE.png or FILE.svg ({} = file name)")
         ->type_name("FILE");
     app.add_flag("--log", line.log, "Log-scale counts axis in the plot");

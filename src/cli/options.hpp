@@ -35,6 +35,7 @@ struct CommandLine {
     unsigned threads = 0;
     bool list = false, clamp = false, alpha = false, sum = false, sum_only = false, log = false;
     bool progress_on = false, progress_off = false;
+    bool mpi = false;  // --mpi: one rank of mpirun (imghist::mpi)
 };
 
 // Defines every option of `app` (and its help text) to fill `line`.
