@@ -288,6 +288,9 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
     PixelPool buffers;
     const std::vector<FileReader> readers = make_readers(decoders + (gpu ? 1 : 0), options, buffers);
     const std::vector<std::unique_ptr<Engine>> counters = decoder_engines(engine, decoders, gpu);
+    // Results name the caller's engine ("host (2 threads)"), as every other path's do: the
+    // decoders' engines are its stand-ins, and together use as many threads.
+    const std::string device = engine.device_name();
     Window slots(paths.size(), window);
     std::vector<std::thread> pool;
     // Stops and joins the decoders however the caller's loop ends (an exception from on_file).
@@ -303,7 +306,10 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         pool.emplace_back([&, t] {
             while (const auto i = slots.take()) {
                 Decoded d = gpu ? read_for_gpu(paths[*i], readers[t]) : decode(paths[*i], readers[t]);
-                if (!counters.empty()) count_decoded(*counters[t], request, d);
+                if (!counters.empty()) {
+                    count_decoded(*counters[t], request, d);
+                    if (d.counted) d.counted->device = device;
+                }
                 slots.put(*i, std::move(d));
             }
         });
