@@ -111,6 +111,23 @@ TEST_P(BackendParity, AwkwardSizesAndStrides) {
     }
 }
 
+TEST_P(BackendParity, RegionsAndTiles) {
+    // A roi whose first pixel is not aligned to anything, tiles with remainders, and both.
+    const PixelFormat format = std::get<1>(GetParam());
+    auto img = make_image(format, 333, 67, Pattern::specials, 41, 12);
+    Request r;
+    r.count_alpha = true;
+    r.roi = Region{3, 5, 101, 31};
+    expect_same(img.view, r, "roi 3,5,101,31");
+    r.roi.reset();
+    r.tiles = {4, 3};
+    expect_same(img.view, r, "tiles 4,3");
+    r.roi = Region{1, 1, 330, 60};
+    r.tiles = {7, 2};
+    r.bins.bins = 100;
+    expect_same(img.view, r, "roi 1,1,330,60, tiles 7,2, 100 bins");
+}
+
 TEST_P(BackendParity, LargerImage) {
     // Bigger than any work-group tile, with a stride that is not a multiple of 16.
     const PixelFormat format = std::get<1>(GetParam());

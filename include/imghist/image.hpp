@@ -40,6 +40,13 @@ inline constexpr PixelFormat all_pixel_formats[] = {
     PixelFormat::rgba_f32, PixelFormat::bgr8,
 };
 
+// A rectangle of pixels: columns [x, x + width) of rows [y, y + height).
+struct Region {
+    std::uint32_t x = 0, y = 0, width = 0, height = 0;
+    std::uint64_t pixel_count() const { return std::uint64_t(width) * height; }
+    bool operator==(const Region&) const = default;
+};
+
 // A view of pixels someone else owns: rows of `width` pixels, `stride_bytes` apart.
 // Samples are native-endian. Construct it directly or with packed(); validate() (called by
 // every Engine::compute) rejects null data, zero size, a stride below one row, and sizes
@@ -63,6 +70,8 @@ struct ImageView {
     }
     // A view of rows [first, first + count).
     ImageView rows(std::uint32_t first, std::uint32_t count) const;
+    // A view of the pixels of `region`, which must lie inside this view (unchecked).
+    ImageView crop(const Region& region) const;
     // The same pixels: data, size, stride and format.
     bool operator==(const ImageView&) const = default;
 };
@@ -87,6 +96,8 @@ struct DeviceImage {
     // Bytes from the first pixel to the end of the last row.
     std::uint64_t extent_bytes() const { return (height - 1) * pitch() + row_bytes(); }
     void validate() const;  // throws InvalidArgument: null memory, and ImageView::validate()'s rules
+    // The same memory seen through `region`, which must lie inside this image (unchecked).
+    DeviceImage crop(const Region& region) const;
     bool operator==(const DeviceImage&) const = default;
 };
 

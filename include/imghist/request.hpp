@@ -38,13 +38,34 @@ struct BinSpec {
     bool operator==(const BinSpec&) const = default;
 };
 
+// A grid of x columns by y rows of tiles over the counted pixels (docs/semantics.md, "Regions
+// and tiles"): every tile but the last of a row or column is floor(size / tiles) pixels, the
+// last takes the remainder.
+struct TileGrid {
+    std::uint32_t x = 1, y = 1;
+    std::uint64_t count() const { return std::uint64_t(x) * y; }
+    bool operator==(const TileGrid&) const = default;
+};
+
 struct Request {
     Mode mode = Mode::all;
     LumaWeights weights = LumaWeights::rec709();
     BinSpec bins;
     bool count_alpha = false;
+    // Count only these pixels; a region not inside the image is an error, never cropped.
+    std::optional<Region> roi;
+    // One histogram per tile of the counted pixels as well (Result::tiles), when more than one.
+    TileGrid tiles;
     bool operator==(const Request&) const = default;
 };
+
+// The pixels a request counts in an image of width x height: its roi, else the whole image.
+// Throws InvalidArgument for an empty roi, one that leaves the image, and a tile grid with no
+// tile or more tiles than pixels along a side.
+Region counted_region(const Request& request, std::uint32_t width, std::uint32_t height);
+
+// Tile (tx, ty) of `grid` over `area`, in the image's coordinates.
+Region tile_region(const Region& area, const TileGrid& grid, std::uint32_t tx, std::uint32_t ty);
 
 enum class Channel { R, G, B, A, Y, gray };
 std::string_view channel_name(Channel channel);

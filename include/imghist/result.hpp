@@ -76,24 +76,40 @@ void visit_stats(const ChannelHistogram& c, Visit&& visit) {
     visit("clipped_high", s.clipped_high);
 }
 
+// The histograms of one tile: the channels of Result::channels, over the tile's pixels only.
+struct TileHistogram {
+    Region region;  // in the image's coordinates
+    std::vector<ChannelHistogram> channels;
+    bool operator==(const TileHistogram&) const = default;
+};
+
 struct Result {
-    std::uint32_t width = 0, height = 0;
+    std::uint32_t width = 0, height = 0;  // of the image
     PixelFormat format = PixelFormat::rgba8;
     std::string backend, device;
+    // The pixels counted: the request's roi, else the whole image.
+    Region region;
+    // Of every counted pixel, tiles or not.
     std::vector<ChannelHistogram> channels;
+    // With a grid of more than one tile (Request::tiles): the tiles row by row, tile (tx, ty) at
+    // ty * tile_grid.x + tx; their sum is `channels`. Empty otherwise.
+    TileGrid tile_grid;
+    std::vector<TileHistogram> tiles;
+    const TileHistogram& tile(std::uint32_t tx, std::uint32_t ty) const { return tiles.at(std::size_t(ty) * tile_grid.x + tx); }
     // Anything the backend did that the caller should know, e.g. "bins > 4096: counted on the
     // CPU". Empty on the normal path.
     std::vector<std::string> notes;
 
     const ChannelHistogram* find(Channel channel) const;
-    // Adds other's counts into this one; throws MergeError if channels or layouts differ. A
+    // Adds other's counts into this one, tile by tile; throws MergeError if channels, layouts or
+    // tile grids differ (size, region and tile regions stay this one's). A
     // clipping count unknown on either side is unknown in the sum. Notes are kept once each,
     // so a sum of many results does not grow with them.
     void merge(const Result& other);
-    // Whether merge(other) would succeed: the same channels with the same bin layouts.
+    // Whether merge(other) would succeed: the same channels, bin layouts and tile grid.
     bool can_merge(const Result& other) const;
     // Same channels, layouts and counts (backend, device and size are not compared).
-    bool same_histograms(const Result& other) const { return channels == other.channels; }
+    bool same_histograms(const Result& other) const { return channels == other.channels && tiles == other.tiles; }
     bool operator==(const Result&) const = default;
 };
 

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -47,6 +48,14 @@ Raw pixels (--raw FORMAT:WIDTHxHEIGHT[:STRIDE]):
   FORMAT: )HELP";
 
 const char* kFooterRest = R"HELP(
+
+Regions and tiles:
+  --roi X,Y,W,H counts only the W x H pixels from column X, row Y; a file it does not fit
+  inside is that file's error (never cropped), the other files are still counted.
+  --tiles TX,TY also counts one histogram per tile of a TX x TY grid over those pixels:
+  every tile is floor(W / TX) x floor(H / TY), the last column and row take the remainder.
+  The table lists each tile's mean per channel; --format json has every tile's counts
+  ("region", "tile_grid", "tiles": docs/cli.md). CSV and the plot show the whole region.
 
 Output formats (--format):
   table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins),
@@ -174,6 +183,26 @@ std::pair<double, double> parse_range(const std::string& text) {
     return {lo, hi};
 }
 
+// N comma-separated unsigned 32-bit integers, for --roi and --tiles.
+std::vector<std::uint32_t> parse_integers(const std::string& text, std::size_t n, const std::string& what,
+                                          const std::string& shape) {
+    std::vector<std::uint32_t> out;
+    std::size_t pos = 0;
+    while (true) {
+        const std::size_t end = text.find(',', pos);
+        const std::string part = text.substr(pos, end == std::string::npos ? end : end - pos);
+        std::uint32_t v = 0;
+        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (part.empty() || ec != std::errc() || ptr != part.data() + part.size())
+            throw UsageError(what + ": expected " + shape + " (non-negative integers), got '" + text + "'");
+        out.push_back(v);
+        if (end == std::string::npos) break;
+        pos = end + 1;
+    }
+    if (out.size() != n) throw UsageError(what + ": expected " + shape + ", got '" + text + "'");
+    return out;
+}
+
 void add_counting_options(CLI::App& app, CommandLine& line) {
     app.add_option("inputs", line.inputs, "Image files and directories (searched recursively); - reads paths from stdin, one a line")
         ->type_name("PATH...");
@@ -195,6 +224,13 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
     app.add_option("--luma-weights", line.weights_text, "rec709, rec601, rec2020, or WR,WG,WB integers summing to 10000")
         ->capture_default_str();
     app.add_flag("--alpha", line.alpha, "Also count the alpha channel (A)");
+    app.add_option("--roi", line.roi_text,
+                   "Count only the W x H pixels from column X, row Y (an image it does not fit is that file's error)")
+        ->type_name("X,Y,W,H");
+    app.add_option("--tiles", line.tiles_text,
+                   "Also one histogram per tile of a TX x TY grid (the last column and row take the remainder; "
+                   "per-tile counts in --format json)")
+        ->type_name("TX,TY");
 }
 
 void add_output_options(CLI::App& app, CommandLine& line) {
@@ -254,6 +290,22 @@ Request request_for(const CommandLine& line) {
     if (line.bins_given) request.bins.bins = line.bins;
     if (!line.range_text.empty()) request.bins.range = parse_range(line.range_text);
     request.bins.clamp = line.clamp;
+    if (!line.roi_text.empty()) {
+        const auto v = parse_integers(line.roi_text, 4, "--roi", "X,Y,W,H");
+        if (v[2] == 0 || v[3] == 0) throw UsageError("--roi: W and H must be at least 1 (got '" + line.roi_text + "')");
+        request.roi = Region{v[0], v[1], v[2], v[3]};
+    }
+    if (!line.tiles_text.empty()) {
+        const auto v = parse_integers(line.tiles_text, 2, "--tiles", "TX,TY");
+        if (v[0] == 0 || v[1] == 0) throw UsageError("--tiles: TX and TY must be at least 1 (got '" + line.tiles_text + "')");
+        if (request.roi && (v[0] > request.roi->width || v[1] > request.roi->height))
+            throw UsageError("--tiles " + line.tiles_text + ": more tiles than the --roi's " +
+                             std::to_string(request.roi->width) + " x " + std::to_string(request.roi->height) + " pixels");
+        request.tiles = {v[0], v[1]};
+    }
+    // The ranks' results travel in imghist::mpi's own encoding, which has no regions yet.
+    if (line.mpi && (request.roi || request.tiles.count() != 1))
+        throw UsageError("--roi and --tiles do not work with --mpi yet (the ranks' results carry no regions)");
     // Catches what is wrong for every sample type (bins, range) before any file is read.
     (void)resolve_layout(SampleType::f32, request.bins);
     return request;

@@ -30,6 +30,7 @@ struct CommandLine {
     std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
     std::string format = "table", plot_path, max_pixels_text, raw_text, files_from;
     std::string decode = "cpu";  // --decode: where JPEGs are decoded
+    std::string roi_text, tiles_text;  // --roi X,Y,W,H and --tiles TX,TY
     std::uint32_t bins = 0;
     bool bins_given = false;
     unsigned threads = 0;

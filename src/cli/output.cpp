@@ -135,9 +135,9 @@ json stats_json(const ChannelHistogram& c) {
     return j;
 }
 
-json histograms_json(const Result& r) {
+json histograms_json(const std::vector<ChannelHistogram>& channels) {
     json h = json::object();
-    for (const ChannelHistogram& c : r.channels) {
+    for (const ChannelHistogram& c : channels) {
         json j;
         j["bins"] = c.layout.bins;
         j["range"] = json::array({json_number(c.layout.lo), json_number(c.layout.hi)});
@@ -151,6 +151,21 @@ json histograms_json(const Result& r) {
         h[std::string(channel_name(c.channel))] = std::move(j);
     }
     return h;
+}
+
+json region_json(const Region& r) { return {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}}; }
+
+// "region" when the counted pixels are not the whole image or there are tiles; "tile_grid" and
+// "tiles" (row by row) when there are tiles.
+void put_regions(json& j, const Result& r) {
+    if (r.tiles.empty() && r.region == Region{0, 0, r.width, r.height}) return;
+    j["region"] = region_json(r.region);
+    if (r.tiles.empty()) return;
+    j["tile_grid"] = {{"x", r.tile_grid.x}, {"y", r.tile_grid.y}};
+    json tiles = json::array();
+    for (const TileHistogram& t : r.tiles)
+        tiles.push_back({{"region", region_json(t.region)}, {"histograms", histograms_json(t.channels)}});
+    j["tiles"] = std::move(tiles);
 }
 
 std::string csv_field(const std::string& text) {
@@ -226,6 +241,9 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     // Where every bin is one value (8-bit default bins) the value row would repeat the bin row.
     const bool bin_is_value = format_info(r.format).sample == SampleType::u8 && layout.bins == 256 &&
                               layout.lo == 0 && layout.hi == 256;
+    if (!(r.region == Region{0, 0, r.width, r.height}))
+        out << "\n  region: " << r.region.width << " x " << r.region.height << " pixels from column " << r.region.x
+            << ", row " << r.region.y;
     out << (bin_is_value ? "\n  statistics per channel (bin = value)"
                          : "\n  statistics per channel in bins, then in values (bin centres)")
         << "; clip = share of samples at " << clipped_values(r) << "\n";
@@ -248,6 +266,30 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
                       or_dash(s.median_value).c_str(), or_dash(s.p1_value).c_str(), or_dash(s.p99_value).c_str(),
                       or_dash(s.min_value).c_str(), or_dash(s.max_value).c_str());
         out << line;
+    }
+    if (!r.tiles.empty()) {
+        out << "  tiles: " << r.tile_grid.x << " x " << r.tile_grid.y
+            << " (the last column and row take the remainder); mean per channel in bins, all counts in --format json\n";
+        std::string header = "  tile     column,row   width x height";
+        for (const ChannelHistogram& c : r.channels) {
+            std::snprintf(line, sizeof line, " %9s", std::string(channel_name(c.channel)).c_str());
+            header += line;
+        }
+        out << header << '\n';
+        for (std::uint32_t ty = 0; ty < r.tile_grid.y; ++ty)
+            for (std::uint32_t tx = 0; tx < r.tile_grid.x; ++tx) {
+                const TileHistogram& t = r.tile(tx, ty);
+                const std::string id = std::to_string(tx) + "," + std::to_string(ty);
+                const std::string at = std::to_string(t.region.x) + "," + std::to_string(t.region.y);
+                const std::string size = std::to_string(t.region.width) + " x " + std::to_string(t.region.height);
+                std::snprintf(line, sizeof line, "  %-8s %-12s %-14s", id.c_str(), at.c_str(), size.c_str());
+                out << line;
+                for (const ChannelHistogram& c : t.channels) {
+                    std::snprintf(line, sizeof line, " %9s", or_dash(c.stats().mean, 2).c_str());
+                    out << line;
+                }
+                out << '\n';
+            }
     }
     for (const ChannelHistogram& c : r.channels) {
         if (c.nan == 0 && c.below == 0 && c.above == 0) continue;
@@ -360,7 +402,8 @@ json result_json(const FileOutcome& o) {
     j["format"] = std::string(format_info(r.format).name);
     j["backend"] = message_json(r.backend);
     j["device"] = message_json(r.device);
-    j["histograms"] = histograms_json(r);
+    j["histograms"] = histograms_json(r.channels);
+    put_regions(j, r);
     json notes = json::array();
     for (const std::string& n : o.notes) notes.push_back(message_json(n));
     j["notes"] = std::move(notes);
@@ -383,7 +426,7 @@ json sum_json(const SumGroup& g, bool indexed) {
     s["formats"] = std::move(formats);
     s["backend"] = message_json(g.result.backend);
     s["device"] = message_json(g.result.device);
-    s["histograms"] = histograms_json(g.result);
+    s["histograms"] = histograms_json(g.result.channels);
     return s;
 }
 

@@ -10,6 +10,7 @@
  *   formats.h      pixel formats: sample type, samples per pixel, colour positions
  *   value_mode.h   raw 8-bit values counted and classified at the merge; the bank swizzle
  *   kernel_args.h  ih_bin_args, the one struct every kernel takes
+ *   regions.h      tiles: where each tile starts and how many pixels it holds
  */
 #ifndef IMGHIST_CONTRACT_H
 #define IMGHIST_CONTRACT_H
@@ -20,6 +21,7 @@
 #include "contract/kernel_args.h"
 #include "contract/lang.h"
 #include "contract/luminance.h"
+#include "contract/regions.h"
 #include "contract/value_mode.h"
 
 #endif /* IMGHIST_CONTRACT_H */

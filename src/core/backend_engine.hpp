@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,6 +55,14 @@ Result count_image(SlotCounter& counter, const ImageView& image, const Request& 
                    std::string device);
 Result count_image(SlotCounter& counter, const DeviceImage& image, const Request& request, std::string backend,
                    std::string device);
+
+// A request's roi and tiles (docs/semantics.md, "Regions and tiles") counted as plain requests
+// over sub-views of the image, each by count_whole_image, and assembled into one Result.
+// count_image() uses it; so do the interop calls that count on a caller's stream.
+Result count_regions(const ImageView& image, const Request& request,
+                     const std::function<Result(const ImageView&, const Request&)>& count_whole_image);
+Result count_regions(const DeviceImage& image, const Request& request,
+                     const std::function<Result(const DeviceImage&, const Request&)>& count_whole_image);
 
 template <class PublicEngine = Engine>
 class BackendEngine : public PublicEngine, public SlotCounter {

@@ -1,6 +1,7 @@
 #include "imghist/engine.hpp"
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,9 +43,10 @@ bool accumulate_pixels_with_extremes(SlotCounter&, const DeviceImage&, const His
     return false;
 }
 
+// Every pixel of `image`, for a request without roi or tiles.
 template <class Pixels>
-Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
-                    std::string device) {
+Result count_whole(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
+                   std::string device) {
     HistogramPlan plan(image.format, request);
     std::vector<std::uint64_t> slots(plan.total_slots(), 0);
     counter.take_notes();
@@ -67,7 +69,61 @@ Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& re
     result.notes = counter.take_notes();
     return result;
 }
+
+template <class Pixels>
+Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
+                    std::string device) {
+    if (!request.roi && request.tiles.count() == 1)
+        return count_whole(counter, image, request, std::move(backend), std::move(device));
+    return count_regions(image, request, [&](const Pixels& crop, const Request& plain) {
+        return count_whole(counter, crop, plain, backend, device);
+    });
+}
+
+// A roi and tiles are sub-views of the image, each counted as a whole image by the same
+// backend: a roi reads only its own rows, and tiles read every counted pixel once.
+template <class Pixels>
+Result count_regions_of(const Pixels& image, const Request& request,
+                        const std::function<Result(const Pixels&, const Request&)>& count_whole_image) {
+    const Region area = counted_region(request, image.width, image.height);
+    Request plain = request;
+    plain.roi.reset();
+    plain.tiles = {};
+    Result result;
+    if (request.tiles.count() == 1) {
+        result = count_whole_image(image.crop(area), plain);
+    } else {
+        std::vector<TileHistogram> tiles;
+        tiles.reserve(request.tiles.count());
+        for (std::uint32_t ty = 0; ty < request.tiles.y; ++ty)
+            for (std::uint32_t tx = 0; tx < request.tiles.x; ++tx) {
+                const Region region = tile_region(area, request.tiles, tx, ty);
+                Result tile = count_whole_image(image.crop(region), plain);
+                if (tiles.empty()) {
+                    result = tile;
+                } else {
+                    result.merge(tile);
+                }
+                tiles.push_back({region, std::move(tile.channels)});
+            }
+        result.tile_grid = request.tiles;
+        result.tiles = std::move(tiles);
+    }
+    result.width = image.width;
+    result.height = image.height;
+    result.region = area;
+    return result;
+}
 }  // namespace
+
+Result count_regions(const ImageView& image, const Request& request,
+                     const std::function<Result(const ImageView&, const Request&)>& count_whole_image) {
+    return count_regions_of(image, request, count_whole_image);
+}
+Result count_regions(const DeviceImage& image, const Request& request,
+                     const std::function<Result(const DeviceImage&, const Request&)>& count_whole_image) {
+    return count_regions_of(image, request, count_whole_image);
+}
 
 Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
                    std::string device) {

@@ -86,6 +86,23 @@ ImageView ImageView::rows(std::uint32_t first, std::uint32_t count) const {
     return v;
 }
 
+ImageView ImageView::crop(const Region& region) const {
+    ImageView v = *this;
+    v.data = row(region.y) + std::size_t(region.x) * info().pixel_bytes();
+    v.width = region.width;
+    v.height = region.height;
+    return v;
+}
+
+DeviceImage DeviceImage::crop(const Region& region) const {
+    DeviceImage d = *this;
+    d.stride_bytes = pitch();  // 0 meant "packed rows of the full width"
+    d.offset_bytes = offset_bytes + region.y * pitch() + std::uint64_t(region.x) * info().pixel_bytes();
+    d.width = region.width;
+    d.height = region.height;
+    return d;
+}
+
 void DeviceImage::validate() const {
     if (memory == 0) throw InvalidArgument("device image has null memory");
     // The shape rules are ImageView's: a view at the same alignment stands in for the memory.

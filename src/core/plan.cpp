@@ -16,6 +16,12 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
       layout(resolve_layout(info.sample, request.bins)),
       channels(channels_for(format_, request)) {
     request.weights.validate();
+    // count_image() cuts a request's roi and tiles into plain requests over sub-views; the
+    // calls that count whole images only (batches, recorded and asynchronous interop calls)
+    // refuse them here rather than count pixels the caller did not ask for.
+    if (request.roi || request.tiles.count() != 1)
+        throw InvalidArgument("a region of interest or tiles can be counted by compute() only; this call counts "
+                              "whole images (crop the image view instead)");
     for (Channel c : channels) {
         switch (c) {
             case Channel::R: sources.push_back(info.red); break;
@@ -101,6 +107,7 @@ Result HistogramPlan::make_result(std::uint32_t width, std::uint32_t height, std
     Result r;
     r.width = width;
     r.height = height;
+    r.region = {0, 0, width, height};
     r.format = format;
     r.backend = std::move(backend);
     r.device = std::move(device);

@@ -2,6 +2,7 @@
 #include "imghist/request.hpp"
 
 #include "contract/luminance.h"
+#include "contract/regions.h"
 
 #include <charconv>
 #include <cmath>
@@ -174,6 +175,33 @@ std::vector<Channel> channels_for(PixelFormat format, const Request& request) {
     if (request.count_alpha && fi.alpha >= 0) out.push_back(Channel::A);
     if (request.mode != Mode::rgb) out.push_back(Channel::Y);
     return out;
+}
+
+Region counted_region(const Request& request, std::uint32_t width, std::uint32_t height) {
+    const Region area = request.roi.value_or(Region{0, 0, width, height});
+    const auto text = [](const Region& r) {
+        return std::to_string(r.x) + "," + std::to_string(r.y) + "," + std::to_string(r.width) + "," +
+               std::to_string(r.height);
+    };
+    const std::string size = std::to_string(width) + " x " + std::to_string(height);
+    if (area.width == 0 || area.height == 0)
+        throw InvalidArgument("the region of interest " + text(area) + " (x,y,w,h) is empty");
+    if (area.x >= width || area.y >= height || area.width > width - area.x || area.height > height - area.y)
+        throw InvalidArgument("the region of interest " + text(area) + " (x,y,w,h) is not inside the " + size +
+                              " image");
+    const TileGrid& g = request.tiles;
+    if (g.x == 0 || g.y == 0)
+        throw InvalidArgument("tiles " + std::to_string(g.x) + "," + std::to_string(g.y) + ": each count must be at least 1");
+    if (g.x > area.width || g.y > area.height)
+        throw InvalidArgument("tiles " + std::to_string(g.x) + "," + std::to_string(g.y) + " are more than the " +
+                              std::to_string(area.width) + " x " + std::to_string(area.height) +
+                              " pixels counted: every tile needs a pixel");
+    return area;
+}
+
+Region tile_region(const Region& area, const TileGrid& grid, std::uint32_t tx, std::uint32_t ty) {
+    return {area.x + ih_tile_start(tx, area.width, grid.x), area.y + ih_tile_start(ty, area.height, grid.y),
+            ih_tile_length(tx, area.width, grid.x), ih_tile_length(ty, area.height, grid.y)};
 }
 
 }  // namespace imghist

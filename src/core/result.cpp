@@ -95,12 +95,12 @@ const ChannelHistogram* Result::find(Channel channel) const {
 
 namespace {
 
-// Why a and b cannot be merged, or nullopt: the one rule behind merge() and can_merge().
-std::optional<std::string> merge_conflict(const Result& a, const Result& b) {
-    if (a.channels.size() != b.channels.size()) return "cannot merge results with different channels";
-    for (std::size_t i = 0; i < a.channels.size(); ++i) {
-        const auto& x = a.channels[i];
-        const auto& y = b.channels[i];
+std::optional<std::string> channels_conflict(const std::vector<ChannelHistogram>& a,
+                                             const std::vector<ChannelHistogram>& b) {
+    if (a.size() != b.size()) return "cannot merge results with different channels";
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto& x = a[i];
+        const auto& y = b[i];
         if (x.channel != y.channel) return "cannot merge results with different channels";
         if (!(x.layout == y.layout))
             return "cannot merge histograms with different bin layouts (" + describe(x.layout) + " vs " +
@@ -109,15 +109,19 @@ std::optional<std::string> merge_conflict(const Result& a, const Result& b) {
     return std::nullopt;
 }
 
-}  // namespace
+// Why a and b cannot be merged, or nullopt: the one rule behind merge() and can_merge().
+std::optional<std::string> merge_conflict(const Result& a, const Result& b) {
+    if (a.tile_grid != b.tile_grid || a.tiles.size() != b.tiles.size())
+        return "cannot merge results with different tile grids (" + std::to_string(a.tile_grid.x) + "," +
+               std::to_string(a.tile_grid.y) + " vs " + std::to_string(b.tile_grid.x) + "," +
+               std::to_string(b.tile_grid.y) + ")";
+    return channels_conflict(a.channels, b.channels);
+}
 
-bool Result::can_merge(const Result& other) const { return !merge_conflict(*this, other); }
-
-void Result::merge(const Result& other) {
-    if (const auto conflict = merge_conflict(*this, other)) throw MergeError(*conflict);
-    for (std::size_t i = 0; i < channels.size(); ++i) {
-        auto& a = channels[i];
-        const auto& b = other.channels[i];
+void add_channels(std::vector<ChannelHistogram>& sum, const std::vector<ChannelHistogram>& more) {
+    for (std::size_t i = 0; i < sum.size(); ++i) {
+        auto& a = sum[i];
+        const auto& b = more[i];
         for (std::size_t k = 0; k < a.counts.size(); ++k) a.counts[k] += b.counts[k];
         a.nan += b.nan;
         a.below += b.below;
@@ -125,6 +129,16 @@ void Result::merge(const Result& other) {
         a.clipped_low_count = add_known(a.clipped_low_count, b.clipped_low_count);
         a.clipped_high_count = add_known(a.clipped_high_count, b.clipped_high_count);
     }
+}
+
+}  // namespace
+
+bool Result::can_merge(const Result& other) const { return !merge_conflict(*this, other); }
+
+void Result::merge(const Result& other) {
+    if (const auto conflict = merge_conflict(*this, other)) throw MergeError(*conflict);
+    add_channels(channels, other.channels);
+    for (std::size_t t = 0; t < tiles.size(); ++t) add_channels(tiles[t].channels, other.tiles[t].channels);
     for (const std::string& note : other.notes)
         if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
     if (backend != other.backend) backend = "mixed";

@@ -111,6 +111,7 @@ Result get_kind(Bytes& b, std::size_t& first_index) {
     Result r;
     r.width = b.get<std::uint32_t>();
     r.height = b.get<std::uint32_t>();
+    r.region = {0, 0, r.width, r.height};  // the CLI refuses --roi and --tiles with --mpi
     r.format = b.get<PixelFormat>();
     r.backend = b.get_string();
     r.device = b.get_string();

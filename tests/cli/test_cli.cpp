@@ -145,6 +145,64 @@ TEST_F(CliTest, ModesWeightsAndBackendsAgree) {
     EXPECT_GT(h["R"]["below"].get<std::uint64_t>() + h["R"]["above"].get<std::uint64_t>(), 0u);
 }
 
+TEST_F(CliTest, RoiAndTiles) {
+    const auto img = imghist::testing::make_image(PixelFormat::rgb8, 61, 37, imghist::testing::Pattern::natural, 5);
+    write_oiio(path("r.png"), img.view);
+    const auto small = imghist::testing::make_image(PixelFormat::rgb8, 20, 10, imghist::testing::Pattern::random, 6);
+    write_oiio(path("small.png"), small.view);
+    const auto r = run_all({
+        {"--format", "json", "--roi", "5,3,40,30", "--tiles", "3,2", path("r.png")},
+        {"--roi", "5,3,40,30", "--tiles", "3,2", path("r.png")},
+        {"--format", "json", "--roi", "5,3,40,30", path("small.png"), path("r.png")},
+    });
+    ASSERT_EQ(r[0].status, 0) << r[0].err;
+    imghist::Request req;
+    req.roi = imghist::Region{5, 3, 40, 30};
+    req.tiles = {3, 2};
+    const imghist::Result want = reference(img.view, req);
+    const json doc = r[0].doc()["results"][0];
+    expect_matches(doc["histograms"], want, "roi");
+    EXPECT_EQ(doc["region"], json({{"x", 5}, {"y", 3}, {"width", 40}, {"height", 30}}));
+    EXPECT_EQ(doc["tile_grid"], json({{"x", 3}, {"y", 2}}));
+    ASSERT_EQ(doc["tiles"].size(), 6u);
+    for (std::size_t t = 0; t < 6; ++t) {
+        const imghist::Region& w = want.tiles[t].region;
+        EXPECT_EQ(doc["tiles"][t]["region"], json({{"x", w.x}, {"y", w.y}, {"width", w.width}, {"height", w.height}}));
+        imghist::Result tile = want;
+        tile.channels = want.tiles[t].channels;
+        expect_matches(doc["tiles"][t]["histograms"], tile, "tile " + std::to_string(t));
+    }
+    EXPECT_EQ(doc["tiles"][5]["region"]["width"], 40 - 2 * 13);  // the last column takes the remainder
+
+    ASSERT_EQ(r[1].status, 0) << r[1].err;
+    EXPECT_NE(r[1].out.find("region: 40 x 30 pixels from column 5, row 3"), std::string::npos) << r[1].out;
+    EXPECT_NE(r[1].out.find("tiles: 3 x 2"), std::string::npos) << r[1].out;
+
+    // A roi that one file cannot hold is that file's error; the others are still counted.
+    EXPECT_EQ(r[2].status, 1);
+    const json both = r[2].doc();
+    ASSERT_EQ(both["errors"].size(), 1u) << r[2].out;
+    EXPECT_NE(both["errors"][0]["error"].get<std::string>().find("is not inside the 20 x 10 image"), std::string::npos)
+        << both["errors"][0]["error"];
+    ASSERT_EQ(both["results"].size(), 1u);
+    req.tiles = {};
+    expect_matches(both["results"][0]["histograms"], reference(img.view, req), "roi of the file that holds it");
+
+    // Bad values are usage errors before any file is read.
+    const std::vector<std::vector<std::string>> bad = {
+        {"--roi", "1,2,3", path("r.png")},        {"--roi", "0,0,0,5", path("r.png")},
+        {"--roi", "a,b,c,d", path("r.png")},      {"--roi", "-1,0,2,2", path("r.png")},
+        {"--tiles", "0,1", path("r.png")},        {"--tiles", "3", path("r.png")},
+        {"--roi", "0,0,2,2", "--tiles", "3,1", path("r.png")},
+    };
+    const auto errors = run_all(bad);
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+        EXPECT_EQ(errors[i].status, 2) << bad[i][1] << " " << errors[i].err;
+        EXPECT_NE(errors[i].err.find(bad[i][0]), std::string::npos) << errors[i].err;
+        EXPECT_TRUE(errors[i].out.empty());
+    }
+}
+
 TEST_F(CliTest, DirectoriesAreSearchedRecursively) {
     const fs::path d = dir_ / "tree";
     fs::create_directories(d / "sub" / "deeper");

@@ -86,6 +86,10 @@ TEST(CudaDevice, FreeComputeOnTheCallersStreamAndTheDefaultOne) {
                                std::string(fi.name) + " on a stream");
         expect_same_histograms(cuda::compute(*engine, d.view), reference->compute(img.view),
                                std::string(fi.name) + " on the default stream");
+        r.roi = Region{1, 2, 250, 16};
+        r.tiles = {5, 2};
+        expect_same_histograms(cuda::compute(*engine, d.view, r, stream), reference->compute(img.view, r),
+                               std::string(fi.name) + " roi and tiles on a stream");
     }
     CK(cudaStreamDestroy(stream));
 }

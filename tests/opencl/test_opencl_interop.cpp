@@ -87,7 +87,9 @@ TEST(OpenClInterop, CallersBuffersPackedStridedAndOffset) {
                                                              padding ? img.view.stride_bytes : 0, offset);
                 const std::string what = std::string(format_info(f).name) + " +" + std::to_string(padding) +
                                          "B stride, offset " + std::to_string(offset);
-                for (Request r : {Request{}, [] { Request q; q.count_alpha = true; q.bins.bins = 1000; return q; }()}) {
+                // The last request: a roi and tiles of the caller's buffer (sub-views of its memory).
+                const Request regions = [] { Request q; q.roi = Region{2, 1, 295, 21}; q.tiles = {3, 2}; return q; }();
+                for (Request r : {Request{}, [] { Request q; q.count_alpha = true; q.bins.bins = 1000; return q; }(), regions}) {
                     try {
                         expect_same_histograms(opencl::compute(*engine, src, r), reference->compute(img.view, r), what);
                     } catch (const std::exception& e) {

@@ -6,17 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "imghist/result.hpp"
 
 namespace imghist::testing {
 
-inline void expect_same_histograms(const Result& got, const Result& want, const std::string& what) {
-    SCOPED_TRACE(what);
-    ASSERT_EQ(got.channels.size(), want.channels.size());
-    for (std::size_t c = 0; c < want.channels.size(); ++c) {
-        const auto& g = got.channels[c];
-        const auto& w = want.channels[c];
+inline void expect_same_channels(const std::vector<ChannelHistogram>& got, const std::vector<ChannelHistogram>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t c = 0; c < want.size(); ++c) {
+        const auto& g = got[c];
+        const auto& w = want[c];
         SCOPED_TRACE(std::string("channel ") + std::string(channel_name(w.channel)));
         EXPECT_EQ(g.channel, w.channel);
         EXPECT_EQ(g.layout, w.layout);
@@ -32,6 +32,20 @@ inline void expect_same_histograms(const Result& got, const Result& want, const 
                 ADD_FAILURE() << "bin " << k << ": got " << g.counts[k] << ", want " << w.counts[k];
                 ++shown;
             }
+    }
+}
+
+// The whole result's channels, and its region and tiles (each tile's channels alike).
+inline void expect_same_histograms(const Result& got, const Result& want, const std::string& what) {
+    SCOPED_TRACE(what);
+    expect_same_channels(got.channels, want.channels);
+    EXPECT_EQ(got.region, want.region);
+    EXPECT_EQ(got.tile_grid, want.tile_grid);
+    ASSERT_EQ(got.tiles.size(), want.tiles.size());
+    for (std::size_t t = 0; t < want.tiles.size(); ++t) {
+        SCOPED_TRACE("tile " + std::to_string(t));
+        EXPECT_EQ(got.tiles[t].region, want.tiles[t].region);
+        expect_same_channels(got.tiles[t].channels, want.tiles[t].channels);
     }
 }
 

@@ -147,6 +147,10 @@ TEST_F(VulkanInterop, EngineOnTheCallersDeviceAndQueue) {
         for (Mode mode : {Mode::all, Mode::luma}) {
             Request r;
             r.mode = mode;
+            if (mode == Mode::luma) {  // a roi and tiles of the caller's buffer
+                r.roi = Region{3, 2, 199, 15};
+                r.tiles = {4, 3};
+            }
             const Result got = vulkan::compute(*engine, bi, r);
             // Clipping counts included: compute() counts them as Engine::compute does.
             ASSERT_FALSE(got.channels.empty());

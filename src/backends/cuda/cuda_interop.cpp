@@ -74,6 +74,10 @@ void CudaEngine::accumulate_device(const DeviceImage& image, const HistogramPlan
 // the histogram proves.
 Result CudaEngine::compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) {
     image.validate();
+    if (request.roi || request.tiles.count() != 1)
+        return count_regions(image, request, [&](const DeviceImage& crop, const Request& plain) {
+            return compute_device(crop, plain, stream);
+        });
     const HistogramPlan plan(image.format, request);
     return plan.make_result(image, count_on_device(std::span<const DeviceImage>(&image, 1), plan, stream), "cuda",
                             device_name());

@@ -278,7 +278,13 @@ private:
                 owners.push_back(i);
             }
             if (images.empty()) continue;
-            std::vector<Result> results = engine_.compute_batch(std::span<const DeviceImage>(images), request, stream_);
+            // A roi or tiles: image by image (the batched launch counts whole images).
+            std::vector<Result> results;
+            if (request.roi || request.tiles.count() != 1) {
+                for (const DeviceImage& image : images) results.push_back(engine_.compute_device(image, request, stream_));
+            } else {
+                results = engine_.compute_batch(std::span<const DeviceImage>(images), request, stream_);
+            }
             for (std::size_t k = 0; k < owners.size(); ++k) {
                 Result& r = results[k];
                 r.notes.push_back("decoded on the GPU by " + decoder_name() + "'s " + decoded_by[owners[k]]->name);
