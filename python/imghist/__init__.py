@@ -11,6 +11,8 @@ Example::
     print(h.channels, h.counts.shape)         # ('R', 'G', 'B', 'Y') (4, 256)
     print(h["Y"].stats()["mean"])             # mean luminance, in bins
     crop = imghist.histogram(image[10:-3, 7:-5], mode="luma")   # a strided view, no copy
+    tiled = imghist.histogram(image, roi=(0, 0, 960, 540), tiles=(4, 3))  # a region, in 4 x 3 tiles
+    print(tiled.region, tiled.tile_counts.shape, tiled.tile(3, 2).region)  # (0, 0, 960, 540) (3, 4, 4, 256) (720, 360, 240, 180)
     engine = imghist.Engine("cpu")            # keep one for many calls
     total = engine.histogram(image) + engine.histogram(image)   # exact merge
     frames = imghist.histogram_batch([image, image[::2, ::2]])   # one engine for many images

@@ -12,6 +12,9 @@ Device = Union[None, int, str]
 # A CUDA stream for CUDA arrays: None (the producer's current stream), a cudaStream_t value, or a
 # torch.cuda.Stream / cupy.cuda.Stream / object with __cuda_stream__.
 Stream = Any
+# roi=: None (every pixel) or (x, y, width, height); tiles=: None or (tiles_x, tiles_y).
+Roi = Optional[Tuple[int, int, int, int]]
+Tiles = Optional[Tuple[int, int]]
 
 class Error(Exception): ...
 class InvalidArgument(Error, ValueError): ...
@@ -81,6 +84,20 @@ class Histogram:
     @property
     def format(self) -> str: ...
     @property
+    def region(self) -> Tuple[int, int, int, int]:
+        """(x, y, width, height) of the pixels counted: the roi, else the whole image."""
+    @property
+    def tile_grid(self) -> Tuple[int, int]:
+        """(tiles_x, tiles_y); (1, 1) without tiles."""
+    @property
+    def tile_counts(self) -> npt.NDArray[np.uint64]:
+        """Counts of every tile, shape (tiles_y, tiles_x, channels, bins); (1, 1, channels, bins) without tiles."""
+    @property
+    def tile_regions(self) -> List[Tuple[int, int, int, int]]:
+        """(x, y, width, height) of every tile, row by row."""
+    def tile(self, tx: int, ty: int) -> "Histogram":
+        """Tile (tx, ty) as a Histogram of its own (region = the tile's); IndexError outside the grid."""
+    @property
     def backend(self) -> str: ...
     @property
     def device(self) -> str: ...
@@ -122,6 +139,8 @@ def histogram(
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
+    roi: Roi = None,
+    tiles: Tiles = None,
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
@@ -138,6 +157,8 @@ def histogram_batch(
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
+    roi: Roi = None,
+    tiles: Tiles = None,
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
@@ -157,6 +178,8 @@ def histogram_file(
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
+    roi: Roi = None,
+    tiles: Tiles = None,
     backend: str = "auto",
     device: Device = None,
     max_pixels: Optional[int] = None,
@@ -195,6 +218,8 @@ def histogram_files(
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
+    roi: Roi = None,
+    tiles: Tiles = None,
     backend: str = "auto",
     device: Device = None,
     engine: Optional["Engine"] = None,
@@ -223,6 +248,8 @@ class Engine:
         clamp: bool = False,
         weights: Weights = "rec709",
         alpha: bool = False,
+        roi: Roi = None,
+        tiles: Tiles = None,
         layout: Optional[str] = None,
         stream: Stream = None,
     ) -> Histogram: ...
@@ -236,6 +263,8 @@ class Engine:
         clamp: bool = False,
         weights: Weights = "rec709",
         alpha: bool = False,
+        roi: Roi = None,
+        tiles: Tiles = None,
         layout: Optional[str] = None,
         stream: Stream = None,
     ) -> HistogramBatch: ...
@@ -249,6 +278,8 @@ class Engine:
         clamp: bool = False,
         weights: Weights = "rec709",
         alpha: bool = False,
+        roi: Roi = None,
+        tiles: Tiles = None,
         max_pixels: Optional[int] = None,
         untrusted_readers: bool = False,
     ) -> Histogram: ...

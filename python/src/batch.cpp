@@ -110,6 +110,18 @@ BatchImages batch_images_of(nb::handle images, nb::handle stream, const std::opt
 }
 
 std::vector<Result> count_batch(Engine& engine, const BatchImages& images, const Request& request) {
+    if (request.roi || request.tiles.count() != 1) {
+        // The batch calls count whole images: a roi or tiles are counted image by image by
+        // Engine::compute (or the CUDA engine's compute_device), on every backend.
+        std::vector<Result> results;
+        results.reserve(images.views.size());
+        for (std::size_t i = 0; i < images.views.size(); ++i)
+            results.push_back(naming(i, [&] {
+                if (images.where.cuda) return std::move(compute_on_cuda(engine, {images.views[i]}, request, images.where).front());
+                return engine.compute(images.views[i], request);
+            }));
+        return results;
+    }
     if (images.where.cuda) return compute_on_cuda(engine, images.views, request, images.where);
 #ifdef IMGHIST_PYTHON_CUDA
     // The CUDA engine packs host images into its staging buffers and counts them in few launches.
@@ -129,7 +141,9 @@ images   a list (or other sequence) of arrays as histogram() takes them, of one 
          CUDA arrays (torch, cupy) are counted where they live, like histogram()'s; the images
          of a batch are all host arrays or all on one CUDA device.
 The keywords are histogram()'s. The CUDA backend counts the batch in few launches; other
-backends count the images one after the other, with the GIL released once for the batch.
+backends count the images one after the other, with the GIL released once for the batch. With
+roi or tiles every image is counted alone (on every backend), with the same roi and tile grid:
+each image must hold the roi ("images[3]: ..." otherwise).
 
 Returns an imghist.HistogramBatch (a sequence of Histogram, .counts of shape (N, channels,
 bins), .sum()). Raises imghist.InvalidArgument (a ValueError) for an empty batch, and for a bad

@@ -78,8 +78,12 @@ struct RequestArgs {
     bool clamp = false;
     nb::object weights;
     bool alpha = false;
+    nb::object roi, tiles;  // None, (x, y, width, height) and None, (tx, ty)
 };
 Request request_of(const RequestArgs& args);
+// The keywords of histogram() in a call (engine.cpp); `roi` and `tiles` may be left unset (None).
+RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, bool clamp, nb::object weights,
+                    bool alpha, nb::object roi = nb::none(), nb::object tiles = nb::none());
 // EngineOptions::device from None, an index or a name substring.
 std::string device_of(nb::handle device);
 

@@ -94,11 +94,6 @@ EngineOptions options_of(std::string device, std::int64_t threads) {
     return options;
 }
 
-RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, bool clamp, nb::object weights,
-                    bool alpha) {
-    return RequestArgs{mode, std::move(bins), std::move(range), clamp, std::move(weights), alpha};
-}
-
 constexpr const char* kHistogramDoc = R"(Histograms of one image, counted exactly (64-bit) by an imghist backend.
 
 image    an array, not copied: a numpy array (or anything with the buffer protocol), or a torch
@@ -112,6 +107,14 @@ range    (lo, hi) of the bins, or None for the default.
 clamp    count samples outside the range in the end bins instead of below/above.
 weights  luminance weights: "rec709", "rec601", "rec2020", "WR,WG,WB" or (wr, wg, wb) over 10000.
 alpha    also count the alpha channel (channel "A") of an RGBA image.
+roi      None (every pixel) or (x, y, width, height): count only columns [x, x + width) of rows
+         [y, y + height). A region that is empty or not wholly inside the image raises
+         InvalidArgument (it is never cropped silently). Histogram.region says what was counted.
+tiles    None or (tiles_x, tiles_y): also one histogram per tile of a grid of tiles_x columns by
+         tiles_y rows over the counted pixels (Histogram.tile_counts, .tile(tx, ty)). Along a
+         side of L pixels in n tiles every tile is L // n pixels and the last also takes the
+         remainder; a count of 0, or more tiles than pixels along a side, raises InvalidArgument.
+         The channels' counts stay those of the whole region (the tiles' exact sum).
 layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data.
 backend  "auto" (a GPU if one is available, else "cpu") or a name from imghist.backends().
 device   None (the backend's default), a device index, or a case-insensitive name substring.
@@ -157,30 +160,30 @@ void bind_engine(nb::module_& m) {
             new (self) PyEngine(backend, options_of(device_of(device), threads));
         }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
         .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range,
-                             bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout,
+                             bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout,
                              nb::handle stream) {
-            return e.histogram(prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha), layout));
+            return e.histogram(prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout));
         }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(),
            "stream"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device (a CUDA array needs a 'cuda' engine).")
         .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
-                                   nb::object range, bool clamp, nb::object weights, bool alpha,
+                                   nb::object range, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                    std::optional<std::string> layout, nb::handle stream) {
             return e.histogram_batch(
-                prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha), layout));
+                prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout));
         }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(),
            "stream"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
         .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
-                                  nb::object range, bool clamp, nb::object weights, bool alpha,
+                                  nb::object range, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                   std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
-            const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha));
+            const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha, roi, tiles));
             const ImageFile file = read_file(path, max_pixels, untrusted_readers);
             return e.histogram_host(file.view, request);
         }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "max_pixels"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "max_pixels"_a = nb::none(),
            "untrusted_readers"_a = false, "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
@@ -190,38 +193,38 @@ void bind_engine(nb::module_& m) {
         });
 
     m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, bool clamp,
-                          nb::object weights, bool alpha, std::optional<std::string> layout, const std::string& backend,
+                          nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout, const std::string& backend,
                           nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
-        const Prepared in = prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha), layout);
+        const Prepared in = prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout);
         const Placement& where = in.pixels.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram(in);
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
-       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
+       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramDoc);
 
     m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range,
-                               bool clamp, nb::object weights, bool alpha, const std::string& backend,
+                               bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, const std::string& backend,
                                nb::handle device, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
         // The keywords are checked before the file is decoded, and the file before an engine opens.
-        const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha));
+        const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha, roi, tiles));
         const ImageFile file = read_file(path, max_pixels, untrusted_readers);
         const Placement host;
         return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, request);
     }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "clamp"_a = false,
-       "weights"_a = "rec709", "alpha"_a = false, "backend"_a = "auto", "device"_a = nb::none(),
+       "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "backend"_a = "auto", "device"_a = nb::none(),
        "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kHistogramFileDocText);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range,
-                                bool clamp, nb::object weights, bool alpha, std::optional<std::string> layout,
+                                bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout,
                                 const std::string& backend, nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
         const PreparedBatch in =
-            prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha), layout);
+            prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout);
         const Placement& where = in.images.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram_batch(in);
     }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
-       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
+       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramBatchDoc);
 }
 

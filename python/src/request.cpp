@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
+#include <vector>
 
 namespace imghist::python {
 
@@ -60,6 +62,45 @@ std::optional<std::pair<double, double>> range_of(nb::handle range) {
     return std::pair{number_of(range[0], "range lo"), number_of(range[1], "range hi")};
 }
 
+// `count` integers of `value` (a sequence, never a str), each >= 0 and fitting 32 bits; `shape`
+// names them for the messages, e.g. "(x, y, width, height)".
+std::vector<std::uint32_t> uint32s_of(nb::handle value, std::size_t count, const char* keyword,
+                                      std::initializer_list<const char*> names, const char* shape) {
+    const std::string usage = std::string(keyword) + " must be None or " + shape + ", " + std::to_string(count) +
+                              " integers";
+    if (nb::isinstance<nb::str>(value) || nb::isinstance<nb::bytes>(value) || !nb::isinstance<nb::sequence>(value))
+        throw InvalidArgument(usage + "; got " + python_type_name(value));
+    if (nb::len(value) != count)
+        throw InvalidArgument(usage + "; got " + std::to_string(nb::len(value)) + " values " +
+                              nb::cast<std::string>(nb::repr(value)));
+    std::vector<std::uint32_t> out;
+    std::size_t i = 0;
+    for (const char* name : names) {
+        const std::string what = std::string(keyword) + " " + name;
+        const std::int64_t v = integer_of(value[i++], what);
+        if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
+            throw InvalidArgument(what + " must be a non-negative integer below 2^32; got " + std::to_string(v));
+        out.push_back(std::uint32_t(v));
+    }
+    return out;
+}
+
+std::optional<Region> roi_of(nb::handle roi) {
+    if (!roi.is_valid() || roi.is_none()) return std::nullopt;
+    const auto v = uint32s_of(roi, 4, "roi", {"x", "y", "width", "height"}, "(x, y, width, height)");
+    if (v[2] == 0 || v[3] == 0)
+        throw InvalidArgument("roi " + nb::cast<std::string>(nb::repr(roi)) + " is empty: its width and height must be at least 1");
+    return Region{v[0], v[1], v[2], v[3]};
+}
+
+TileGrid tiles_of(nb::handle tiles) {
+    if (!tiles.is_valid() || tiles.is_none()) return {};
+    const auto v = uint32s_of(tiles, 2, "tiles", {"x", "y"}, "(tiles_x, tiles_y)");
+    if (v[0] == 0 || v[1] == 0)
+        throw InvalidArgument("tiles " + nb::cast<std::string>(nb::repr(tiles)) + ": each count must be at least 1");
+    return TileGrid{v[0], v[1]};
+}
+
 }  // namespace
 
 Request request_of(const RequestArgs& args) {
@@ -77,7 +118,15 @@ Request request_of(const RequestArgs& args) {
     if (args.range.is_valid()) request.bins.range = range_of(args.range);
     request.bins.clamp = args.clamp;
     request.count_alpha = args.alpha;
+    request.roi = roi_of(args.roi);
+    request.tiles = tiles_of(args.tiles);
     return request;
+}
+
+RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, bool clamp, nb::object weights,
+                    bool alpha, nb::object roi, nb::object tiles) {
+    return RequestArgs{mode, std::move(bins), std::move(range), clamp, std::move(weights), alpha, std::move(roi),
+                       std::move(tiles)};
 }
 
 std::string device_of(nb::handle device) {

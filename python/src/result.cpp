@@ -63,13 +63,77 @@ std::string layout_text(const BinLayout& l) {
     return text;
 }
 
+// The pixels counted; a result made without a region (none of the engine's) counted the whole image.
+Region region_of(const Result& r) {
+    if (r.region.width == 0 || r.region.height == 0) return Region{0, 0, r.width, r.height};
+    return r.region;
+}
+
+nb::tuple region_tuple(const Region& g) { return nb::make_tuple(g.x, g.y, g.width, g.height); }
+
+// Counts of every tile (uint64, shape (tiles_y, tiles_x, channels, bins)); a result without
+// tiles is its own single tile.
+nb::object tile_counts_of(const Result& r) {
+    if (r.tiles.empty()) {
+        const std::size_t bins = first_channel(r).layout.bins;
+        std::vector<std::uint64_t> counts;
+        counts.reserve(r.channels.size() * bins);
+        for (const ChannelHistogram& c : r.channels) counts.insert(counts.end(), c.counts.begin(), c.counts.end());
+        return numpy_array(std::move(counts), {1, 1, r.channels.size(), bins});
+    }
+    const std::size_t bins = first_channel(r).layout.bins;
+    std::vector<std::uint64_t> counts;
+    counts.reserve(r.tiles.size() * r.channels.size() * bins);
+    for (const TileHistogram& t : r.tiles)
+        for (const ChannelHistogram& c : t.channels) counts.insert(counts.end(), c.counts.begin(), c.counts.end());
+    return numpy_array(std::move(counts), {r.tile_grid.y, r.tile_grid.x, r.channels.size(), bins});
+}
+
+// Tile (tx, ty) as a Histogram of its own: its channels and region, the parent's size, format,
+// backend, device and notes, no tiles.
+Result tile_of(const Result& r, std::int64_t tx, std::int64_t ty) {
+    const std::int64_t nx = r.tiles.empty() ? 1 : r.tile_grid.x, ny = r.tiles.empty() ? 1 : r.tile_grid.y;
+    if (tx < 0 || ty < 0 || tx >= nx || ty >= ny)
+        throw nb::index_error(("tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ") is outside the " +
+                               std::to_string(nx) + " x " + std::to_string(ny) +
+                               " tile grid (tx in [0, tiles_x), ty in [0, tiles_y))")
+                                  .c_str());
+    Result t;
+    t.width = r.width;
+    t.height = r.height;
+    t.format = r.format;
+    t.backend = r.backend;
+    t.device = r.device;
+    t.notes = r.notes;
+    if (r.tiles.empty()) {
+        t.region = region_of(r);
+        t.channels = r.channels;
+    } else {
+        const TileHistogram& tile = r.tile(std::uint32_t(tx), std::uint32_t(ty));
+        t.region = tile.region;
+        t.channels = tile.channels;
+    }
+    return t;
+}
+
+// " region=x,y,wxh tiles=TXxTY" where the result counted less than its image or has tiles.
+std::string region_text(const Result& r) {
+    const Region g = region_of(r);
+    std::string text;
+    if (!(g == Region{0, 0, r.width, r.height}) || !r.tiles.empty())
+        text += " region=" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.width) + "x" +
+                std::to_string(g.height);
+    if (!r.tiles.empty()) text += " tiles=" + std::to_string(r.tile_grid.x) + "x" + std::to_string(r.tile_grid.y);
+    return text;
+}
+
 std::string repr_of(const Result& r) {
     std::string channels;
     for (const ChannelHistogram& c : r.channels) channels += (channels.empty() ? "" : ",") + std::string(channel_name(c.channel));
     return "<imghist.Histogram " + std::string(format_info(r.format).name) + " " + std::to_string(r.width) + "x" +
            std::to_string(r.height) + " channels=" + channels + " " +
-           (r.channels.empty() ? std::string() : layout_text(r.channels.front().layout)) + " backend=" + r.backend +
-           ">";
+           (r.channels.empty() ? std::string() : layout_text(r.channels.front().layout)) + region_text(r) +
+           " backend=" + r.backend + ">";
 }
 
 void bind_channel(nb::module_& m) {
@@ -102,7 +166,10 @@ Every channel of one histogram has the same bins. ``counts`` is a uint64 array o
 k's lower edge and edges[bins] the top of the range. The default float rule (257 bins over
 [0, 1]) has a closed top bin holding exactly 1.0 (and, unclamped, nothing above): its edges are
 edges[256] = edges[257] = 1.0. ``h["Y"]`` is one channel; iterating gives the channels in order;
-``h + other`` and ``h += other`` merge exactly (MergeError if channels or bins differ).)";
+``h + other`` and ``h += other`` merge exactly (MergeError if channels or bins differ).
+With histogram(..., roi=..., tiles=...): ``region`` is the pixels counted, ``tile_counts`` has
+shape (tiles_y, tiles_x, channels, bins) and ``tile(tx, ty)`` is one tile's Histogram; the
+channels stay those of the whole region. Tiled histograms merge tile by tile (same grid).)";
 
 // The per-channel arrays and the layout, size and origin of the counts.
 void bind_histogram_properties(nb::class_<Result>& histogram) {
@@ -138,6 +205,25 @@ void bind_histogram_properties(nb::class_<Result>& histogram) {
         .def_ro("height", &Result::height, "Image height in pixels.")
         .def_prop_ro("format", [](const Result& r) { return std::string(format_info(r.format).name); },
                      "Pixel format name, e.g. 'rgba8', 'gray_f32'.")
+        .def_prop_ro("region", [](const Result& r) { return region_tuple(region_of(r)); },
+                     "(x, y, width, height) of the pixels counted: the roi, else the whole image.")
+        .def_prop_ro("tile_grid", [](const Result& r) {
+            return r.tiles.empty() ? nb::make_tuple(1, 1) : nb::make_tuple(r.tile_grid.x, r.tile_grid.y);
+        }, "(tiles_x, tiles_y) of the tiles= grid; (1, 1) without tiles.")
+        .def_prop_ro("tile_counts", &tile_counts_of,
+                     "Counts of every tile (uint64, shape (tiles_y, tiles_x, channels, bins)): tile_counts[ty, tx] "
+                     "is tile (tx, ty)'s; their sum over the tiles is counts. Without tiles: counts, shape "
+                     "(1, 1, channels, bins).")
+        .def_prop_ro("tile_regions", [](const Result& r) {
+            nb::list regions;
+            if (r.tiles.empty()) regions.append(region_tuple(region_of(r)));
+            for (const TileHistogram& t : r.tiles) regions.append(region_tuple(t.region));
+            return regions;
+        }, "(x, y, width, height) of every tile, row by row (tile (tx, ty) at ty * tiles_x + tx).")
+        .def("tile", &tile_of, nb::arg("tx"), nb::arg("ty"),
+             "Tile (tx, ty) as a Histogram: its channels, region = the tile's pixels, no tiles (the "
+             "image's width, height, format and backend). IndexError outside the grid; without tiles, "
+             "tile(0, 0) is the whole region.")
         .def_ro("backend", &Result::backend, "Backend that counted ('mixed' after merging different ones).")
         .def_ro("device", &Result::device, "Device that counted.")
         .def_ro("notes", &Result::notes, "What the backend did that the caller should know (list of str).");

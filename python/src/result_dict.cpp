@@ -101,6 +101,74 @@ ChannelHistogram channel_from(const std::string& name, nb::handle d, bool intege
     return c;
 }
 
+nb::dict region_dict(const Region& g) {
+    nb::dict d;
+    d["x"] = g.x;
+    d["y"] = g.y;
+    d["width"] = g.width;
+    d["height"] = g.height;
+    return d;
+}
+
+Region region_from(nb::handle d, const std::string& where) {
+    if (!nb::isinstance<nb::dict>(d)) bad("'" + where + "' must be a dict {x, y, width, height}");
+    return Region{member_as<std::uint32_t>(d, "x"), member_as<std::uint32_t>(d, "y"),
+                  member_as<std::uint32_t>(d, "width"), member_as<std::uint32_t>(d, "height")};
+}
+
+nb::dict histograms_dict(const std::vector<ChannelHistogram>& channels) {
+    nb::dict histograms;
+    for (const ChannelHistogram& c : channels) histograms[std::string(channel_name(c.channel)).c_str()] = channel_dict(c);
+    return histograms;
+}
+
+std::vector<ChannelHistogram> channels_from(nb::handle histograms, bool integer, const std::string& where) {
+    if (!nb::isinstance<nb::dict>(histograms) || nb::len(histograms) == 0) bad("'" + where + "' must be a non-empty dict");
+    std::vector<ChannelHistogram> channels;
+    for (auto [name, channel] : nb::borrow<nb::dict>(histograms))
+        channels.push_back(channel_from(nb::cast<std::string>(name), channel, integer));
+    for (const ChannelHistogram& c : channels)
+        if (!(c.layout == channels.front().layout)) bad("the channels have different bin layouts");
+    return channels;
+}
+
+bool same_channels(const std::vector<ChannelHistogram>& a, const std::vector<ChannelHistogram>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].channel != b[i].channel || !(a[i].layout == b[i].layout)) return false;
+    return true;
+}
+
+// "region", "tile_grid" and "tiles" (absent from documents written before regions existed).
+void regions_from(nb::handle d, Result& r, bool integer) {
+    r.region = Region{0, 0, r.width, r.height};
+    if (PyObject* region = PyDict_GetItemString(d.ptr(), "region")) r.region = region_from(region, "region");
+    PyObject* grid = PyDict_GetItemString(d.ptr(), "tile_grid");
+    PyObject* tiles = PyDict_GetItemString(d.ptr(), "tiles");
+    if (!grid && !tiles) return;
+    if (!grid || !tiles) bad("'tile_grid' and 'tiles' come together");
+    if (!nb::isinstance<nb::dict>(nb::handle(grid))) bad("'tile_grid' must be a dict {x, y}");
+    r.tile_grid = TileGrid{member_as<std::uint32_t>(grid, "x"), member_as<std::uint32_t>(grid, "y")};
+    if (!nb::isinstance<nb::list>(nb::handle(tiles))) bad("'tiles' must be a list");
+    if (r.tile_grid.x == 0 || r.tile_grid.y == 0 || nb::len(nb::handle(tiles)) != r.tile_grid.count())
+        bad("'tiles' has " + std::to_string(nb::len(nb::handle(tiles))) + " tiles for a tile_grid of " +
+            std::to_string(r.tile_grid.x) + " x " + std::to_string(r.tile_grid.y));
+    std::size_t i = 0;
+    for (nb::handle tile : nb::borrow<nb::list>(tiles)) {
+        const std::string where = "tiles[" + std::to_string(i++) + "]";
+        if (!nb::isinstance<nb::dict>(tile)) bad("'" + where + "' must be a dict {region, histograms}");
+        TileHistogram t;
+        t.region = region_from(member(tile, "region"), where + ".region");
+        t.channels = channels_from(member(tile, "histograms"), integer, where + ".histograms");
+        if (!same_channels(t.channels, r.channels)) bad("'" + where + "' has other channels or bins than 'histograms'");
+        r.tiles.push_back(std::move(t));
+    }
+    if (r.tiles.size() == 1) {  // a 1 x 1 grid is no tiling (Result::tiles is empty then)
+        r.tiles.clear();
+        r.tile_grid = {};
+    }
+}
+
 }  // namespace
 
 nb::dict stats_dict(const ChannelHistogram& c) {
@@ -116,9 +184,27 @@ nb::dict result_to_dict(const Result& r) {
     d["format"] = std::string(format_info(r.format).name);
     d["backend"] = r.backend;
     d["device"] = r.device;
-    nb::dict histograms;
-    for (const ChannelHistogram& c : r.channels) histograms[std::string(channel_name(c.channel)).c_str()] = channel_dict(c);
-    d["histograms"] = histograms;
+    d["histograms"] = histograms_dict(r.channels);
+    // As the command line writes them: the region where it is not the whole image or there are
+    // tiles, then the tile grid and the tiles row by row.
+    const Region whole{0, 0, r.width, r.height};
+    const bool no_region = r.region.width == 0 || r.region.height == 0;
+    const Region region = no_region ? whole : r.region;
+    if (!(region == whole) || !r.tiles.empty()) d["region"] = region_dict(region);
+    if (!r.tiles.empty()) {
+        nb::dict grid;
+        grid["x"] = r.tile_grid.x;
+        grid["y"] = r.tile_grid.y;
+        d["tile_grid"] = grid;
+        nb::list tiles;
+        for (const TileHistogram& t : r.tiles) {
+            nb::dict tile;
+            tile["region"] = region_dict(t.region);
+            tile["histograms"] = histograms_dict(t.channels);
+            tiles.append(tile);
+        }
+        d["tiles"] = tiles;
+    }
     nb::list notes;
     for (const std::string& n : r.notes) notes.append(n);
     d["notes"] = notes;
@@ -134,13 +220,9 @@ Result result_from_dict(nb::handle d) {
     r.format = *format;
     r.backend = member_as<std::string>(d, "backend");
     r.device = member_as<std::string>(d, "device");
-    nb::handle histograms = member(d, "histograms");
-    if (!nb::isinstance<nb::dict>(histograms) || nb::len(histograms) == 0) bad("'histograms' must be a non-empty dict");
     const bool integer = !format_info(r.format).is_float();
-    for (auto [name, channel] : nb::borrow<nb::dict>(histograms))
-        r.channels.push_back(channel_from(nb::cast<std::string>(name), channel, integer));
-    for (const ChannelHistogram& c : r.channels)
-        if (!(c.layout == r.channels.front().layout)) bad("the channels have different bin layouts");
+    r.channels = channels_from(member(d, "histograms"), integer, "histograms");
+    regions_from(d, r, integer);
     if (PyObject* notes = PyDict_GetItemString(d.ptr(), "notes"))
         if (!nb::try_cast(nb::handle(notes), r.notes)) bad("'notes' must be a list of str");
     return r;

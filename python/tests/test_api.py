@@ -345,7 +345,10 @@ def cli_json(cli, path, fmt, shape, *args):
     (float_image()[..., :3].copy(), "rgb_f32", {}, []),
     (float_image().astype(np.float16), "rgba_f16", dict(bins=40, range=(-0.25, 1.5), clamp=True),
      ["--bins", "40", "--range=-0.25:1.5", "--clamp"]),
-], ids=["rgba8", "alpha-rec601", "gray16-bins", "rgb_f32", "f16-clamped"])
+    (rgba8(), "rgba8", dict(roi=(3, 5, 40, 30)), ["--roi", "3,5,40,30"]),
+    (float_image()[..., :3].copy(), "rgb_f32", dict(roi=(1, 2, 5, 6), tiles=(2, 3), bins=16),
+     ["--roi", "1,2,5,6", "--tiles", "2,3", "--bins", "16"]),
+], ids=["rgba8", "alpha-rec601", "gray16-bins", "rgb_f32", "f16-clamped", "roi", "roi-tiles"])
 def test_to_dict_equals_the_command_lines_json(tmp_path, image, fmt, kwargs, args):
     cli = os.environ.get("IMGHIST_CLI")
     if not cli:
