@@ -163,26 +163,32 @@ void register_calls() {
     }
 }
 
-// Issue 17: a roi and tiles against the same request over the whole image. roi-whole (a roi
-// of every pixel) is the cost of the roi path itself; roi-half counts the middle half of the
-// rows and columns (a quarter of the pixels); tiles-8x8 and tiles-32x32 count every pixel once
-// into 64 and 1024 tile histograms.
+// Issue 17: a roi and tiles against the same request over the whole image, on `cpu` and on
+// every GPU backend available here (host images: what Engine::compute costs them, upload
+// included). roi-whole (a roi of every pixel) is the cost of the roi path itself; roi-half
+// counts the middle half of the rows and columns (a quarter of the pixels); tiles-8x8 and
+// tiles-32x32 count every pixel once into 64 and 1024 tile histograms.
 void register_regions() {
     using imghist::Region;
     constexpr std::uint32_t w = imghist::bench::k8KWidth, h = imghist::bench::k8KHeight;
-    for (const PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgba_f32}) {
-        const std::string base = std::string("regions/cpu/") + std::string(format_info(f).name) + "/natural/rgb/";
-        Request r = with_mode(Mode::rgb);
-        add(base + "whole", "cpu", f, Pattern::natural, r, false);
-        r.roi = Region{0, 0, w, h};
-        add(base + "roi-whole", "cpu", f, Pattern::natural, r, false);
-        r.roi = Region{w / 4, h / 4, w / 2, h / 2};
-        add(base + "roi-half", "cpu", f, Pattern::natural, r, false);
-        r.roi.reset();
-        r.tiles = {8, 8};
-        add(base + "tiles-8x8", "cpu", f, Pattern::natural, r, false);
-        r.tiles = {32, 32};
-        add(base + "tiles-32x32", "cpu", f, Pattern::natural, r, false);
+    for (const char* backend : {"cpu", "opencl", "vulkan", "cuda"}) {
+        const imghist::Backend* b = imghist::find_backend(backend);
+        if (b == nullptr || !b->available()) continue;
+        for (const PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgba_f32}) {
+            const std::string base = std::string("regions/") + backend + "/" + std::string(format_info(f).name) +
+                                     "/natural/rgb/";
+            Request r = with_mode(Mode::rgb);
+            add(base + "whole", backend, f, Pattern::natural, r, false);
+            r.roi = Region{0, 0, w, h};
+            add(base + "roi-whole", backend, f, Pattern::natural, r, false);
+            r.roi = Region{w / 4, h / 4, w / 2, h / 2};
+            add(base + "roi-half", backend, f, Pattern::natural, r, false);
+            r.roi.reset();
+            r.tiles = {8, 8};
+            add(base + "tiles-8x8", backend, f, Pattern::natural, r, false);
+            r.tiles = {32, 32};
+            add(base + "tiles-32x32", backend, f, Pattern::natural, r, false);
+        }
     }
 }
 
