@@ -1,6 +1,7 @@
 // libFuzzer target of the library API: the bytes become an image view (valid, or broken in one
-// of the ways ImageView::validate() must catch) and a request (valid or not), counted by the
-// `reference` and the `cpu` backends. They must agree bit for bit, and reject the same inputs:
+// of the ways ImageView::validate() must catch) and a request (valid or not, with or without a
+// roi and tiles), counted by the `reference` and the `cpu` backends. They must agree bit for
+// bit (tiles included), and reject the same inputs:
 // both throw InvalidArgument or neither does. Any other exception, a crash, or a sanitizer
 // report is a finding.
 #include <cstddef>
@@ -95,6 +96,11 @@ Case make_case(const std::uint8_t* data, std::size_t size) {
     }
     r.bins.clamp = flags & 1;
     r.count_alpha = flags & 2;
+    // A roi (one in four: inside, on the edge or outside the image) and tiles (one in four:
+    // mostly a few, some 0 or more than the pixels).
+    const std::uint8_t regions = in.byte();
+    if (regions >= 192) r.roi = imghist::Region{in.byte() % 70u, in.byte() % 70u, in.byte() % 70u, in.byte() % 70u};
+    if ((regions & 0x30) == 0x30) r.tiles = {in.byte() % 10u, in.byte() % 10u};
 
     // The pixels: the remaining bytes, repeated to fill the image.
     if (in.rest_size() > 0)
