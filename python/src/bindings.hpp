@@ -102,6 +102,8 @@ nb::object counts_of(const Result& result);
 nb::dict result_to_dict(const Result& result);
 Result result_from_dict(nb::handle dict);
 nb::dict stats_dict(const ChannelHistogram& channel);
+// The pixels a result counted: its region, or the whole image for a result without one.
+Region region_of(const Result& result);
 
 // files.cpp: an image file read into host memory by imghist::io, kept alive by `owner`; where the
 // package has no file reader, read_file raises imghist.Error saying so.

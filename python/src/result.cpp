@@ -63,11 +63,6 @@ std::string layout_text(const BinLayout& l) {
     return text;
 }
 
-// The pixels counted; a result made without a region (none of the engine's) counted the whole image.
-Region region_of(const Result& r) {
-    if (r.region.width == 0 || r.region.height == 0) return Region{0, 0, r.width, r.height};
-    return r.region;
-}
 
 nb::tuple region_tuple(const Region& g) { return nb::make_tuple(g.x, g.y, g.width, g.height); }
 

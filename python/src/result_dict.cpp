@@ -187,10 +187,8 @@ nb::dict result_to_dict(const Result& r) {
     d["histograms"] = histograms_dict(r.channels);
     // As the command line writes them: the region where it is not the whole image or there are
     // tiles, then the tile grid and the tiles row by row.
-    const Region whole{0, 0, r.width, r.height};
-    const bool no_region = r.region.width == 0 || r.region.height == 0;
-    const Region region = no_region ? whole : r.region;
-    if (!(region == whole) || !r.tiles.empty()) d["region"] = region_dict(region);
+    const Region region = region_of(r);
+    if (!(region == Region{0, 0, r.width, r.height}) || !r.tiles.empty()) d["region"] = region_dict(region);
     if (!r.tiles.empty()) {
         nb::dict grid;
         grid["x"] = r.tile_grid.x;
@@ -226,6 +224,12 @@ Result result_from_dict(nb::handle d) {
     if (PyObject* notes = PyDict_GetItemString(d.ptr(), "notes"))
         if (!nb::try_cast(nb::handle(notes), r.notes)) bad("'notes' must be a list of str");
     return r;
+}
+
+// A Result made by hand has no region: it counted the whole image.
+Region region_of(const Result& r) {
+    if (r.region.width == 0 || r.region.height == 0) return Region{0, 0, r.width, r.height};
+    return r.region;
 }
 
 }  // namespace imghist::python
