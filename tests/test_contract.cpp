@@ -65,10 +65,10 @@ TEST(Contract, BinArgsClassifyExactlyAsThePlan) {
             EXPECT_EQ(int(ih_args_blue(args)), fi.blue) << fi.name;
             if (fi.is_float()) {
                 for (float v : float_probes())
-                    ASSERT_EQ(ih_args_classify_float(v, args), plan.classify_float(v)) << fi.name << " " << v;
+                    ASSERT_EQ(ih_args_classify_float(v, args, plan.edge_keys.data()), plan.classify_float(v)) << fi.name << " " << v;
             } else {
                 for (std::uint32_t v : integer_probes())
-                    ASSERT_EQ(ih_args_classify_int(v, args), plan.classify_int(v)) << fi.name << " " << v;
+                    ASSERT_EQ(ih_args_classify_int(v, args, plan.edge_keys.data()), plan.classify_int(v)) << fi.name << " " << v;
             }
         }
     }

@@ -34,9 +34,20 @@ struct LumaWeights {
 struct BinSpec {
     std::optional<std::uint32_t> bins;
     std::optional<std::pair<double, double>> range;  // [lo, hi)
+    // Edge bins instead of uniform ones: N + 1 strictly increasing edges, bin k = [e_k, e_k+1)
+    // (docs/semantics.md, "Edges"); excludes bins and range. At most kMaxEdges.
+    std::vector<double> edges;
     bool clamp = false;
     bool operator==(const BinSpec&) const = default;
 };
+
+inline constexpr std::size_t kMaxEdges = 4097;  // 4096 edge bins
+
+// The edges of EV bins (docs/semantics.md, "EV bins"): 2^(lo + k / per_stop) for k = 0 ..
+// (hi - lo) * per_stop, each computed in double and rounded once to fp32 by the float rule.
+// Throws InvalidArgument unless lo < hi, per_stop >= 1, (hi - lo) * per_stop is a whole number
+// of bins (at most 4096) and every edge is a normal fp32 number.
+std::vector<double> ev_edges(double lo, double hi, std::uint32_t per_stop);
 
 // A grid of x columns by y rows of tiles over the counted pixels (docs/semantics.md, "Regions
 // and tiles"): every tile but the last of a row or column is floor(size / tiles) pixels, the
@@ -76,6 +87,9 @@ struct BinLayout {
     double lo = 0, hi = 256;  // [lo, hi), or [lo, hi] when closed_top
     bool clamp = false;
     bool closed_top = false;  // the default float rule: 257 bins over [0, 1], 1.0 inclusive
+    // Edge bins: bins + 1 edges, lo and hi the first and last; empty for uniform bins. Float
+    // layouts hold the edges as the bins count them, rounded to fp32.
+    std::vector<double> edges;
     bool integer = true;      // the binned values are integers (8- and 16-bit samples and their luminance)
     bool operator==(const BinLayout&) const = default;
 };
@@ -96,7 +110,8 @@ float float_bin_scale(const BinLayout& layout);
 // float layouts the centre of [lower edge, upper edge), and hi itself for the closed top bin.
 double bin_centre(const BinLayout& layout, std::uint32_t k);
 
-// Lower edge of bin k in sample units (k = bins gives the upper edge of a half-open layout).
+// Lower edge of bin k in sample units (k = bins gives the upper edge of a half-open layout;
+// edge bins give edge k).
 // The closed top bin of the float rule starts at hi and holds exactly hi.
 double bin_lower_edge(const BinLayout& layout, std::uint32_t k);
 

@@ -214,7 +214,7 @@ int count_over_ranks(const CommandLine& line, const Settings& settings, const In
     const std::vector<mpi::FileSummary> files = mpi::gather_files(MPI_COMM_WORLD, summary.mine, 0);
     int status = summary.failed > 0 || !expanded.failed.empty() ? kExitFileFailed : kExitOk;
     if (rank != 0) return status;
-    const std::unique_ptr<Report> report = make_report(line.format, std::cout, false);
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, false, settings.exposure);
     for (const FileOutcome& o : expanded.failed) (void)report->add(o);
     std::vector<std::vector<SumMember>> members(summary.sums.size());
     std::vector<std::uint64_t> pixels(summary.sums.size(), 0);
@@ -310,7 +310,7 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
         if (rank != 0) return summary.failed > 0 || !expanded.failed.empty() ? kExitFileFailed : kExitOk;
     }
 #endif
-    const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only);
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only, settings.exposure);
     Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
     Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
     // Directories without images are reported first, then the files in input order.

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "imghist/imghist.hpp"
 #include "plot.hpp"
@@ -25,6 +27,17 @@ What it counts:
   name: R,G,B (and A), or Y for gray; others (Z, AOVs) are left out with a note. Indexed
   images are expanded to RGB. --bins/--range replace the default bins; values outside the
   range are counted as below/above and binned only with --clamp.
+
+Edge bins, EV bins and exposure:
+  --edges E0,E1,...,EN counts N bins [E_k, E_k+1) (1 to 4096 bins, strictly increasing;
+  @FILE reads the edges from FILE, separated by commas, spaces or newlines). Float samples
+  are compared with the edges rounded to fp32, integers exactly (v >= ceil(E_k)).
+  --ev LO:HI:BINS_PER_STOP makes log2 edges 2^(LO + k / BINS_PER_STOP) from 2^LO to 2^HI,
+  each rounded once to fp32: zero and negative values count as below (they have no EV).
+  --exposure adds the auto-exposure of the luminance (Y, or a gray image's channel) to the
+  table and JSON: the mean EV of the samples between two percentiles (--exposure-percentiles,
+  default 50:95) and the exposure log2(--key) - mean that brings it to the key value (default
+  0.18). Without --edges or --ev it counts --ev -16:16:8. docs/semantics.md has the formula.
 
 Inputs:
   Regular files whose content is a trusted format (the reader is picked by the content,
@@ -105,6 +118,7 @@ Examples:
                                             a dataset, one line per file, then the sum
   imghist merge run1.jsonl run2.json        the sums of two earlier runs, summed
   imghist --bins 64 --range 0:4 --clamp render.exr   64 bins over [0, 4), outliers clamped
+  imghist --mode luma --ev=-10:6:4 --exposure hdr.exr  EV histogram and auto-exposure
   imghist --raw bgr8:1920x1080 frame.bin    a raw frame in OpenCV's native order
   imghist --list-backends                   compiled backends and their devices
   imghist --backend opencl --device 0:1 big.tif
@@ -171,16 +185,55 @@ double parse_double(const std::string& text, const std::string& what) {
     return v;
 }
 
-std::pair<double, double> parse_range(const std::string& text) {
+std::pair<double, double> parse_range(const std::string& text, const std::string& what = "--range") {
     // LO:HI; the separator is the first ':' that follows a digit or '.', so "-1:2" works.
     std::size_t colon = std::string::npos;
     for (std::size_t i = 1; i < text.size(); ++i)
         if (text[i] == ':') { colon = i; break; }
-    if (colon == std::string::npos) throw UsageError("--range: expected LO:HI, got '" + text + "'");
-    const double lo = parse_double(text.substr(0, colon), "--range LO");
-    const double hi = parse_double(text.substr(colon + 1), "--range HI");
-    if (!(lo < hi)) throw UsageError("--range: LO must be below HI (got '" + text + "')");
+    if (colon == std::string::npos) throw UsageError(what + ": expected LO:HI, got '" + text + "'");
+    const double lo = parse_double(text.substr(0, colon), what + " LO");
+    const double hi = parse_double(text.substr(colon + 1), what + " HI");
+    if (!(lo < hi)) throw UsageError(what + ": LO must be below HI (got '" + text + "')");
     return {lo, hi};
+}
+
+// --edges: numbers separated by commas (or, from @FILE, commas, spaces and newlines).
+std::vector<double> parse_edges(const std::string& text) {
+    std::string list = text;
+    if (!text.empty() && text[0] == '@') {
+        std::ifstream in(text.substr(1));
+        if (!in) throw UsageError("--edges: cannot read '" + text.substr(1) + "'");
+        std::ostringstream all;
+        all << in.rdbuf();
+        list = all.str();
+    }
+    for (char& c : list)
+        if (c == ',' || c == '\n' || c == '\r' || c == '\t') c = ' ';
+    std::istringstream words(list);
+    std::vector<double> edges;
+    std::string word;
+    while (words >> word) edges.push_back(parse_double(word, "--edges"));
+    if (edges.size() < 2) throw UsageError("--edges: expected at least two edges E0,E1,..., got '" + text + "'");
+    return edges;
+}
+
+// --ev LO:HI:BINS_PER_STOP (LO may be negative: the separators are the colons after the first character).
+std::vector<double> parse_ev(const std::string& text) {
+    const std::size_t first = text.find(':', 1);
+    const std::size_t second = first == std::string::npos ? first : text.find(':', first + 2);
+    if (second == std::string::npos) throw UsageError("--ev: expected LO:HI:BINS_PER_STOP, got '" + text + "'");
+    const double lo = parse_double(text.substr(0, first), "--ev LO");
+    const double hi = parse_double(text.substr(first + 1, second - first - 1), "--ev HI");
+    const std::string per_stop_text = text.substr(second + 1);
+    std::uint32_t per_stop = 0;
+    const auto [ptr, ec] = std::from_chars(per_stop_text.data(), per_stop_text.data() + per_stop_text.size(), per_stop);
+    if (per_stop_text.empty() || ec != std::errc() || ptr != per_stop_text.data() + per_stop_text.size() || per_stop == 0)
+        throw UsageError("--ev: BINS_PER_STOP must be a whole number of at least 1, got '" + per_stop_text + "'");
+    try {
+        return ev_edges(lo, hi, per_stop);
+    } catch (const InvalidArgument& e) {
+        throw UsageError(std::string("--ev: ") + e.what());
+    }
 }
 
 // N comma-separated unsigned 32-bit integers, for --roi and --tiles.
@@ -220,7 +273,22 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
         ->check(CLI::Range(1u, 1u << 20))->type_name("N");
     app.add_option("--range", line.range_text, "Binned range [LO, HI), e.g. 0:256 or 0:1 (use --range=-1:1 for a negative LO)")
         ->type_name("LO:HI");
-    app.add_flag("--clamp", line.clamp, "Fold values outside --range into the first and last bins");
+    app.add_flag("--clamp", line.clamp, "Fold values outside --range (or the edges) into the first and last bins");
+    app.add_option("--edges", line.edges_text,
+                   "Edge bins [E_k, E_k+1) instead of --bins/--range: 2 to 4097 increasing numbers, or @FILE")
+        ->type_name("E0,E1,...");
+    app.add_option("--ev", line.ev_text,
+                   "Log2 (EV) bins: edges 2^(LO + k / BINS_PER_STOP) from 2^LO to 2^HI, rounded to fp32 "
+                   "(e.g. --ev=-16:16:8; at most 4096 bins)")
+        ->type_name("LO:HI:BINS_PER_STOP");
+    app.add_flag("--exposure", line.exposure,
+                 "Report the auto-exposure of the luminance: log2(key) - its mean EV between the percentiles "
+                 "(counts --ev=-16:16:8 unless --edges or --ev is given)");
+    app.add_option("--exposure-percentiles", line.exposure_percentiles_text,
+                   "The samples --exposure averages, as percentiles of the luminance")
+        ->capture_default_str()->type_name("LOW:HIGH");
+    app.add_option("--key", line.key, "The key value --exposure brings the mean to (mid grey)")
+        ->capture_default_str()->type_name("VALUE");
     app.add_option("--luma-weights", line.weights_text, "rec709, rec601, rec2020, or WR,WG,WB integers summing to 10000")
         ->capture_default_str();
     app.add_flag("--alpha", line.alpha, "Also count the alpha channel (A)");
@@ -290,6 +358,19 @@ Request request_for(const CommandLine& line) {
     if (line.bins_given) request.bins.bins = line.bins;
     if (!line.range_text.empty()) request.bins.range = parse_range(line.range_text);
     request.bins.clamp = line.clamp;
+    if (!line.edges_text.empty() + !line.ev_text.empty() > 1)
+        throw UsageError("--edges and --ev both give the edges: use one");
+    if ((!line.edges_text.empty() || !line.ev_text.empty()) && (line.bins_given || !line.range_text.empty()))
+        throw UsageError("--edges and --ev give the bins and range: drop --bins and --range");
+    if (!line.edges_text.empty()) request.bins.edges = parse_edges(line.edges_text);
+    if (!line.ev_text.empty()) request.bins.edges = parse_ev(line.ev_text);
+    if (line.exposure && request.bins.edges.empty()) {
+        if (line.bins_given || !line.range_text.empty())
+            throw UsageError("--exposure needs EV bins (--ev) or --edges over positive values, not --bins/--range");
+        request.bins.edges = ev_edges(-16, 16, 8);
+    }
+    if (line.exposure && request.mode == Mode::rgb)
+        throw UsageError("--exposure reads the luminance: use --mode luma or all");
     if (!line.roi_text.empty()) {
         const auto v = parse_integers(line.roi_text, 4, "--roi", "X,Y,W,H");
         if (v[2] == 0 || v[3] == 0) throw UsageError("--roi: W and H must be at least 1 (got '" + line.roi_text + "')");
@@ -355,6 +436,19 @@ Settings settle(const CommandLine& line) {
         }
     }
     check_plot_options(line);
+    if (line.exposure) {
+        ExposureSettings exposure;
+        const auto [low, high] = parse_range(line.exposure_percentiles_text, "--exposure-percentiles");
+        exposure.low_percent = low;
+        exposure.high_percent = high;
+        exposure.key = line.key;
+        try {
+            exposure.validate();
+        } catch (const InvalidArgument& e) {
+            throw UsageError(std::string("--exposure: ") + e.what());
+        }
+        settings.exposure = exposure;
+    }
     if (line.progress_on && line.progress_off) throw UsageError("--progress and --no-progress contradict each other");
     if (line.inputs.empty() && line.files_from.empty())
         throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");

@@ -12,6 +12,7 @@
 
 #include "decoder_process.hpp"
 #include "imghist/request.hpp"
+#include "imghist/result.hpp"
 #include "imghist/io.hpp"
 #include "io/reader_raw.hpp"
 
@@ -31,6 +32,10 @@ struct CommandLine {
     std::string format = "table", plot_path, max_pixels_text, raw_text, files_from;
     std::string decode = "cpu";  // --decode: where JPEGs are decoded
     std::string roi_text, tiles_text;  // --roi X,Y,W,H and --tiles TX,TY
+    std::string edges_text, ev_text;   // --edges E0,E1,... (or @FILE) and --ev LO:HI:BINS_PER_STOP
+    bool exposure = false;             // --exposure
+    std::string exposure_percentiles_text = "50:95";
+    double key = 0.18;
     std::uint32_t bins = 0;
     bool bins_given = false;
     unsigned threads = 0;
@@ -56,6 +61,7 @@ struct Settings {
     Request request;
     io::ReadOptions read_options;
     std::optional<io::RawLayout> raw;  // --raw: every input is headerless pixels of this layout
+    std::optional<ExposureSettings> exposure;  // --exposure
 };
 
 // Checks the options beyond their syntax; throws UsageError.

@@ -141,6 +141,11 @@ json histograms_json(const std::vector<ChannelHistogram>& channels) {
         json j;
         j["bins"] = c.layout.bins;
         j["range"] = json::array({json_number(c.layout.lo), json_number(c.layout.hi)});
+        if (!c.layout.edges.empty()) {  // edge bins: the edges compared (fp32 ones for floats)
+            json edges = json::array();
+            for (double e : c.layout.edges) edges.push_back(json_number(e));
+            j["edges"] = std::move(edges);
+        }
         j["closed_top"] = c.layout.closed_top;
         j["clamp"] = c.layout.clamp;
         j["counts"] = c.counts;
@@ -151,6 +156,30 @@ json histograms_json(const std::vector<ChannelHistogram>& channels) {
         h[std::string(channel_name(c.channel))] = std::move(j);
     }
     return h;
+}
+
+// The luminance channel of a result (Y, or a gray image's only channel), or null.
+const ChannelHistogram* luminance_of(const Result& r) {
+    if (const ChannelHistogram* y = r.find(Channel::Y)) return y;
+    return r.find(Channel::gray);
+}
+
+// "exposure" with --exposure: docs/semantics.md, "Auto-exposure"; null when there is none.
+void put_exposure(json& j, const Result& r, const std::optional<ExposureSettings>& settings) {
+    if (!settings) return;
+    const ChannelHistogram* y = luminance_of(r);
+    const std::optional<Exposure> e = y ? exposure(*y, *settings) : std::nullopt;
+    if (!e) {
+        j["exposure"] = nullptr;
+        return;
+    }
+    j["exposure"] = {{"channel", std::string(channel_name(y->channel))},
+                     {"low_percent", settings->low_percent},
+                     {"high_percent", settings->high_percent},
+                     {"average_ev", e->average_ev},
+                     {"key", e->key},
+                     {"exposure_ev", e->exposure_ev},
+                     {"samples", e->samples}};
 }
 
 json region_json(const Region& r) { return {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}}; }
@@ -232,7 +261,7 @@ std::string or_dash(const std::optional<double>& v) {
 std::string share_or_dash(const std::optional<double>& v) { return v ? percent(*v) : "-"; }
 
 void table_block(std::ostream& out, const std::string& heading, const Result& r,
-                 const std::vector<std::string>& notes) {
+                 const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
     out << heading << '\n';
     // Channels of one result share their layout unless a format mixes sample types (never).
     const BinLayout& layout = r.channels.front().layout;
@@ -308,13 +337,28 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
         }
         out << '\n';
     }
+    if (exposure_settings) {
+        const ChannelHistogram* y = luminance_of(r);
+        const std::optional<Exposure> e = y ? exposure(*y, *exposure_settings) : std::nullopt;
+        out << "  exposure: ";
+        if (!e) {
+            out << "none (needs a luminance channel with samples in EV bins, --ev)\n";
+        } else {
+            std::snprintf(line, sizeof line,
+                          "%+.3f EV (average %.3f EV over the %g-%g%% samples of %s, key %g)\n", e->exposure_ev,
+                          e->average_ev, exposure_settings->low_percent, exposure_settings->high_percent,
+                          std::string(channel_name(y->channel)).c_str(), e->key);
+            out << line;
+        }
+    }
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
 }
 
 }  // namespace
 
 std::string describe_layout(const BinLayout& layout) {
-    std::string s = std::to_string(layout.bins) + " bins over [" + number(layout.lo) + ", " +
+    std::string s = std::to_string(layout.bins) + (layout.edges.empty() ? "" : " edge") + " bins over [" +
+                    number(layout.lo) + ", " +
                     number(layout.hi) + (layout.closed_top ? "]" : ")");
     if (layout.clamp) s += ", clamped";
     return s;
@@ -393,7 +437,7 @@ json error_json(const std::string& file, const std::string& error) {
     return e;
 }
 
-json result_json(const FileOutcome& o) {
+json result_json(const FileOutcome& o, const std::optional<ExposureSettings>& exposure_settings) {
     const Result& r = *o.result;
     json j;
     put_name(j, "file", o.file);
@@ -404,6 +448,7 @@ json result_json(const FileOutcome& o) {
     j["device"] = message_json(r.device);
     j["histograms"] = histograms_json(r.channels);
     put_regions(j, r);
+    put_exposure(j, r, exposure_settings);
     json notes = json::array();
     for (const std::string& n : o.notes) notes.push_back(message_json(n));
     j["notes"] = std::move(notes);
@@ -413,7 +458,7 @@ json result_json(const FileOutcome& o) {
 }
 
 // `indexed`: the report lists the per-file results, so "result_index" can point into them.
-json sum_json(const SumGroup& g, bool indexed) {
+json sum_json(const SumGroup& g, bool indexed, const std::optional<ExposureSettings>& exposure_settings) {
     json s, files = json::array(), index = json::array(), formats = json::array();
     for (const SumMember& m : g.members) {
         files.push_back(utf8_or_replaced(m.file));
@@ -427,27 +472,29 @@ json sum_json(const SumGroup& g, bool indexed) {
     s["backend"] = message_json(g.result.backend);
     s["device"] = message_json(g.result.device);
     s["histograms"] = histograms_json(g.result.channels);
+    put_exposure(s, g.result, exposure_settings);
     return s;
 }
 
 // The JSON entry of one outcome: its result, or its error (also when the result cannot be
 // encoded: then `encoded` is false).
-std::string outcome_text(const FileOutcome& o, bool& encoded) {
+std::string outcome_text(const FileOutcome& o, bool& encoded, const std::optional<ExposureSettings>& exposure_settings) {
     encoded = true;
     if (!o.result) return dump_always(error_json(o.file, o.error));
     std::string why;
-    if (auto text = try_dump(result_json(o), why)) return std::move(*text);
+    if (auto text = try_dump(result_json(o, exposure_settings), why)) return std::move(*text);
     encoded = false;
     return dump_always(error_json(o.file, "the result could not be encoded: " + why));
 }
 
 // The JSON entries of the sums; a sum that cannot be encoded becomes an entry of `errors`.
 std::vector<std::string> sum_texts(const std::vector<SumGroup>& sums, bool indexed,
-                                   std::vector<std::string>& errors, bool& all_encoded) {
+                                   std::vector<std::string>& errors, bool& all_encoded,
+                                   const std::optional<ExposureSettings>& exposure_settings) {
     std::vector<std::string> texts;
     for (const SumGroup& g : sums) {
         std::string why;
-        if (auto text = try_dump(sum_json(g, indexed), why)) {
+        if (auto text = try_dump(sum_json(g, indexed, exposure_settings), why)) {
             texts.push_back(std::move(*text));
         } else {
             all_encoded = false;
@@ -466,14 +513,15 @@ void json_array(std::ostream& out, const char* key, const std::vector<std::strin
 // One document; the results are written as they come, the errors (short) kept for after them.
 class JsonReport final : public Report {
 public:
-    JsonReport(std::ostream& out, bool per_file) : out_(out), per_file_(per_file) {
+    JsonReport(std::ostream& out, bool per_file, std::optional<ExposureSettings> exposure)
+        : out_(out), per_file_(per_file), exposure_(exposure) {
         out_ << "{\"schema\":" << kJsonSchema << ",\"imghist\":" << dump_always(std::string(imghist::version()))
              << ",\"results\":[";
     }
     std::size_t add(const FileOutcome& o) override {
         if (!o.result || per_file_) {
             bool encoded = true;
-            std::string text = outcome_text(o, encoded);
+            std::string text = outcome_text(o, encoded, exposure_);
             all_encoded_ = all_encoded_ && encoded;
             if (o.result && encoded) {
                 out_ << (results_ ? "," : "") << text;
@@ -485,7 +533,7 @@ public:
     }
     bool finish(const std::vector<SumGroup>* sums) override {
         std::vector<std::string> groups;
-        if (sums) groups = sum_texts(*sums, per_file_, errors_, all_encoded_);
+        if (sums) groups = sum_texts(*sums, per_file_, errors_, all_encoded_, exposure_);
         out_ << ']';
         json_array(out_, "errors", errors_);
         if (sums) json_array(out_, "sums", groups);
@@ -496,6 +544,7 @@ public:
 private:
     std::ostream& out_;
     bool per_file_, all_encoded_ = true;
+    std::optional<ExposureSettings> exposure_;
     std::size_t results_ = 0;
     std::vector<std::string> errors_;
 };
@@ -504,18 +553,19 @@ private:
 // {"sum": ...} per sum.
 class JsonLinesReport final : public Report {
 public:
-    JsonLinesReport(std::ostream& out, bool per_file) : out_(out), per_file_(per_file) {}
+    JsonLinesReport(std::ostream& out, bool per_file, std::optional<ExposureSettings> exposure)
+        : out_(out), per_file_(per_file), exposure_(exposure) {}
     std::size_t add(const FileOutcome& o) override {
         if (o.result && !per_file_) return kNoResult;
         bool encoded = true;
-        out_ << outcome_text(o, encoded) << '\n';
+        out_ << outcome_text(o, encoded, exposure_) << '\n';
         all_encoded_ = all_encoded_ && encoded;
         return o.result && encoded ? results_++ : kNoResult;
     }
     bool finish(const std::vector<SumGroup>* sums) override {
         if (!sums) return all_encoded_;
         std::vector<std::string> errors;
-        for (const std::string& text : sum_texts(*sums, per_file_, errors, all_encoded_))
+        for (const std::string& text : sum_texts(*sums, per_file_, errors, all_encoded_, exposure_))
             out_ << "{\"sum\":" << text << "}\n";
         for (const std::string& e : errors) out_ << e << '\n';
         return all_encoded_;
@@ -524,6 +574,7 @@ public:
 private:
     std::ostream& out_;
     bool per_file_, all_encoded_ = true;
+    std::optional<ExposureSettings> exposure_;
     std::size_t results_ = 0;
 };
 
@@ -567,7 +618,8 @@ private:
 
 class TableReport final : public TextReport {
 public:
-    using TextReport::TextReport;
+    TableReport(std::ostream& out, bool per_file, std::optional<ExposureSettings> exposure)
+        : TextReport(out, per_file), exposure_(exposure) {}
     bool finish(const std::vector<SumGroup>* sums) override {
         if (!sums) return true;
         for (const SumGroup& g : *sums) {
@@ -578,7 +630,7 @@ public:
             const std::string heading = "sum of " + std::to_string(g.members.size()) + " file" +
                                         (g.members.size() == 1 ? "" : "s") + "  " + thousands(g.pixels) +
                                         " pixels  " + formats_label(g) + "\n  files: " + files;
-            table_block(out_, heading, g.result, {});
+            table_block(out_, heading, g.result, {}, exposure_);
         }
         return true;
     }
@@ -591,18 +643,20 @@ private:
                                     std::to_string(r.height) + "  " +
                                     std::string(format_info(r.format).name) + "  " +
                                     display_text(r.backend) + " on " + display_text(r.device);
-        table_block(out_, heading, r, o.notes);
+        table_block(out_, heading, r, o.notes, exposure_);
     }
+    std::optional<ExposureSettings> exposure_;
     std::size_t blocks_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Report> make_report(const std::string& format, std::ostream& out, bool per_file) {
-    if (format == "json") return std::make_unique<JsonReport>(out, per_file);
-    if (format == "jsonl") return std::make_unique<JsonLinesReport>(out, per_file);
+std::unique_ptr<Report> make_report(const std::string& format, std::ostream& out, bool per_file,
+                                    const std::optional<ExposureSettings>& exposure) {
+    if (format == "json") return std::make_unique<JsonReport>(out, per_file, exposure);
+    if (format == "jsonl") return std::make_unique<JsonLinesReport>(out, per_file, exposure);
     if (format == "csv") return std::make_unique<CsvReport>(out, per_file);
-    return std::make_unique<TableReport>(out, per_file);
+    return std::make_unique<TableReport>(out, per_file, exposure);
 }
 
 }  // namespace imghist::cli

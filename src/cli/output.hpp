@@ -76,8 +76,10 @@ public:
     virtual bool finish(const std::vector<SumGroup>* sums) = 0;
 };
 
-// `per_file` false: only errors and the sums (--sum-only).
-std::unique_ptr<Report> make_report(const std::string& format, std::ostream& out, bool per_file);
+// `per_file` false: only errors and the sums (--sum-only). `exposure` (--exposure): each result
+// and sum also reports the auto-exposure of its luminance (csv leaves it out).
+std::unique_ptr<Report> make_report(const std::string& format, std::ostream& out, bool per_file,
+                                    const std::optional<ExposureSettings>& exposure = std::nullopt);
 
 // Names and messages for a terminal, the table, CSV and plot titles: one line of valid UTF-8
 // that nothing can act on, and that gives back the original bytes (docs/cli.md, "Names"):

@@ -114,4 +114,40 @@ IH_FN IH_U32 ih_classify_float(float v, IH_U32 bins, float lo, float scale, IH_U
     return (scaled < IH_CAST(float, bins)) ? IH_CAST(IH_U32, scaled) : last;
 }
 
+/*
+ * Edge bins (docs/semantics.md, "Edges"): bins + 1 keys that never decrease; bin k holds the keys
+ * in [E_k, E_k+1), keys below E_0 are below and keys from E_bins on above, both folded into the
+ * end bins when clamp is set. The host derives the keys once (HistogramPlan):
+ *   integer samples: the key is the value, E_k = ceil(edge k) clamped to [0, 65536];
+ *   float samples: the key is ih_float_key of the fp32 sample, E_k that of edge k rounded to fp32.
+ * Comparisons of integers only, so no device's division, log2 or denormal handling takes part.
+ * Equal neighbouring keys (integer edges clamped together) make empty bins, which the search
+ * below skips: it ends at the one k with E_k <= key < E_k+1.
+ */
+#if !defined(IH_GLSL) || defined(IH_EDGE_KEY)
+IH_FN IH_U32 ih_classify_edge_key(IH_U32 key, IH_U32 bins, IH_U32 clamp_flag IH_EDGES_PARAM)
+{
+    if (key < IH_EDGE_KEY(0))
+        return (clamp_flag != IH_U(0)) ? (IH_U(0) | IH_EXTRA_BELOW) : (bins + IH_SLOT_BELOW);
+    if (key >= IH_EDGE_KEY(bins))
+        return (clamp_flag != IH_U(0)) ? ((bins - IH_U(1)) | IH_EXTRA_ABOVE) : (bins + IH_SLOT_ABOVE);
+    IH_U32 lo = IH_U(0);
+    IH_U32 hi = bins; /* E_lo <= key < E_hi */
+    while (hi - lo > IH_U(1)) {
+        IH_U32 mid = (lo + hi) >> 1;
+        if (key >= IH_EDGE_KEY(mid)) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* A float sample in edge bins: NaN has its slot, every other value its key's bin. */
+IH_FN IH_U32 ih_classify_float_edges(float v, IH_U32 bins, IH_U32 clamp_flag IH_EDGES_PARAM)
+{
+    IH_U32 bits = IH_FLOAT_BITS(v);
+    if (ih_is_nan_bits(bits) != IH_U(0)) return bins + IH_SLOT_NAN;
+    return ih_classify_edge_key(ih_float_key(bits), bins, clamp_flag IH_EDGES_ARG(ih_edge_keys));
+}
+#endif
+
 #endif /* IMGHIST_BINNING_H */

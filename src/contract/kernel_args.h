@@ -30,7 +30,7 @@ IH_STRUCT(ih_bin_args) {
     IH_U32 closed_top;
     IH_U32 clamp;
     IH_U32 lo_key, hi_key; /* ih_float_key of the fp32 range ends */
-    IH_U32 reserved;
+    IH_U32 edges;          /* 1: bins by edge keys (ih_classify_edge_key), 0: uniform bins */
     IH_U32 lo_int_low, lo_int_high, hi_int_low, hi_int_high; /* the int64 integer range ends */
     float lo_float, scale_float;
     IH_U32 weight_int_r, weight_int_g, weight_int_b;       /* over IH_LUMA_WEIGHT_SUM */
@@ -49,14 +49,20 @@ IH_FN IH_I64 ih_join_i64(IH_U32 low, IH_U32 high)
 IH_FN IH_I64 ih_args_lo_int(ih_bin_args a) { return ih_join_i64(a.lo_int_low, a.lo_int_high); }
 IH_FN IH_I64 ih_args_hi_int(ih_bin_args a) { return ih_join_i64(a.hi_int_low, a.hi_int_high); }
 
-IH_FN IH_U32 ih_args_classify_int(IH_U32 v, ih_bin_args a)
+/* The classify code of a sample under the pass's bins, uniform or edge bins; a kernel passes
+ * the plan's edge keys (lang.h, IH_EDGES_ARG), which uniform bins never read. */
+#if !defined(IH_GLSL) || defined(IH_EDGE_KEY)
+IH_FN IH_U32 ih_args_classify_int(IH_U32 v, ih_bin_args a IH_EDGES_PARAM)
 {
+    if (a.edges != IH_U(0)) return ih_classify_edge_key(v, a.bins, a.clamp IH_EDGES_ARG(ih_edge_keys));
     return ih_classify_int(v, a.int_mode, a.shift, a.bins, ih_args_lo_int(a), ih_args_hi_int(a), a.clamp);
 }
-IH_FN IH_U32 ih_args_classify_float(float v, ih_bin_args a)
+IH_FN IH_U32 ih_args_classify_float(float v, ih_bin_args a IH_EDGES_PARAM)
 {
+    if (a.edges != IH_U(0)) return ih_classify_float_edges(v, a.bins, a.clamp IH_EDGES_ARG(ih_edge_keys));
     return ih_classify_float(v, a.bins, a.lo_float, a.scale_float, a.lo_key, a.hi_key, a.closed_top, a.clamp);
 }
+#endif
 IH_FN IH_U32 ih_args_luma_int(IH_U32 r, IH_U32 g, IH_U32 b, ih_bin_args a)
 {
     return ih_luma_int(r, g, b, a.weight_int_r, a.weight_int_g, a.weight_int_b);

@@ -76,6 +76,25 @@ static inline float ih_bits_float_(uint32_t u) { float x; memcpy(&x, &u, 4); ret
 #define IH_END(name) name;
 #endif
 
+/*
+ * The edge keys of edge bins (binning.h, ih_classify_edge_key): a function that reads them takes
+ * IH_EDGES_PARAM last, a caller passes IH_EDGES_ARG(keys), and IH_EDGE_KEY(i) reads key i.
+ * GLSL has no pointers: a shader that classifies by edges declares its buffer and defines
+ * IH_EDGE_KEY(i) itself before including the contract; the parameter is then empty.
+ */
+#if defined(IH_GLSL)
+#define IH_EDGES_PARAM
+#define IH_EDGES_ARG(keys)
+#elif defined(__OPENCL_C_VERSION__)
+#define IH_EDGES_PARAM , __global const uint* ih_edge_keys
+#define IH_EDGES_ARG(keys) , keys
+#define IH_EDGE_KEY(i) ih_edge_keys[i]
+#else
+#define IH_EDGES_PARAM , const IH_U32* ih_edge_keys
+#define IH_EDGES_ARG(keys) , keys
+#define IH_EDGE_KEY(i) ih_edge_keys[i]
+#endif
+
 /* Products and sums that must not be contracted into an FMA. */
 #if defined(__CUDACC__) && defined(__CUDA_ARCH__)
 #define IH_FMUL(a, b) __fmul_rn((a), (b))

@@ -35,7 +35,22 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
     clamp = layout.clamp ? 1u : 0u;
     closed_top = layout.closed_top ? 1u : 0u;
 
-    if (!info.is_float()) {
+    if (!layout.edges.empty()) {
+        // Integer keys: the value itself against ceil(edge), which no sample (at most 65535) can
+        // tell from 65536 above or 0 below. Float keys: ih_float_key of the fp32 edges.
+        int_mode = IH_INT_GENERAL;
+        for (double e : layout.edges) {
+            if (!info.is_float()) {
+                edge_keys.push_back(std::uint32_t(std::clamp(std::ceil(e), 0.0, 65536.0)));
+            } else {
+                edge_keys.push_back(ih_float_key(std::bit_cast<std::uint32_t>(float(e))));
+            }
+        }
+        if (info.is_float()) {
+            lo_key = edge_keys.front();
+            hi_key = edge_keys.back();
+        }
+    } else if (!info.is_float()) {
         lo_int = std::int64_t(layout.lo);
         hi_int = std::int64_t(layout.hi);
         // Powers of two from zero reduce to a shift: 8-bit identity, 16-bit v >> (16 - k).
@@ -80,6 +95,7 @@ ih_bin_args HistogramPlan::bin_args(std::size_t first, std::size_t count) const 
     a.shift = shift;
     a.closed_top = closed_top;
     a.clamp = clamp;
+    a.edges = has_edges() ? 1u : 0u;
     a.lo_key = lo_key;
     a.hi_key = hi_key;
     a.lo_int_low = std::uint32_t(std::uint64_t(lo_int));
@@ -142,7 +158,9 @@ std::pair<double, double> between_extremes(SampleType sample) {
 
 Request HistogramPlan::clipping_request(SampleType sample, const Request& request) {
     Request r = request;
-    r.bins = BinSpec{1, between_extremes(sample), false};
+    r.bins = BinSpec{};
+    r.bins.bins = 1;
+    r.bins.range = between_extremes(sample);
     return r;
 }
 

@@ -39,6 +39,9 @@ public:
     std::uint32_t int_mode = IH_INT_SHIFT;
     std::uint32_t shift = 0;
     std::uint32_t closed_top = 0, clamp = 0;
+    // Edge bins (binning.h, ih_classify_edge_key): bins + 1 keys; empty for uniform bins. GPU
+    // backends copy them to the device beside bin_args(), whose `edges` field says to read them.
+    std::vector<std::uint32_t> edge_keys;
 
     // Every field: caches keyed by a plan (compiled variants, code tables) compare whole plans,
     // so a field added later cannot be forgotten in a key.
@@ -63,10 +66,13 @@ public:
     ih_bin_args bin_args(std::size_t first, std::size_t count) const;
     ih_bin_args bin_args() const { return bin_args(0, channels.size()); }
 
+    bool has_edges() const { return !edge_keys.empty(); }
     std::uint32_t classify_int(std::uint32_t v) const {
+        if (has_edges()) return ih_classify_edge_key(v, layout.bins, clamp, edge_keys.data());
         return ih_classify_int(v, int_mode, shift, layout.bins, lo_int, hi_int, clamp);
     }
     std::uint32_t classify_float(float v) const {
+        if (has_edges()) return ih_classify_float_edges(v, layout.bins, clamp, edge_keys.data());
         return ih_classify_float(v, layout.bins, lo_float, scale_float, lo_key, hi_key, closed_top,
                                  clamp);
     }

@@ -4,6 +4,7 @@
 #include "contract/luminance.h"
 #include "contract/regions.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -99,7 +100,65 @@ void check_float_range(const BinLayout& layout) {
                               ": bins narrower than 2^-100 (scale bins / (HI - LO) must stay below 2^100)");
 }
 
+std::string edge_text(std::size_t k, double e) {
+    char text[64];
+    std::snprintf(text, sizeof text, "edge %zu (%.17g)", k, e);
+    return text;
+}
+
+// Edge bins (docs/semantics.md, "Edges"): float layouts keep the edges rounded to fp32, the
+// values the bins compare samples with.
+void resolve_edges(BinLayout& layout, const BinSpec& spec, bool is_float) {
+    if (spec.bins || spec.range) throw InvalidArgument("edges exclude bins and range: the edges give both");
+    const std::vector<double>& given = spec.edges;
+    if (given.size() < 2 || given.size() > kMaxEdges)
+        throw InvalidArgument("edges must be 2 to " + std::to_string(kMaxEdges) + " values (1 to " +
+                              std::to_string(kMaxEdges - 1) + " bins); got " + std::to_string(given.size()));
+    layout.edges.clear();
+    for (std::size_t k = 0; k < given.size(); ++k) {
+        const double e = given[k];
+        if (!std::isfinite(e)) throw InvalidArgument(edge_text(k, e) + " is not finite");
+        if (k > 0 && !(given[k - 1] < e))
+            throw InvalidArgument("edges must be strictly increasing: " + edge_text(k, e) + " is not above " +
+                                  edge_text(k - 1, given[k - 1]));
+        const double counted = is_float ? double(float(e)) : e;
+        if (!std::isfinite(counted)) throw InvalidArgument(edge_text(k, e) + " overflows fp32 (at most 3.4e38)");
+        if (k > 0 && !(layout.edges.back() < counted))
+            throw InvalidArgument(edge_text(k - 1, given[k - 1]) + " and " + edge_text(k, e) +
+                                  " are one value in fp32, which float samples are compared with");
+        layout.edges.push_back(counted);
+    }
+    layout.closed_top = false;
+    layout.bins = std::uint32_t(layout.edges.size() - 1);
+    layout.lo = layout.edges.front();
+    layout.hi = layout.edges.back();
+}
+
 }  // namespace
+
+std::vector<double> ev_edges(double lo, double hi, std::uint32_t per_stop) {
+    char text[160];
+    std::snprintf(text, sizeof text, "EV bins %g:%g:%u", lo, hi, per_stop);
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+        throw InvalidArgument(std::string(text) + ": LO and HI must be finite with LO < HI");
+    if (per_stop == 0) throw InvalidArgument(std::string(text) + ": BINS_PER_STOP must be at least 1");
+    const double bins = (hi - lo) * per_stop;
+    const double whole = std::round(bins);
+    if (std::fabs(bins - whole) > 1e-9 * std::max(1.0, whole))
+        throw InvalidArgument(std::string(text) + ": (HI - LO) x BINS_PER_STOP must be a whole number of bins");
+    if (whole > double(kMaxEdges - 1))
+        throw InvalidArgument(std::string(text) + ": " + std::to_string(std::uint64_t(whole)) +
+                              " bins, more than " + std::to_string(kMaxEdges - 1));
+    std::vector<double> edges;
+    for (std::uint32_t k = 0; k <= std::uint32_t(whole); ++k) {
+        const float e = float(std::exp2(lo + double(k) / per_stop));
+        if (!std::isnormal(e))
+            throw InvalidArgument(std::string(text) + ": edge 2^" + std::to_string(lo + double(k) / per_stop) +
+                                  " is not a normal fp32 number (EV must stay within -126 .. 127)");
+        edges.push_back(double(e));
+    }
+    return edges;
+}
 
 BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
     BinLayout layout;
@@ -114,6 +173,10 @@ BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
     }
     const bool is_float = sample == SampleType::f16 || sample == SampleType::f32;
     layout.integer = !is_float;
+    if (!spec.edges.empty()) {
+        resolve_edges(layout, spec, is_float);
+        return layout;
+    }
     if (!spec.bins && !spec.range) return layout;
     // Any override turns the closed [0, 1] float rule into half-open custom bins.
     layout.closed_top = false;
@@ -147,6 +210,13 @@ float float_bin_scale(const BinLayout& layout) {
 }
 
 double bin_centre(const BinLayout& layout, std::uint32_t k) {
+    if (!layout.edges.empty()) {
+        const double lower = layout.edges[k], upper = layout.edges[k + 1];
+        if (!layout.integer) return (lower + upper) / 2;
+        // The integers of [lower, upper): ceil(lower) .. ceil(upper) - 1, when there are any.
+        const double first = std::ceil(lower), end = std::ceil(upper);
+        return first < end ? (first + end - 1) / 2 : (lower + upper) / 2;
+    }
     if (layout.closed_top && k + 1 == layout.bins) return layout.hi;  // the closed top bin is hi
     if (!layout.integer) {
         const double steps = layout.closed_top ? layout.bins - 1.0 : double(layout.bins);
@@ -163,6 +233,7 @@ double bin_centre(const BinLayout& layout, std::uint32_t k) {
 }
 
 double bin_lower_edge(const BinLayout& layout, std::uint32_t k) {
+    if (!layout.edges.empty()) return layout.edges[k];
     const double steps = layout.closed_top ? double(layout.bins - 1) : double(layout.bins);
     return layout.lo + (layout.hi - layout.lo) * double(k) / steps;
 }

@@ -146,3 +146,51 @@ void Result::merge(const Result& other) {
 }
 
 }  // namespace imghist
+
+namespace imghist {
+
+void ExposureSettings::validate() const {
+    if (!(low_percent >= 0 && low_percent < high_percent && high_percent <= 100))
+        throw InvalidArgument("exposure percentiles must satisfy 0 <= low < high <= 100 (got " +
+                              std::to_string(low_percent) + " and " + std::to_string(high_percent) + ")");
+    if (!(key > 0) || !std::isfinite(key))
+        throw InvalidArgument("the exposure key value must be positive and finite (got " + std::to_string(key) + ")");
+}
+
+std::optional<Exposure> exposure(const ChannelHistogram& h, const ExposureSettings& settings) {
+    settings.validate();
+    const std::vector<double>& edges = h.layout.edges;
+    if (edges.empty() || !(edges.front() > 0)) return std::nullopt;
+    // The population in value order: below, the bins, above; each with the EV it stands for.
+    std::vector<std::pair<std::uint64_t, double>> ordered;
+    ordered.reserve(h.counts.size() + 2);
+    ordered.emplace_back(h.below, std::log2(edges.front()));
+    for (std::size_t k = 0; k < h.counts.size(); ++k)
+        ordered.emplace_back(h.counts[k], (std::log2(edges[k]) + std::log2(edges[k + 1])) / 2);
+    ordered.emplace_back(h.above, std::log2(edges.back()));
+    // With clamp, below and above are already in the end bins.
+    if (h.layout.clamp) ordered.front().first = ordered.back().first = 0;
+    double total = 0;
+    for (const auto& [n, ev] : ordered) total += double(n);
+    if (total == 0) return std::nullopt;
+    const double from = total * settings.low_percent / 100, to = total * settings.high_percent / 100;
+    double weight = 0, sum = 0, before = 0;
+    for (const auto& [n, ev] : ordered) {
+        const double after = before + double(n);
+        const double inside = std::min(after, to) - std::max(before, from);
+        if (inside > 0) {
+            weight += inside;
+            sum += inside * ev;
+        }
+        before = after;
+    }
+    if (weight == 0) return std::nullopt;
+    Exposure e;
+    e.average_ev = sum / weight;
+    e.key = settings.key;
+    e.exposure_ev = std::log2(settings.key) - e.average_ev;
+    e.samples = weight;
+    return e;
+}
+
+}  // namespace imghist

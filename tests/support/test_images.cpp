@@ -176,6 +176,17 @@ std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& f
         r.bins.range = {{0.1, 0.7}};
         r.bins.clamp = true;
         out.push_back({"float 100 bins [0.1, 0.7) clamp", r});
+        // Edge bins: uneven, across zero, denormal and huge edges, 1.0 inside a bin.
+        r = Request{};
+        r.bins.edges = {-1e30, -2.5, -1e-40, 0, 1e-40, 1e-3, 0.1, 0.25, 0.5, 0.75, 0.999, 1.5, 4, 1e30};
+        out.push_back({"float edges", r});
+        r.bins.clamp = true;
+        r.count_alpha = true;
+        out.push_back({"float edges clamp", r});
+        r = Request{};
+        r.mode = Mode::luma;
+        r.bins.edges = ev_edges(-12, 4, 256);  // 4096 EV bins
+        out.push_back({"float 4096 EV bins", r});
     } else {
         const double max = fi.sample == SampleType::u8 ? 256 : 65536;
         r.bins.bins = 4096;
@@ -190,6 +201,19 @@ std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& f
         r.bins.bins = 7;
         r.bins.range = {{17, max - 3}};
         out.push_back({"7 bins [17, max - 3)", r});
+        // Edge bins: fractional edges (v >= ceil(e)), empty bins, edges past both ends.
+        r = Request{};
+        r.bins.edges = fi.sample == SampleType::u8
+                           ? std::vector<double>{-3.5, 0.5, 1.5, 2, 17, 100.2, 100.7, 200, 254.5, 255, 300}
+                           : std::vector<double>{-3.5, 0.5, 1.5, 255.5, 1000, 30000.7, 30000.9, 65534.5, 65535, 70000};
+        out.push_back({"int edges", r});
+        r.bins.clamp = true;
+        r.count_alpha = true;
+        out.push_back({"int edges clamp", r});
+        r = Request{};
+        r.bins.edges.clear();
+        for (int k = 0; k <= 4096; ++k) r.bins.edges.push_back(-1 + k * (max + 2) / 4096.0);
+        out.push_back({"int 4096 edges", r});
     }
     return out;
 }

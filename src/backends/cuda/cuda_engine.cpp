@@ -122,10 +122,26 @@ int CudaEngine::occupancy(KernelFormat format, int layout, unsigned block, std::
 
 Shape CudaEngine::make_shape(const HistogramPlan& plan) {
     const DeviceLimits limits{unsigned(props_.multiProcessorCount), std::size_t(dynamic_smem_)};
-    return decide_shape(plan, limits, tune_, [this](KernelFormat f, int layout, unsigned block, std::size_t smem,
-                                                    int nch, bool luma) {
+    Shape sh = decide_shape(plan, limits, tune_, [this](KernelFormat f, int layout, unsigned block, std::size_t smem,
+                                                        int nch, bool luma) {
         return occupancy(f, layout, block, smem, nch, luma);
     });
+    sh.edge_keys_host = plan.edge_keys;
+    sh.params.edge_keys = edge_keys(plan.edge_keys);
+    return sh;
+}
+
+// One device copy of each distinct set of edge keys, kept while the engine lives: cached shapes
+// and graphs the caller captured keep pointing at it (at most 16 KiB a set). Copied
+// synchronously, so the copy is never part of a stream being captured.
+const std::uint32_t* CudaEngine::edge_keys(const std::vector<std::uint32_t>& keys) {
+    if (keys.empty()) return nullptr;
+    DeviceBuffer<std::uint32_t>& copy = edge_keys_dev_[keys];
+    if (copy.ptr == nullptr) {
+        copy.reserve(keys.size());
+        IH_CHECK(cudaMemcpy(copy.ptr, keys.data(), keys.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    }
+    return copy.ptr;
 }
 
 // A new request is checked (HistogramPlan throws) here, before a Call can mark the engine.
@@ -249,13 +265,14 @@ bool CudaEngine::use_code_lut(const Shape& sh, const Piece& pc, cudaStream_t str
 
 // The device table for the shape's plan (core/plan.hpp's half_codes or float_top16_codes of the
 // kernel's own classify arguments), rebuilt and uploaded on `stream` when those arguments (all
-// of ih_bin_args, compared bytewise) change; the engine's calls are ordered, so no queued launch
+// of ih_bin_args, compared bytewise, and the edge keys) change; the engine's calls are ordered, so no queued launch
 // still reads the previous table when the copy runs.
 const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) {
     const ih_bin_args& a = sh.params.bin;
-    if (code_lut_args_ && std::memcmp(&*code_lut_args_, &a, sizeof a) == 0) return code_lut_dev_.ptr;
+    if (code_lut_args_ && std::memcmp(&*code_lut_args_, &a, sizeof a) == 0 && code_lut_edges_ == sh.edge_keys_host)
+        return code_lut_dev_.ptr;
     code_lut_args_.reset();
-    auto classify = [&](float v) { return ih_args_classify_float(v, a); };
+    auto classify = [&](float v) { return ih_args_classify_float(v, a, sh.edge_keys_host.data()); };
     const bool half = ih_format_sample_type(a.format) == IH_T_F16;
     const std::vector<std::uint32_t> codes = half ? half_codes(classify) : float_top16_codes(classify);
     code_lut_host_.resize(kCodeLutEntries);
@@ -265,6 +282,7 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
     // From pageable memory: the call returns once the table is staged.
     IH_CHECK(cudaMemcpyAsync(code_lut_dev_.ptr, code_lut_host_.data(), kCodeLutBytes, cudaMemcpyHostToDevice, stream));
     code_lut_args_ = a;
+    code_lut_edges_ = sh.edge_keys_host;
     return code_lut_dev_.ptr;
 }
 

@@ -114,6 +114,7 @@ private:
                        cudaStream_t stream, LaunchGraph* graph);
     bool use_code_lut(const Shape& sh, const Piece& pc, cudaStream_t stream);
     const std::uint16_t* code_lut(const Shape& sh, cudaStream_t stream);
+    const std::uint32_t* edge_keys(const std::vector<std::uint32_t>& keys);
 
     // Host images (cuda_host.cpp).
     struct Staging;
@@ -146,6 +147,8 @@ private:
     DeviceBuffer<std::uint16_t> code_lut_dev_;         // KernelParams::code_lut (code_lut())
     std::vector<std::uint16_t> code_lut_host_;
     std::optional<ih_bin_args> code_lut_args_;         // what code_lut_dev_ was built from
+    std::vector<std::uint32_t> code_lut_edges_;        // and the edge keys
+    std::map<std::vector<std::uint32_t>, DeviceBuffer<std::uint32_t>> edge_keys_dev_;  // edge_keys()
     LaunchGraph graph_;                                // single device images (Tune::graph)
     DeviceBuffer<ImageDesc> descs_stage_[kMaxStages];    // batch descriptors, per staging stream
     PinnedBuffer<unsigned char> stage_host_[kMaxStages];

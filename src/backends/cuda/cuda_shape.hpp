@@ -46,6 +46,7 @@ struct Shape {
     bool slot_merge = false;  // its last flush may merge per slot (KernelParams::slot_merge)
     bool code_lut = false;    // it may look float codes up (KernelParams::code_lut)
     unsigned code_lut_grid_cap = 0;
+    std::vector<std::uint32_t> edge_keys_host;  // the plan's edge keys (params.edge_keys: their device copy)
 };
 
 Shape decide_shape(const HistogramPlan& plan, const DeviceLimits& device, const Tune& tune,

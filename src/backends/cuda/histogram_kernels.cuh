@@ -159,7 +159,7 @@ __device__ __forceinline__ void count_pixel(const KernelParams& P, const Ctr& ct
                     // 8-bit: count raw values; the 256 values are classified once per flush.
                     ctr.bump(uint32_t(c) * 256u + v);
                 } else {
-                    const uint32_t code = ih_args_classify_int(v, P.bin);
+                    const uint32_t code = ih_args_classify_int(v, P.bin, P.edge_keys);
                     const uint32_t base = uint32_t(c) * P.spc;
                     ctr.bump(base + ih_code_slot(code));
                     if (ih_code_has_extra(code)) ctr.bump(base + ih_code_extra_slot(code, P.bin.bins));
@@ -176,7 +176,7 @@ __device__ __forceinline__ void count_pixel(const KernelParams& P, const Ctr& ct
             if (c < int(P.bin.channels)) {
                 const int s = P.src[c];
                 const float v = s < 0 ? luma : float_sample<F>(p, uint32_t(s));
-                const uint32_t code = ih_args_classify_float(v, P.bin);
+                const uint32_t code = ih_args_classify_float(v, P.bin, P.edge_keys);
                 const uint32_t base = uint32_t(c) * P.spc;
                 ctr.bump(base + ih_code_slot(code));
                 if (ih_code_has_extra(code)) ctr.bump(base + ih_code_extra_slot(code, P.bin.bins));
@@ -317,9 +317,7 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
             uint32_t slot = ih_code_slot(ih_code_from_16(e)), extra_slot = ih_code_extra_slot(ih_code_from_16(e), P.bin.bins);
             bool extra = ih_code_has_extra(ih_code_from_16(e));
             if (F::kSampleBytes == 4 && e == IH_CODE16_UNRESOLVED) {
-                const uint32_t code = ih_classify_float(__uint_as_float(raw), P.bin.bins, P.bin.lo_float,
-                                                        P.bin.scale_float, P.bin.lo_key, P.bin.hi_key,
-                                                        P.bin.closed_top, P.bin.clamp);
+                const uint32_t code = ih_args_classify_float(__uint_as_float(raw), P.bin, P.edge_keys);
                 slot = ih_code_slot(code);
                 extra_slot = ih_code_extra_slot(code, P.bin.bins);
                 extra = ih_code_has_extra(code);
@@ -471,7 +469,7 @@ __device__ void flush(const KernelParams& P, uint32_t* sh, unsigned long long* a
         if (sum == 0) continue;
         if constexpr (F::kValueMode) {
             const uint32_t c = s >> 8, value = s & 255u;
-            const uint32_t code = ih_args_classify_int(value, P.bin);
+            const uint32_t code = ih_args_classify_int(value, P.bin, P.edge_keys);
             const uint32_t base = c * P.spc;
             atomicAdd(acc + uint64_t(base + ih_code_slot(code)) * P.acc_stride, sum);
             if (ih_code_has_extra(code))

@@ -99,6 +99,8 @@ struct KernelParams {
     // codes in 16 bits, ih_code_to_16; indexed by a half's bits or a float's top 16 bits),
     // copied into shared memory behind the counters; nullptr: every sample is classified.
     const std::uint16_t* code_lut;
+    // Edge bins (bin.edges): the plan's bins + 1 edge keys in device memory (edge_keys()).
+    const std::uint32_t* edge_keys;
 
     // Work.
     std::uint32_t nimg, total_tiles;

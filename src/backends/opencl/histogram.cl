@@ -40,8 +40,8 @@
  * always inlined: with struct arguments, clang's inliner would otherwise keep the per-vector
  * counting as calls, and the specialised fields would not fold into the hot loop. */
 #define IH_INLINE inline __attribute__((always_inline))
-#define IH_PARAMS const ih_bin_args a, const ih_cl_launch ln
-#define IH_ARGS a, ln
+#define IH_PARAMS const ih_bin_args a, const ih_cl_launch ln, global const uint* edge_keys
+#define IH_ARGS a, ln, edge_keys
 
 /* The arguments with the compile-time fields in place. Each kernel copies its arguments
  * through these once, so every later use of a specialised field is a constant. */
@@ -61,6 +61,9 @@ IH_INLINE ih_bin_args ih_specialised_bins(ih_bin_args a)
 #endif
 #ifdef IH_C_SHIFT
     a.shift = IH_C_SHIFT;
+#endif
+#ifdef IH_C_EDGES
+    a.edges = IH_C_EDGES;
 #endif
 #ifdef IH_C_RGB
     a.luma_sources = IH_C_RGB;
@@ -94,8 +97,9 @@ IH_INLINE ih_cl_launch ih_specialised_launch(ih_cl_launch ln)
     return ln;
 }
 
-/* The kernels' argument list, and its specialised copies a and ln. */
-#define IH_KERNEL_ARGS const ih_bin_args bin_args, const ih_cl_launch launch_args
+/* The kernels' argument list, and its specialised copies a and ln. edge_keys: the plan's edge
+ * keys when a.edges (contract/binning.h, ih_classify_edge_key), else one unread word. */
+#define IH_KERNEL_ARGS const ih_bin_args bin_args, const ih_cl_launch launch_args, global const uint* edge_keys
 #define IH_SPECIALISE                                              \
     const ih_bin_args a = ih_specialised_bins(bin_args);           \
     const ih_cl_launch ln = ih_specialised_launch(launch_args)
@@ -131,9 +135,9 @@ IH_INLINE uint ih_code(uint4 px, uint src, IH_PARAMS, const uint st)
         } else {
             v = ih_as_float(ih_pick(px, src), st);
         }
-        return ih_args_classify_float(v, a);
+        return ih_args_classify_float(v, a, edge_keys);
     }
-    return ih_args_classify_int(ih_int_value(px, src, IH_ARGS), a);
+    return ih_args_classify_int(ih_int_value(px, src, IH_ARGS), a, edge_keys);
 }
 
 /* Where work-item `lid` counts: its copy (k) and, for lane pairs, its half of the word (inc). */
@@ -198,7 +202,7 @@ IH_INLINE void ih_add_counts(global uint* out, uint s, uint n, IH_PARAMS)
     const uint c = s / ln.local_slots;
     global uint* o = out + ln.first_slot + c * (a.bins + IH_EXTRA_SLOTS);
     const uint local_slot = s - c * ln.local_slots;
-    const uint code = (ln.value != 0u) ? ih_args_classify_int(ih_value_slot(local_slot, IH_ARGS), a) : local_slot;
+    const uint code = (ln.value != 0u) ? ih_args_classify_int(ih_value_slot(local_slot, IH_ARGS), a, edge_keys) : local_slot;
     ih_add_code(o, code, n, IH_ARGS);
 }
 

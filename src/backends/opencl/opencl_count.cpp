@@ -67,6 +67,7 @@ void OpenClEngine::count(const PixelInput& in, const HistogramPlan& plan, std::s
         if (!lp.note.empty()) add_note(lp.note);
         const bool totals64 = lp.tiling.tiles > 1;
         clear_results(plan.total_slots(), totals64);
+        upload_edge_keys(plan);
         for (std::uint64_t t = 0; t < lp.tiling.tiles; ++t) {
             count_tile(in, lp, t);
             if (totals64) accumulate_totals(lp.passes.front().program_options, plan.total_slots());
@@ -102,6 +103,19 @@ void OpenClEngine::clear_results(std::size_t total_slots, bool totals64) {
     check(clEnqueueFillBuffer(queue_.get(), result64_.get(), &zero64, sizeof zero64, 0, total_slots * 8, 0,
                               nullptr, nullptr),
           "clEnqueueFillBuffer");
+}
+
+// The plan's edge keys for the kernels' edge_keys argument (one unread word for uniform bins),
+// written when they change. The write blocks, so the kernels never read a later plan's keys.
+void OpenClEngine::upload_edge_keys(const HistogramPlan& plan) {
+    const std::vector<std::uint32_t> keys = plan.has_edges() ? plan.edge_keys : std::vector<std::uint32_t>{0};
+    if (edge_keys_.size() != 0 && keys == uploaded_edge_keys_) return;
+    uploaded_edge_keys_.clear();
+    const std::size_t bytes = keys.size() * sizeof(std::uint32_t);
+    check(clEnqueueWriteBuffer(queue_.get(), ensure(edge_keys_, bytes), CL_TRUE, 0, bytes, keys.data(), 0, nullptr,
+                               nullptr),
+          "clEnqueueWriteBuffer(edge keys)");
+    uploaded_edge_keys_ = keys;
 }
 
 // Every pass over tile `tile`: a pixel range of a packed buffer, or whole rows (read in place
@@ -177,6 +191,7 @@ void OpenClEngine::launch_histogram(const PassConfig& c, cl_mem data, std::uint6
     set_arg(k, ai++, cl_uint(pixels));
     set_arg(k, ai++, c.bins);
     set_arg(k, ai++, c.launch);
+    set_arg(k, ai++, edge_keys_.get());
     cl_mem out = result32_.get();
     if (!c.global) {
         check(clSetKernelArg(k, ai++, std::size_t(c.launch.words) * c.launch.copies * 4, nullptr),
@@ -195,7 +210,8 @@ void OpenClEngine::launch_sum(const PassConfig& c, std::size_t groups) {
     set_arg(sum, 1, cl_uint(groups));
     set_arg(sum, 2, c.bins);
     set_arg(sum, 3, c.launch);
-    set_arg(sum, 4, result32_.get());
+    set_arg(sum, 4, edge_keys_.get());
+    set_arg(sum, 5, result32_.get());
     enqueue(sum, ceil_div(c.local_slot_count(), 64) * 64, 64, "ih_sum_partials");
 }
 

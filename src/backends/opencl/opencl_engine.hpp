@@ -66,6 +66,7 @@ private:
 
     void count(const PixelInput& in, const HistogramPlan& plan, std::span<std::uint64_t> slots);
     void clear_results(std::size_t total_slots, bool totals64);
+    void upload_edge_keys(const HistogramPlan& plan);
     void count_tile(const PixelInput& in, const LaunchPlan& lp, std::uint64_t tile);
     cl_mem stage_rows(const PixelInput& in, std::uint64_t first_row, std::uint64_t rows);
     void run_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
@@ -95,6 +96,8 @@ private:
     std::map<std::string, Kernel> kernels_;
     KernelLimitsByName kernel_limits_;
     GrowingBuffer staging_, result32_, result64_, partials_;
+    GrowingBuffer edge_keys_;  // the plan's edge keys (upload_edge_keys)
+    std::vector<std::uint32_t> uploaded_edge_keys_;
     struct Timed {
         Event event;
         bool is_kernel;

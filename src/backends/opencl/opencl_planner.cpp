@@ -279,6 +279,7 @@ std::string Planner::program_options(const PassConfig& c) const {
         def("SWIZZLE", c.launch.swizzle);
         def("LOADS", c.launch.loads);
     }
+    def("EDGES", c.bins.edges);  // uniform bins compile without the edge search
     if (tune_.spec == 0) return o;
     def("NCH", c.bins.channels);
     def("SOURCES", c.bins.sources);

@@ -30,6 +30,10 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+// Edge bins (EDGES): the plan's edge keys, which the contract's edge search reads through
+// IH_EDGE_KEY (lang.h); one unread word for uniform bins.
+layout(std430, binding = 2) readonly buffer EdgeKeys { uint edge_keys[]; };
+#define IH_EDGE_KEY(i) edge_keys[i]
 #include "contract/contract.h"
 
 // fp32 luminance of denormal inputs must not be flushed to zero (the contract rounds every
@@ -78,6 +82,7 @@ layout(constant_id = 17) const uint BLUE = 2;
 layout(constant_id = 18) const uint HAS_LUMA = 0;
 layout(constant_id = 19) const uint LAYOUT = 0;      // 0 copies, 1 lanes, 2 pairs (see above)
 layout(constant_id = 20) const uint VALUE_MODE = 0;  // 1: 8-bit raw values, classified in the merge
+layout(constant_id = 22) const uint EDGES = 0;       // 1: edge bins (ih_classify_edge_key)
 
 const uint SLOTS = BINS + IH_EXTRA_SLOTS;  // per channel, in the global counters
 const uint LAYOUT_LANES = 1u, LAYOUT_PAIRS = 2u;
@@ -137,9 +142,13 @@ void add_code(uint channel, uint code) {
 // ih_args_classify_* with the structural fields as constants. The 64-bit range ends are joined
 // once per invocation (main), not per sample.
 int64_t g_lo_int, g_hi_int;
-uint classify_int(uint v) { return ih_classify_int(v, INT_MODE, SHIFT, BINS, g_lo_int, g_hi_int, CLAMP); }
+uint classify_int(uint v) {
+    if (EDGES != 0u) return ih_classify_edge_key(v, BINS, CLAMP);
+    return ih_classify_int(v, INT_MODE, SHIFT, BINS, g_lo_int, g_hi_int, CLAMP);
+}
 #if IH_FLOAT_SAMPLES
 uint classify_float(float v) {
+    if (EDGES != 0u) return ih_classify_float_edges(v, BINS, CLAMP);
     return ih_classify_float(v, BINS, pc.bin.lo_float, pc.bin.scale_float, pc.bin.lo_key, pc.bin.hi_key,
                              CLOSED_TOP, CLAMP);
 }

@@ -31,6 +31,10 @@ IMGHIST_SPIRV(flush)
 namespace imghist::vk {
 namespace {
 
+// Storage buffers of the one descriptor set layout: pixels (histogram) or counts (flush),
+// counts or totals, edge keys.
+constexpr std::uint32_t kBindings = 3;
+
 struct Spirv {
     const unsigned char* data;
     unsigned long long size;
@@ -115,7 +119,7 @@ bool offers_denorm_preserve(VkPhysicalDevice physical) {
 VkDescriptorSet DescriptorArena::allocate(VkDescriptorSetLayout layout) {
     constexpr std::uint32_t kSetsPerPool = 64;
     if (pools_.empty() || used_ == kSetsPerPool) {
-        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * kSetsPerPool};
+        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBindings * kSetsPerPool};
         VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
         info.maxSets = kSetsPerPool;
         info.poolSizeCount = 1;
@@ -153,17 +157,18 @@ HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning 
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
 }
 
-// One descriptor set layout (two storage buffers) for both shaders, and their pipeline layouts.
+// One descriptor set layout (kBindings storage buffers) for both shaders, and their pipeline
+// layouts; flush.comp reads bindings 0 and 1 only.
 void HistogramCore::make_layouts() {
-    VkDescriptorSetLayoutBinding bindings[2] = {};
-    for (std::uint32_t i = 0; i < 2; ++i) {
+    VkDescriptorSetLayoutBinding bindings[kBindings] = {};
+    for (std::uint32_t i = 0; i < kBindings; ++i) {
         bindings[i].binding = i;
         bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         bindings[i].descriptorCount = 1;
         bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     }
     VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    set_info.bindingCount = 2;
+    set_info.bindingCount = kBindings;
     set_info.pBindings = bindings;
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     IMGHIST_VK(vkCreateDescriptorSetLayout, device_, &set_info, nullptr, &set_layout);
@@ -211,12 +216,24 @@ void HistogramCore::record_begin(VkCommandBuffer cmd) {
             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
+VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
+    Allocation& keys = edge_keys_[plan.edge_keys];
+    if (keys.buffer.get() == VK_NULL_HANDLE) {
+        const std::size_t count = std::max<std::size_t>(1, plan.edge_keys.size());
+        keys = allocate_buffer(physical_, device_, count * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+        std::memset(keys.mapped, 0, count * 4);
+        std::copy(plan.edge_keys.begin(), plan.edge_keys.end(), static_cast<std::uint32_t*>(keys.mapped));
+    }
+    return keys.buffer.get();
+}
+
 VkDescriptorSet HistogramCore::write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
-                                         const VkDescriptorBufferInfo& binding1) {
+                                         const VkDescriptorBufferInfo& binding1, VkBuffer edge_keys) {
     VkDescriptorSet set = arena.allocate(set_layout_.get());
-    VkWriteDescriptorSet w[2] = {};
-    const VkDescriptorBufferInfo* infos[2] = {&binding0, &binding1};
-    for (std::uint32_t i = 0; i < 2; ++i) {
+    VkWriteDescriptorSet w[kBindings] = {};
+    const VkDescriptorBufferInfo binding2{edge_keys, 0, VK_WHOLE_SIZE};
+    const VkDescriptorBufferInfo* infos[kBindings] = {&binding0, &binding1, &binding2};
+    for (std::uint32_t i = 0; i < kBindings; ++i) {
         w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
         w[i].dstSet = set;
         w[i].dstBinding = i;
@@ -224,7 +241,7 @@ VkDescriptorSet HistogramCore::write_set(DescriptorArena& arena, const VkDescrip
         w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         w[i].pBufferInfo = infos[i];
     }
-    vkUpdateDescriptorSets(device_, 2, w, 0, nullptr);
+    vkUpdateDescriptorSets(device_, kBindings, w, 0, nullptr);
     return set;
 }
 
@@ -236,9 +253,10 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
     for (const PassLaunch& pass : launch.passes) pipelines.push_back(pipeline(launch.variant, pass.spec));
     const VkDescriptorBufferInfo counts_info{counts_.buffer.get(), 0, VkDeviceSize(launch.total_slots) * 4};
     const VkDescriptorBufferInfo totals_info{totals, launch.totals_bind, launch.totals_bytes};
-    const VkDescriptorSet flush_set = write_set(arena, counts_info, totals_info);
+    const VkBuffer keys = edge_keys(plan);
+    const VkDescriptorSet flush_set = write_set(arena, counts_info, totals_info, keys);
     for (const TileLaunch& tile : launch.tiles) {
-        record_tile(cmd, arena, launch, tile, image, pipelines);
+        record_tile(cmd, arena, launch, tile, image, pipelines, keys);
         record_flush(cmd, flush_set, launch, overwrite);
         overwrite = false;
     }
@@ -246,10 +264,10 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
 
 void HistogramCore::record_tile(VkCommandBuffer cmd, DescriptorArena& arena, const LaunchPlan& launch,
                                 const TileLaunch& tile, const DeviceImage& image,
-                                const std::vector<VkPipeline>& pipelines) {
+                                const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys) {
     const VkDescriptorBufferInfo image_info{vulkan::buffer_of(image), tile.bind_offset, tile.bind_bytes};
     const VkDescriptorBufferInfo counts_info{counts_.buffer.get(), 0, VkDeviceSize(launch.total_slots) * 4};
-    const VkDescriptorSet set = write_set(arena, image_info, counts_info);
+    const VkDescriptorSet set = write_set(arena, image_info, counts_info, edge_keys);
     HistPushConstants pc{};
     pc.pixels = tile.pixels;
     pc.base_byte = tile.base_byte;

@@ -65,11 +65,12 @@ public:
 private:
     // Binds the tile's pixels and counts them with every pass.
     void record_tile(VkCommandBuffer cmd, DescriptorArena& arena, const LaunchPlan& launch, const TileLaunch& tile,
-                     const DeviceImage& image, const std::vector<VkPipeline>& pipelines);
+                     const DeviceImage& image, const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys);
     // Moves the work counters into the totals (flush.comp) and zeroes them.
     void record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const LaunchPlan& launch, bool overwrite);
     VkDescriptorSet write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
-                              const VkDescriptorBufferInfo& binding1);
+                              const VkDescriptorBufferInfo& binding1, VkBuffer edge_keys);
+    VkBuffer edge_keys(const HistogramPlan& plan);
     VkPipeline pipeline(int variant, const SpecConstants& spec);
     VkShaderModule module(int variant);
     void make_layouts();
@@ -86,6 +87,10 @@ private:
     Pipeline flush_pipeline_;
     std::map<std::pair<int, SpecConstants>, Pipeline> pipelines_;
     Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
+    // Edge keys (binding 2), one buffer per distinct set, kept while the core lives: command
+    // buffers recorded for later submission keep reading them. The empty set is uniform bins'
+    // one unread word.
+    std::map<std::vector<std::uint32_t>, Allocation> edge_keys_;
 };
 
 }  // namespace imghist::vk

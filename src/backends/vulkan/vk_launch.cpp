@@ -87,6 +87,7 @@ SpecConstants spec_constants(const ih_bin_args& bin, const Shape& shape, const T
     k.layout = std::uint32_t(shape.layout);
     k.value_mode = shape.value_mode ? 1 : 0;
     k.group_size = shape.group_size;
+    k.edges = bin.edges;
     return k;
 }
 

@@ -74,9 +74,10 @@ struct SpecConstants {
     std::uint32_t copies = 1, swizzle = 0, rounds = 1, strided = 0;
     std::uint32_t red = 0, green = 0, blue = 0;  // ih_args_red, ih_args_green, ih_args_blue
     std::uint32_t has_luma = 0, layout = 0, value_mode = 0, group_size = 256;
+    std::uint32_t edges = 0;  // ih_bin_args::edges
     auto operator<=>(const SpecConstants&) const = default;
 };
-inline constexpr std::uint32_t kSpecConstants = 22;
+inline constexpr std::uint32_t kSpecConstants = 23;
 static_assert(sizeof(SpecConstants) == kSpecConstants * 4);
 
 // One channel pass: its kernel arguments and its pipeline's constants.
