@@ -192,9 +192,35 @@ void register_regions() {
     }
 }
 
+// Issue 17: edge bins against 256 uniform bins over [0, 1) (or [0, 256) for 8-bit) on the same
+// image: the same 257 edges given as edges (the edge search alone), and 256 EV bins; on `cpu`
+// and every GPU backend here (host images, upload included: bench/cuda's --edges table has
+// device-resident CUDA times).
+void register_edges() {
+    for (const char* backend : {"cpu", "opencl", "vulkan", "cuda"}) {
+        const imghist::Backend* b = imghist::find_backend(backend);
+        if (b == nullptr || !b->available()) continue;
+        for (const PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgba_f32}) {
+            const bool eight = f == PixelFormat::rgba8;
+            const std::string base = std::string("edges/") + backend + "/" + std::string(format_info(f).name) +
+                                     "/natural/rgb/";
+            Request r = with_mode(Mode::rgb);
+            r.bins.bins = 256;
+            r.bins.range = {{0.0, eight ? 256.0 : 1.0}};
+            add(base + "uniform-256", backend, f, Pattern::natural, r, false);
+            r.bins = {};
+            for (int k = 0; k <= 256; ++k) r.bins.edges.push_back(eight ? k : k / 256.0);
+            add(base + "edges-257", backend, f, Pattern::natural, r, false);
+            r.bins.edges = imghist::ev_edges(eight ? 0 : -8, eight ? 8 : 0, 32);
+            add(base + "ev-256", backend, f, Pattern::natural, r, false);
+        }
+    }
+}
+
 void register_all() {
     register_8bit();
     register_regions();
+    register_edges();
     register_bare();
     register_other_formats();
     register_calls();

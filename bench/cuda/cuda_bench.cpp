@@ -10,7 +10,8 @@
 // (Kernels and CUB live in bench_kernels.cu; host-resident images and the --tune variants in
 // cuda_bench_host.cpp.)
 //
-// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host-sweep]
+// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host-sweep | --edges]
+//   --edges  only the edge-bin table (edge bins against uniform bins, issue 17)
 //   --tune   also time variants of the kernel's shape (IMGHIST_CUDA_TUNE) on a few inputs
 //   --host-sweep  only host images (8K, 16384^2 RGBA8) through engine->compute() under a grid of
 //            staging tunings (copy_threads, stream_stores, stages, chunk_mb), each against the
@@ -98,6 +99,62 @@ void other_formats_table(Bench& b, imghist::cuda::Engine& engine) {
              ih, 100.0 * fl / ih, "-");
     }
     line("(CUB on f32: 256 even bins over [0, 1], not the 257-bin closed rule; shown for scale)");
+}
+
+// Issue 17: edge bins against uniform bins on the same 8K image (device-resident), with the
+// read floor: 256 uniform bins over [0, 1) and the same 257 edges given as edges (the edge search
+// alone), 256 and 4096 EV bins; R,G,B of RGBA f32, f16 and 8-bit, and the luminance of f32.
+void edges_table(Bench& b, imghist::cuda::Engine& engine) {
+    line("%s", "");
+    line("8K, edge bins against uniform bins (device-resident)");
+    line("%-30s %-9s %9s %9s %8s %9s", "input", "data", "floor us", "imghist", "%floor", "x uniform");
+    const uint32_t w = 7680, h = 4320;
+    const uint64_t px = uint64_t(w) * h;
+    struct Variant {
+        const char* name;
+        imghist::Request request;
+    };
+    const auto variants = [](imghist::Mode mode) {
+        std::vector<Variant> v(4);
+        for (Variant& x : v) x.request.mode = mode;
+        v[0].name = "256 uniform [0, 1)";
+        v[0].request.bins.bins = 256;
+        v[0].request.bins.range = {{0.0, 1.0}};
+        v[1].name = "257 edges k/256";
+        for (int k = 0; k <= 256; ++k) v[1].request.bins.edges.push_back(k / 256.0);
+        v[2].name = "256 EV bins -8:0:32";
+        v[2].request.bins.edges = imghist::ev_edges(-8, 0, 32);
+        v[3].name = "4096 EV bins -12:4:256";
+        v[3].request.bins.edges = imghist::ev_edges(-12, 4, 256);
+        return v;
+    };
+    struct Input {
+        const char* name;
+        imghist::PixelFormat format;
+        uint64_t bytes;
+        imghist::Mode mode;
+    };
+    const Input inputs[] = {{"RGBA f32 R,G,B", imghist::PixelFormat::rgba_f32, px * 16, imghist::Mode::rgb},
+                            {"RGBA f32 Y", imghist::PixelFormat::rgba_f32, px * 16, imghist::Mode::luma},
+                            {"RGBA f16 R,G,B", imghist::PixelFormat::rgba_f16, px * 8, imghist::Mode::rgb},
+                            {"RGBA8 R,G,B", imghist::PixelFormat::rgba8, px * 4, imghist::Mode::rgb}};
+    for (const Input& in : inputs)
+        for (int d : {kRandom, kNatural}) {
+            if (in.format == imghist::PixelFormat::rgba_f32) CK(generate_rgba_f32(b.image, w, h, d, b.stream));
+            else if (in.format == imghist::PixelFormat::rgba_f16) CK(generate_rgba_f16(b.image, w, h, d, b.stream));
+            else CK(generate_rgba8(b.image, w, h, d, b.stream));
+            CK(cudaStreamSynchronize(b.stream));
+            const auto view = on_device(b.image, w, h, in.format);
+            const double fl = b.floor_us(b.image, in.bytes, 50);
+            double uniform = 0;
+            for (const Variant& v : variants(in.mode)) {
+                const double ih = b.imghist_us(engine, view, v.request, 50);
+                if (uniform == 0) uniform = ih;
+                const std::string label = std::string(in.name) + ", " + v.name;
+                line("%-30s %-9s %9.1f %9.1f %7.0f%% %8.2fx", label.c_str(), dist_name(d), fl, ih, 100.0 * fl / ih,
+                     ih / uniform);
+            }
+        }
 }
 
 // Small frames: launch-bound one at a time, batched in one call.
@@ -242,6 +299,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
     rgba8_table(b, engine, o);
     other_formats_table(b, engine);
+    edges_table(b, engine);
     batch_table(b, engine);
     latency_section(b, engine);
     host_resident_table(b, engine, o);
@@ -250,7 +308,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
-    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}},
+    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}},
                                      {{"--out", [&](const char* v) { o.out_path = v; }}});
     const char* base_tune = std::getenv("IMGHIST_CUDA_TUNE");
     o.default_tune = base_tune ? base_tune : "";
@@ -281,6 +339,8 @@ int main(int argc, char** argv) {
         sync_table(b, *engine);
     else if (o.host_sweep)
         host_sweep(b, o);
+    else if (o.edges)
+        edges_table(b, *engine);
     else
         full_report(b, *engine, o);
 

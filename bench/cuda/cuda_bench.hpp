@@ -128,6 +128,7 @@ struct Options {
     std::string out_path;
     bool tune = false, quick = false, sync = false;  // sync: only sync_table (--sync)
     bool host_sweep = false;                         // only host_sweep (--host-sweep)
+    bool edges = false;                              // only edges_table (--edges)
     std::string default_tune;  // IMGHIST_CUDA_TUNE at the start
 };
 

@@ -163,7 +163,7 @@ def only_sum(sums: list):
     return sums[0] if sums else None
 
 
-def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, clamp: bool = False,
+def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, ev=None, clamp: bool = False,
                     weights="rec709", alpha: bool = False, roi=None, tiles=None, backend: str = "auto",
                     device=None, engine=None,
                     threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
@@ -172,9 +172,9 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     """Histograms of many image files, decoded on a pool of threads and counted by one engine.
 
     paths      an iterable of str or os.PathLike (read once, at the call).
-    mode, bins, range, clamp, weights, alpha, roi, tiles   as for imghist.histogram(): the same
+    mode, bins, range, ev, clamp, weights, alpha, roi, tiles   as for imghist.histogram(): the same
                roi (which every file must hold, else that file fails) and tile grid for each file;
-               the sums add tile by tile. They need decode="cpu".
+               the sums add tile by tile. roi and tiles need decode="cpu".
     backend, device   the engine to open (as for imghist.histogram()), unless `engine` is given:
                an imghist.Engine to count with (it is busy until the run ends).
     threads    decoder threads (0: one per core).
@@ -207,7 +207,7 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
         _point_at_nvimgcodec()
     if engine is None:
         engine = _imghist.Engine(backend, device)
-    keywords = dict(mode=mode, bins=bins, range=range, clamp=clamp, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
+    keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
                     decode_threads=threads, max_pending=max_pending, max_pixels=max_pixels,
                     untrusted_readers=untrusted_readers, decode=decode)
     return FileHistograms(engine, names, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))

@@ -166,7 +166,7 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
     retries         times Dask re-runs a task that raised (a device error, say). A worker that
                     dies is handled by the scheduler itself, which runs its tasks elsewhere.
                     Files that cannot be read never raise: they are errors of the result.
-    **request       the keywords of imghist.histogram_files (mode, bins, range, clamp, weights,
+    **request       the keywords of imghist.histogram_files (mode, bins, range, ev, clamp, weights,
                     alpha, backend, device, threads, max_pending, max_pixels, untrusted_readers,
                     decode), checked as it checks them. threads defaults to the worker's cores
                     shared between its task threads. engine and progress are refused: they

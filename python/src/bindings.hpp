@@ -74,7 +74,8 @@ std::vector<Result> compute_on_cuda(Engine& engine, const std::vector<ImageView>
 // The keywords of histogram() as a Request (request.cpp); throws InvalidArgument.
 struct RequestArgs {
     std::string mode = "all";
-    nb::object bins, range;
+    nb::object bins, range;  // bins: None, an integer or a 1-D sequence of edges
+    nb::object ev;           // None or (lo, hi, bins_per_stop): EV edges (ev_edges)
     bool clamp = false;
     nb::object weights;
     bool alpha = false;
@@ -82,8 +83,8 @@ struct RequestArgs {
 };
 Request request_of(const RequestArgs& args);
 // The keywords of histogram() in a call (engine.cpp); `roi` and `tiles` may be left unset (None).
-RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, bool clamp, nb::object weights,
-                    bool alpha, nb::object roi = nb::none(), nb::object tiles = nb::none());
+RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
+                    nb::object weights, bool alpha, nb::object roi = nb::none(), nb::object tiles = nb::none());
 // EngineOptions::device from None, an index or a name substring.
 std::string device_of(nb::handle device);
 

@@ -102,9 +102,16 @@ image    an array, not copied: a numpy array (or anything with the buffer protoc
          (never converted: another dtype raises TypeError). Rows may be strided (a[10:-3, 7:-5]);
          pixels and samples must be packed, else ValueError (use np.ascontiguousarray).
 mode     "all" (R, G, B and luminance Y), "rgb" or "luma".
-bins     number of bins, or None for the format's default (256; 257 over [0, 1] for floats).
-range    (lo, hi) of the bins, or None for the default.
-clamp    count samples outside the range in the end bins instead of below/above.
+bins     number of bins, or None for the format's default (256; 257 over [0, 1] for floats);
+         or a 1-D sequence / numpy array of 2 to 4097 strictly increasing finite edges
+         e_0 < ... < e_N (numpy's bins=array): N bins, bin k holding [e_k, e_k+1) (the last
+         edge too is above). Integer samples are compared exactly (v >= ceil(e_k)); half and
+         float samples with the edges rounded once to fp32, which Histogram.edges reports.
+range    (lo, hi) of the bins, or None for the default. Not with edges (they give the range).
+ev       None, or (lo, hi, bins_per_stop): EV (log2) edge bins, edge k = 2^(lo + k /
+         bins_per_stop) rounded to fp32, from 2^lo to 2^hi, at most 4096 bins; zero and
+         negative values are below. Not with bins or range. Histogram.exposure() reads them.
+clamp    count samples outside the range (or the edges) in the end bins instead of below/above.
 weights  luminance weights: "rec709", "rec601", "rec2020", "WR,WG,WB" or (wr, wg, wb) over 10000.
 alpha    also count the alpha channel (channel "A") of an RGBA image.
 roi      None (every pixel) or (x, y, width, height): count only columns [x, x + width) of rows
@@ -159,30 +166,30 @@ void bind_engine(nb::module_& m) {
         .def("__init__", [](PyEngine* self, const std::string& backend, nb::handle device, std::int64_t threads) {
             new (self) PyEngine(backend, options_of(device_of(device), threads));
         }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
-        .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range,
+        .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                              bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout,
                              nb::handle stream) {
-            return e.histogram(prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout));
-        }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+            return e.histogram(prepare(image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout));
+        }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(),
            "stream"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device (a CUDA array needs a 'cuda' engine).")
         .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
-                                   nb::object range, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
+                                   nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                    std::optional<std::string> layout, nb::handle stream) {
             return e.histogram_batch(
-                prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout));
-        }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+                prepare_batch(images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout));
+        }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(),
            "stream"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
         .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
-                                  nb::object range, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
+                                  nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                   std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
-            const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha, roi, tiles));
+            const Request request = request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles));
             const ImageFile file = read_file(path, max_pixels, untrusted_readers);
             return e.histogram_host(file.view, request);
-        }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+        }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "max_pixels"_a = nb::none(),
            "untrusted_readers"_a = false, "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
@@ -192,38 +199,38 @@ void bind_engine(nb::module_& m) {
             return "<imghist.Engine " + std::string(e.engine->backend_name()) + " on " + e.engine->device_name() + ">";
         });
 
-    m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, bool clamp,
+    m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                           nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout, const std::string& backend,
                           nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
-        const Prepared in = prepare(image, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout);
+        const Prepared in = prepare(image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout);
         const Placement& where = in.pixels.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram(in);
-    }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+    }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramDoc);
 
-    m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range,
+    m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, const std::string& backend,
                                nb::handle device, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
         // The keywords are checked before the file is decoded, and the file before an engine opens.
-        const Request request = request_of(args_of(mode, bins, range, clamp, weights, alpha, roi, tiles));
+        const Request request = request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles));
         const ImageFile file = read_file(path, max_pixels, untrusted_readers);
         const Placement host;
         return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, request);
-    }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "clamp"_a = false,
+    }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(), "clamp"_a = false,
        "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "backend"_a = "auto", "device"_a = nb::none(),
        "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kHistogramFileDocText);
 
-    m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range,
+    m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                 bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout,
                                 const std::string& backend, nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
         const PreparedBatch in =
-            prepare_batch(images, stream, args_of(mode, bins, range, clamp, weights, alpha, roi, tiles), layout);
+            prepare_batch(images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout);
         const Placement& where = in.images.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram_batch(in);
-    }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(),
+    }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramBatchDoc);
 }

@@ -101,6 +101,75 @@ TileGrid tiles_of(nb::handle tiles) {
     return TileGrid{v[0], v[1]};
 }
 
+bool given(const nb::object& value) { return value.is_valid() && !value.is_none(); }
+
+// bins= as edges (numpy's bins=array habit): a 1-D sequence or array of numbers, never a str.
+// Anything else with a length or more than one dimension is one too, and refused by name.
+bool are_edges(nb::handle bins) {
+    if (nb::isinstance<nb::str>(bins) || nb::isinstance<nb::bytes>(bins)) return false;
+    if (nb::hasattr(bins, "ndim")) {  // numpy (and torch, cupy) arrays; numpy integer scalars have ndim 0
+        nb::object ndim = bins.attr("ndim");
+        return !(PyIndex_Check(ndim.ptr()) && nb::cast<std::int64_t>(ndim) == 0);
+    }
+    return PySequence_Check(bins.ptr()) != 0;
+}
+
+std::vector<double> edges_of(nb::handle bins) {
+    if (nb::hasattr(bins, "ndim")) {
+        const std::int64_t ndim = integer_of(bins.attr("ndim"), "bins.ndim");
+        if (ndim != 1)
+            throw InvalidArgument("bins edges must be one-dimensional; got an array of " + std::to_string(ndim) +
+                                  " dimensions");
+    }
+    const std::size_t n = nb::len(bins);
+    if (n < 2 || n > kMaxEdges)
+        throw InvalidArgument("bins edges must be 2 to " + std::to_string(kMaxEdges) + " values (1 to " +
+                              std::to_string(kMaxEdges - 1) + " bins); got " + std::to_string(n));
+    std::vector<double> edges;
+    edges.reserve(n);
+    for (nb::handle e : bins) edges.push_back(number_of(e, "bins edge " + std::to_string(edges.size())));
+    if (edges.size() != n) throw InvalidArgument("bins edges: the sequence changed length while it was read");
+    return edges;
+}
+
+// ev=(lo, hi, bins_per_stop): the edges of EV bins (ev_edges, docs/semantics.md "EV bins").
+std::vector<double> ev_of(nb::handle ev) {
+    if (nb::isinstance<nb::str>(ev) || nb::isinstance<nb::bytes>(ev) || !nb::isinstance<nb::sequence>(ev) ||
+        nb::len(ev) != 3)
+        throw InvalidArgument("ev must be None or (lo, hi, bins_per_stop); got " + nb::cast<std::string>(nb::repr(ev)));
+    const double lo = number_of(ev[0], "ev lo"), hi = number_of(ev[1], "ev hi");
+    const std::int64_t per_stop = integer_of(ev[2], "ev bins_per_stop");
+    if (per_stop < 1 || per_stop > std::numeric_limits<std::uint32_t>::max())
+        throw InvalidArgument("ev bins_per_stop must be a positive integer; got " + std::to_string(per_stop));
+    return ev_edges(lo, hi, std::uint32_t(per_stop));
+}
+
+// bins=, range= and ev= into `spec`: uniform bins, edges, or EV edges.
+void bins_of(const RequestArgs& args, BinSpec& spec) {
+    const bool has_range = given(args.range);
+    if (given(args.ev)) {
+        if (given(args.bins) || has_range)
+            throw InvalidArgument("ev= gives the bins and their range: bins= and range= cannot come with it");
+        spec.edges = ev_of(args.ev);
+    } else if (given(args.bins) && are_edges(args.bins)) {
+        if (has_range) throw InvalidArgument("range= cannot come with bins=edges: the edges give the range");
+        spec.edges = edges_of(args.bins);
+    } else if (given(args.bins)) {
+        nb::handle bins = args.bins;
+        if (PyBool_Check(bins.ptr()) || PyFloat_Check(bins.ptr()) || !PyIndex_Check(bins.ptr()))
+            throw InvalidArgument("bins must be an integer (the number of bins) or a 1-D sequence of edges; got " +
+                                  python_type_name(bins));
+        const std::int64_t n = integer_of(bins, "bins");
+        if (n < 1 || n > std::numeric_limits<std::uint32_t>::max())
+            throw InvalidArgument("bins must be a positive integer; got " + std::to_string(n));
+        spec.bins = std::uint32_t(n);
+    }
+    if (has_range) spec.range = range_of(args.range);
+    // The edges' own rules (count, finite, increasing), checked before an engine opens or a file
+    // is read; the fp32 ones of half and float samples come with the image.
+    if (!spec.edges.empty()) resolve_layout(SampleType::u8, spec);
+}
+
 }  // namespace
 
 Request request_of(const RequestArgs& args) {
@@ -109,13 +178,7 @@ Request request_of(const RequestArgs& args) {
     if (!mode) throw InvalidArgument("mode must be 'all', 'rgb' or 'luma'; got '" + args.mode + "'");
     request.mode = *mode;
     request.weights = weights_of(args.weights);
-    if (args.bins.is_valid() && !args.bins.is_none()) {
-        const std::int64_t bins = integer_of(args.bins, "bins");
-        if (bins < 1 || bins > std::numeric_limits<std::uint32_t>::max())
-            throw InvalidArgument("bins must be a positive integer; got " + std::to_string(bins));
-        request.bins.bins = std::uint32_t(bins);
-    }
-    if (args.range.is_valid()) request.bins.range = range_of(args.range);
+    bins_of(args, request.bins);
     request.bins.clamp = args.clamp;
     request.count_alpha = args.alpha;
     request.roi = roi_of(args.roi);
@@ -123,10 +186,10 @@ Request request_of(const RequestArgs& args) {
     return request;
 }
 
-RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, bool clamp, nb::object weights,
-                    bool alpha, nb::object roi, nb::object tiles) {
-    return RequestArgs{mode, std::move(bins), std::move(range), clamp, std::move(weights), alpha, std::move(roi),
-                       std::move(tiles)};
+RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
+                    nb::object weights, bool alpha, nb::object roi, nb::object tiles) {
+    return RequestArgs{mode,  std::move(bins), std::move(range), std::move(ev), clamp, std::move(weights), alpha,
+                       std::move(roi), std::move(tiles)};
 }
 
 std::string device_of(nb::handle device) {

@@ -101,6 +101,17 @@ ChannelHistogram channel_from(const json& j, const std::string& where, Channel c
     if (!(c.layout.lo < c.layout.hi)) fail(field(where, "range"), "lo is not below hi");
     c.layout.closed_top = boolean(j, where, "closed_top");
     c.layout.clamp = boolean(j, where, "clamp");
+    if (j.contains("edges")) {  // edge bins: bins + 1 increasing edges from lo to hi
+        const json& edges = j["edges"];
+        const std::string at = field(where, "edges");
+        if (!edges.is_array() || edges.size() != bins + 1) fail(at, "not bins + 1 edges");
+        for (std::size_t k = 0; k < edges.size(); ++k) {
+            c.layout.edges.push_back(finite(edges[k], at + "[" + std::to_string(k) + "]"));
+            if (k > 0 && !(c.layout.edges[k - 1] < c.layout.edges[k])) fail(at, "not strictly increasing");
+        }
+        if (c.layout.edges.front() != c.layout.lo || c.layout.edges.back() != c.layout.hi)
+            fail(at, "does not start at range[0] and end at range[1]");
+    }
     c.layout.integer = integer;  // not in the report: the sample type's, as resolve_layout sets it
     const json& counts = member(j, where, "counts");
     const std::string counts_at = field(where, "counts");

@@ -387,8 +387,13 @@ Request request_for(const CommandLine& line) {
     // The ranks' results travel in imghist::mpi's own encoding, which has no regions yet.
     if (line.mpi && (request.roi || request.tiles.count() != 1))
         throw UsageError("--roi and --tiles do not work with --mpi yet (the ranks' results carry no regions)");
-    // Catches what is wrong for every sample type (bins, range) before any file is read.
-    (void)resolve_layout(SampleType::f32, request.bins);
+    // Catches what is wrong for every sample type (bins, range, edges) before any file is read.
+    try {
+        (void)resolve_layout(SampleType::f32, request.bins);
+    } catch (const InvalidArgument& e) {
+        if (request.bins.edges.empty()) throw;
+        throw UsageError((line.ev_text.empty() ? "--edges: " : "--ev: ") + std::string(e.what()));
+    }
     return request;
 }
 

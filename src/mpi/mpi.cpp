@@ -103,6 +103,8 @@ void put_kind(Bytes& b, std::size_t first_index, const Result& r) {
         b.put(c.layout.clamp);
         b.put(c.layout.closed_top);
         b.put(c.layout.integer);
+        b.put(std::uint64_t(c.layout.edges.size()));
+        for (double e : c.layout.edges) b.put(e);
     }
 }
 
@@ -126,6 +128,8 @@ Result get_kind(Bytes& b, std::size_t& first_index) {
         c.layout.clamp = b.get<bool>();
         c.layout.closed_top = b.get<bool>();
         c.layout.integer = b.get<bool>();
+        c.layout.edges.resize(std::size_t(b.get<std::uint64_t>()));
+        for (double& e : c.layout.edges) e = b.get<double>();
         c.counts.assign(c.layout.bins, 0);
     }
     return r;

@@ -159,6 +159,8 @@ void expect_matches(const json& histograms, const imghist::Result& want, const s
         EXPECT_EQ(h["bins"].get<std::uint32_t>(), c.layout.bins) << what << " " << name;
         EXPECT_EQ(h["range"][0].get<double>(), c.layout.lo) << what << " " << name;
         EXPECT_EQ(h["range"][1].get<double>(), c.layout.hi) << what << " " << name;
+        EXPECT_EQ(h.contains("edges"), !c.layout.edges.empty()) << what << " " << name;
+        if (h.contains("edges")) EXPECT_EQ(h["edges"].get<std::vector<double>>(), c.layout.edges) << what << " " << name;
         EXPECT_EQ(h["counts"].get<std::vector<std::uint64_t>>(), c.counts) << what << " " << name;
         EXPECT_EQ(h["nan"].get<std::uint64_t>(), c.nan) << what << " " << name;
         EXPECT_EQ(h["below"].get<std::uint64_t>(), c.below) << what << " " << name;

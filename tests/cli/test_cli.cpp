@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -198,6 +199,75 @@ TEST_F(CliTest, RoiAndTiles) {
     const auto errors = run_all(bad);
     for (std::size_t i = 0; i < bad.size(); ++i) {
         EXPECT_EQ(errors[i].status, 2) << bad[i][1] << " " << errors[i].err;
+        EXPECT_NE(errors[i].err.find(bad[i][0]), std::string::npos) << errors[i].err;
+        EXPECT_TRUE(errors[i].out.empty());
+    }
+}
+
+TEST_F(CliTest, EdgesEvBinsAndExposure) {
+    const auto f = imghist::testing::make_image(PixelFormat::rgb_f32, 53, 29, imghist::testing::Pattern::natural, 8);
+    write_oiio(path("hdr.exr"), f.view);
+    const auto g = imghist::testing::make_image(PixelFormat::gray8, 40, 20, imghist::testing::Pattern::random, 9);
+    write_oiio(path("g.png"), g.view);
+    std::ofstream(path("edges.txt")) << "0.5, 1.5\n2 17\n100.2,255\n";
+    const auto r = run_all({
+        {"--format", "json", "--edges", "-1,0,0.001,0.25,0.5,1,4", "--clamp", path("hdr.exr")},
+        {"--format", "json", "--mode", "luma", "--ev=-10:2:4", "--exposure", "--exposure-percentiles", "40:90",
+         "--key", "0.25", path("hdr.exr")},
+        {"--mode", "luma", "--exposure", path("hdr.exr")},
+        {"--format", "json", "--edges", "@" + path("edges.txt"), path("g.png")},
+    });
+    imghist::Request req;
+    req.bins.edges = {-1, 0, 0.001, 0.25, 0.5, 1, 4};
+    req.bins.clamp = true;
+    ASSERT_EQ(r[0].status, 0) << r[0].err;
+    expect_matches(r[0].doc()["results"][0]["histograms"], reference(f.view, req), "--edges");
+    EXPECT_EQ(r[0].doc()["results"][0]["histograms"]["R"]["edges"][2].get<double>(), double(0.001f));  // fp32 edge
+
+    ASSERT_EQ(r[1].status, 0) << r[1].err;
+    req = {};
+    req.mode = imghist::Mode::luma;
+    req.bins.edges = imghist::ev_edges(-10, 2, 4);
+    const imghist::Result want = reference(f.view, req);
+    const json doc = r[1].doc()["results"][0];
+    expect_matches(doc["histograms"], want, "--ev");
+    imghist::ExposureSettings settings;
+    settings.low_percent = 40;
+    settings.high_percent = 90;
+    settings.key = 0.25;
+    const auto e = imghist::exposure(*want.find(imghist::Channel::Y), settings);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(doc["exposure"]["channel"], "Y");
+    EXPECT_EQ(doc["exposure"]["average_ev"].get<double>(), e->average_ev);
+    EXPECT_EQ(doc["exposure"]["exposure_ev"].get<double>(), e->exposure_ev);
+    EXPECT_EQ(doc["exposure"]["key"].get<double>(), 0.25);
+    EXPECT_EQ(doc["exposure"]["low_percent"].get<double>(), 40);
+
+    ASSERT_EQ(r[2].status, 0) << r[2].err;  // the default --ev=-16:16:8
+    EXPECT_NE(r[2].out.find("256 edge bins over"), std::string::npos) << r[2].out;
+    EXPECT_NE(r[2].out.find("exposure: "), std::string::npos) << r[2].out;
+    EXPECT_NE(r[2].out.find(" EV (average "), std::string::npos) << r[2].out;
+
+    ASSERT_EQ(r[3].status, 0) << r[3].err;
+    req = {};
+    req.bins.edges = {0.5, 1.5, 2, 17, 100.2, 255};
+    expect_matches(r[3].doc()["results"][0]["histograms"], reference(g.view, req), "--edges @FILE");
+
+    // Bad values are usage errors before any file is read; the message names the option.
+    const std::vector<std::vector<std::string>> bad = {
+        {"--edges", "1", path("g.png")},           {"--edges", "2,1", path("g.png")},
+        {"--edges", "0,x", path("g.png")},         {"--edges", "@" + path("none.txt"), path("g.png")},
+        {"--edges", "0,1", "--bins", "4", path("g.png")},
+        {"--ev", "1:1:4", path("g.png")},          {"--ev", "0:1:0", path("g.png")},
+        {"--ev", "0:5000:1", path("g.png")},       {"--ev", "0:1", path("g.png")},
+        {"--ev", "0:0.3:1", path("g.png")},        {"--exposure", "--mode", "rgb", path("g.png")},
+        {"--exposure", "--exposure-percentiles", "95:50", path("g.png")},
+        {"--exposure", "--key", "0", path("g.png")},
+        {"--exposure", "--bins", "16", path("g.png")},
+    };
+    const auto errors = run_all(bad);
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+        EXPECT_EQ(errors[i].status, 2) << bad[i][0] << " " << bad[i][1] << " " << errors[i].err;
         EXPECT_NE(errors[i].err.find(bad[i][0]), std::string::npos) << errors[i].err;
         EXPECT_TRUE(errors[i].out.empty());
     }

@@ -1,0 +1,171 @@
+// Edge bins, EV edges and auto-exposure (docs/semantics.md, "Edges", "EV bins", "Auto-exposure"):
+// hand-derived cases on the reference backend; every backend against the reference is
+// BackendParity's (the edge requests of testing::parity_requests).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "imghist/imghist.hpp"
+#include "support/test_images.hpp"
+
+namespace imghist {
+namespace {
+
+Result count_reference(const ImageView& view, const Request& request) {
+    return create_engine("reference")->compute(view, request);
+}
+
+TEST(Edges, IntegerValuesAreComparedWithTheCeilingOfEachEdge) {
+    std::vector<std::uint8_t> pixels(256);
+    for (int v = 0; v < 256; ++v) pixels[v] = std::uint8_t(v);
+    const ImageView view{pixels.data(), 256, 1, 256, PixelFormat::gray8};
+    Request request;
+    request.bins.edges = {0.5, 1.5, 2, 17, 100.2, 255};
+    const Result r = count_reference(view, request);
+    const ChannelHistogram& c = r.channels.at(0);
+    // [0.5, 1.5) holds 1; [1.5, 2) no integer; [2, 17) 2..16; [17, 100.2) 17..100; [100.2, 255) 101..254.
+    EXPECT_EQ(c.counts, (std::vector<std::uint64_t>{1, 0, 15, 84, 154}));
+    EXPECT_EQ(c.below, 1u);  // 0
+    EXPECT_EQ(c.above, 1u);  // 255: the last edge is above, as every edge is half-open
+    EXPECT_EQ(c.layout.edges, request.bins.edges);
+    EXPECT_EQ(bin_centre(c.layout, 3), 58.5);  // the integers 17 .. 100
+    EXPECT_EQ(bin_lower_edge(c.layout, 4), 100.2);
+    request.bins.clamp = true;
+    const Result clamped_result = count_reference(view, request);
+    const ChannelHistogram& clamped = clamped_result.channels.at(0);
+    EXPECT_EQ(clamped.counts, (std::vector<std::uint64_t>{2, 0, 15, 84, 155}));
+    EXPECT_EQ(clamped.below, 1u);
+    EXPECT_EQ(clamped.above, 1u);
+}
+
+TEST(Edges, FloatSamplesAreComparedWithFp32EdgesAsKeys) {
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> pixels = {-0.0f, 0.0f, 1e-45f, 0.1f, 0.25f, 0.5f, 1.0f, 2.0f, inf, -inf, NAN, -1e-45f};
+    const ImageView view{pixels.data(), std::uint32_t(pixels.size()), 1, pixels.size() * 4, PixelFormat::gray_f32};
+    Request request;
+    request.bins.edges = {0, 0.1, 0.5, 1};
+    const Result r = count_reference(view, request);
+    const ChannelHistogram& c = r.channels.at(0);
+    // -0 is +0; the denormal 1e-45 is above 0 on every device (keys, no arithmetic); 0.1f is the
+    // fp32 edge itself; 1.0 is the last edge: above.
+    EXPECT_EQ(c.counts, (std::vector<std::uint64_t>{3, 2, 1}));
+    EXPECT_EQ(c.below, 2u);  // -Inf and -1e-45
+    EXPECT_EQ(c.above, 3u);  // 1, 2, +Inf
+    EXPECT_EQ(c.nan, 1u);
+    EXPECT_EQ(c.layout.edges[1], double(0.1f));
+}
+
+TEST(Edges, BadEdgesAreRefusedWithTheEdgeNamed) {
+    const auto refused = [](SampleType sample, BinSpec spec, const std::string& words) {
+        try {
+            (void)resolve_layout(sample, spec);
+            ADD_FAILURE() << "accepted: " << words;
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    BinSpec s;
+    s.edges = {1};
+    refused(SampleType::u8, s, "2 to 4097");
+    s.edges.assign(4098, 0);
+    for (std::size_t k = 0; k < s.edges.size(); ++k) s.edges[k] = double(k);
+    refused(SampleType::u8, s, "got 4098");
+    s.edges = {0, 2, 2};
+    refused(SampleType::u16, s, "strictly increasing: edge 2");
+    s.edges = {0, NAN};
+    refused(SampleType::f32, s, "edge 1 (nan) is not finite");
+    s.edges = {1, 1 + 1e-12};
+    refused(SampleType::f16, s, "one value in fp32");
+    EXPECT_NO_THROW((void)resolve_layout(SampleType::u8, s));  // integers compare them exactly
+    s.edges = {0, 1e39};
+    refused(SampleType::f32, s, "overflows fp32");
+    s.edges = {0, 1};
+    s.bins = 4;
+    refused(SampleType::u8, s, "exclude bins and range");
+    s.bins.reset();
+    s.range = {{0, 1}};
+    refused(SampleType::u8, s, "exclude bins and range");
+}
+
+TEST(Edges, EvEdgesArePowersOfTwoRoundedOnceToFp32) {
+    const std::vector<double> e = ev_edges(-2, 1, 2);
+    ASSERT_EQ(e.size(), 7u);
+    for (int k = 0; k < 7; ++k) EXPECT_EQ(e[k], double(float(std::exp2(-2 + k / 2.0)))) << k;
+    EXPECT_EQ(e.front(), 0.25);
+    EXPECT_EQ(e.back(), 2.0);
+    EXPECT_EQ(ev_edges(-12, 4, 256).size(), 4097u);
+    for (auto [lo, hi, per_stop] : {std::tuple{1.0, 1.0, 1u}, {0.0, 1.0, 0u}, {0.0, 0.3, 1u}, {0.0, 5000.0, 1u},
+                                    {-130.0, -120.0, 1u}, {120.0, 128.0, 1u}})
+        EXPECT_THROW((void)ev_edges(lo, hi, per_stop), InvalidArgument) << lo << ":" << hi << ":" << per_stop;
+}
+
+// The worked example of docs/semantics.md, "Auto-exposure".
+TEST(Exposure, WorkedExample) {
+    ChannelHistogram y;
+    y.channel = Channel::Y;
+    y.layout = resolve_layout(SampleType::f32, [] {
+        BinSpec s;
+        s.edges = ev_edges(-4, 0, 1);
+        return s;
+    }());
+    y.counts = {2, 2, 2, 2};
+    const std::optional<Exposure> e = exposure(y);
+    ASSERT_TRUE(e);
+    const double average = (2 * -1.5 + 1.6 * -0.5) / 3.6;
+    EXPECT_DOUBLE_EQ(e->average_ev, average);
+    EXPECT_DOUBLE_EQ(e->exposure_ev, std::log2(0.18) - average);
+    EXPECT_NEAR(e->exposure_ev, -1.4184, 1e-4);
+    EXPECT_DOUBLE_EQ(e->samples, 3.6);
+    // below and above stand for the first and last edge's EV, and take part in the percentiles.
+    y.below = 8;  // of 16 samples, 25% to 95% keeps [4, 15.2): 4 below, 6 in bins 0-2, 1.2 of bin 3
+    const std::optional<Exposure> with_below = exposure(y, {25, 95, 0.18});
+    ASSERT_TRUE(with_below);
+    EXPECT_DOUBLE_EQ(with_below->average_ev, (4 * -4.0 + 2 * -3.5 + 2 * -2.5 + 2 * -1.5 + 1.2 * -0.5) / 11.2);
+    // No sample, or bins that are not edges over positive values: no exposure.
+    ChannelHistogram empty = y;
+    empty.counts.assign(4, 0);
+    empty.below = 0;
+    EXPECT_FALSE(exposure(empty));
+    ChannelHistogram uniform;
+    uniform.counts.assign(256, 1);
+    EXPECT_FALSE(exposure(uniform));
+    EXPECT_THROW((void)exposure(y, {95, 50, 0.18}), InvalidArgument);
+    EXPECT_THROW((void)exposure(y, {0, 100, 0}), InvalidArgument);
+}
+
+TEST(Exposure, ComesFromTheExactCountsOfEveryBackend) {
+    const auto img = testing::make_image(PixelFormat::rgba_f16, 97, 61, testing::Pattern::natural, 3);
+    Request request;
+    request.mode = Mode::luma;
+    request.bins.edges = ev_edges(-12, 2, 8);
+    const Result want = count_reference(img.view, request);
+    const std::optional<Exposure> expected = exposure(want.channels.at(0));
+    ASSERT_TRUE(expected);
+    for (const Backend* backend : backends()) {
+        if (!backend->available()) continue;  // RequiredBackends fails where CI needs one
+        const std::string name(backend->name());
+        const Result got = create_engine(name)->compute(img.view, request);
+        EXPECT_TRUE(got.same_histograms(want)) << name;
+        EXPECT_EQ(exposure(got.channels.at(0)), expected) << name;
+    }
+}
+
+TEST(Edges, ResultsMergeOnlyWithTheSameEdges) {
+    const auto img = testing::make_image(PixelFormat::rgb8, 31, 17, testing::Pattern::random, 4);
+    Request a;
+    a.bins.edges = {0, 10, 100, 256};
+    Request b = a;
+    b.bins.edges = {0, 10, 101, 256};
+    Result sum = count_reference(img.view, a);
+    const Result again = count_reference(img.view, a);
+    EXPECT_TRUE(sum.can_merge(again));
+    sum.merge(again);
+    EXPECT_EQ(sum.channels[0].counts[1], 2 * again.channels[0].counts[1]);
+    EXPECT_FALSE(sum.can_merge(count_reference(img.view, b)));
+    EXPECT_THROW(sum.merge(count_reference(img.view, b)), MergeError);
+}
+
+}  // namespace
+}  // namespace imghist
