@@ -324,6 +324,7 @@ struct Case {
     Mode mode;
     bool seeds;  // time the seed kernels too (RGBA8 R, G, B)
     std::vector<const char*> sweep = {};  // tunings timed with --sweep
+    std::vector<double> edges = {};       // edge bins instead of the default bins (issue 17)
 };
 
 // The table's rows, in order (--quick: smaller images, same cases).
@@ -344,6 +345,11 @@ std::vector<Case> make_cases(const Options& o) {
                      swept(kSweepAll)});
     cases.push_back({L8 + " rgba_f32 random", W8, H8, true, Dist::random, Mode::rgb, false});
     cases.push_back({L8 + " rgba_f32 natural", W8, H8, true, Dist::natural, Mode::rgb, false});
+    // Edge bins against the rows above: 256 EV bins (ev_edges(-8, 0, 32)) of R, G, B and of Y.
+    const std::vector<double> ev = imghist::ev_edges(-8, 0, 32);
+    for (Dist d : {Dist::random, Dist::natural})
+        cases.push_back({L8 + " rgba_f32 " + dist_name(d) + ", 256 EV bins", W8, H8, true, d, Mode::rgb, false, {}, ev});
+    cases.push_back({L8 + " rgba_f32 random, Y in 256 EV bins", W8, H8, true, Dist::random, Mode::luma, false, {}, ev});
     return cases;
 }
 
@@ -405,6 +411,7 @@ bool run_case(const Cl& cl, const Options& o, Engine& cpu, const Case& c, std::u
     check(err, "image buffer");
     Request r;
     r.mode = c.mode;
+    r.bins.edges = c.edges;
     const double floor = time_floor(cl, o, img, pixels.size(), scratch);
     const ImghistTime ih = time_imghist(cl, o, img, c.w, c.h, f, r);
     const CaseImage ci{c, pixels, f, img, r, cpu.compute(ImageView::packed(pixels.data(), c.w, c.h, f), r)};

@@ -142,6 +142,7 @@ struct Spec {
     std::uint32_t w, h;
     std::vector<Pattern> patterns;
     std::vector<Mode> modes;
+    std::vector<double> edges = {};  // edge bins instead of the default bins (issue 17)
 };
 
 std::vector<Spec> make_specs(bool quick) {
@@ -154,6 +155,8 @@ std::vector<Spec> make_specs(bool quick) {
         specs.push_back({"16384^2 rgba8", PixelFormat::rgba8, 16384, 16384, four, {Mode::rgb, Mode::all, Mode::luma}});
         specs.push_back({"8K rgba_f32", PixelFormat::rgba_f32, 7680, 4320, {Pattern::random, Pattern::natural},
                          {Mode::all, Mode::rgb}});
+        specs.push_back({"8K rgba_f32 256 EV bins", PixelFormat::rgba_f32, 7680, 4320,
+                         {Pattern::random, Pattern::natural}, {Mode::all, Mode::rgb}, imghist::ev_edges(-8, 0, 32)});
     }
     return specs;
 }
@@ -189,6 +192,7 @@ bool measure_request(Sweep& s, const Spec& spec, const HostImage& img, Mode mode
     const std::string key = spec.label + "/" + dist_name(img.pattern);
     Request request;
     request.mode = mode;
+    request.bins.edges = spec.edges;
     HistogramPlan plan(spec.format, request);
     std::vector<std::uint64_t> first, got;
     for (std::size_t t = 0; t < s.tunings.size(); ++t) {

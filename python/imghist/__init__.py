@@ -12,6 +12,9 @@ Example::
     print(h["Y"].stats()["mean"])             # mean luminance, in bins
     crop = imghist.histogram(image[10:-3, 7:-5], mode="luma")   # a strided view, no copy
     tiled = imghist.histogram(image, roi=(0, 0, 960, 540), tiles=(4, 3))  # a region, in 4 x 3 tiles
+    coarse = imghist.histogram(image, bins=[0, 16, 64, 192, 240, 256])  # edge bins [e_k, e_k+1), as numpy's
+    hdr = imghist.histogram(radiance, mode="luma", ev=(-16, 16, 8))    # float32 HDR: EV bins, 8 a stop
+    print(hdr.edges[:3], hdr.exposure()["exposure_ev"])  # fp32 edges 2^-16...; the auto-exposure in stops
     print(tiled.region, tiled.tile_counts.shape, tiled.tile(3, 2).region)  # (0, 0, 960, 540) (3, 4, 4, 256) (720, 360, 240, 180)
     engine = imghist.Engine("cpu")            # keep one for many calls
     total = engine.histogram(image) + engine.histogram(image)   # exact merge

@@ -15,6 +15,13 @@ Stream = Any
 # roi=: None (every pixel) or (x, y, width, height); tiles=: None or (tiles_x, tiles_y).
 Roi = Optional[Tuple[int, int, int, int]]
 Tiles = Optional[Tuple[int, int]]
+# bins=: None (the format's default), a number of bins, or 2 to 4097 strictly increasing edges
+# (a 1-D sequence or numpy array; bin k is [e_k, e_k+1)). ev=: None or (lo, hi, bins_per_stop).
+Bins = Union[None, int, Sequence[float], npt.NDArray[Any]]
+EV = Optional[Tuple[float, float, int]]
+# Histogram.exposure(): the command line's "exposure" object (channel, low_percent, high_percent,
+# average_ev, key, exposure_ev, samples), or None.
+Exposure = Optional[Dict[str, Any]]
 
 class Error(Exception): ...
 class InvalidArgument(Error, ValueError): ...
@@ -48,6 +55,9 @@ class ChannelHistogram:
     @property
     def clipped_high(self) -> Optional[int]: ...
     def stats(self) -> Dict[str, Optional[float]]: ...
+    def exposure(self, *, low: float = 50.0, high: float = 95.0, key: float = 0.18) -> Exposure:
+        """Auto-exposure of this channel's EV (edge) bins: average EV of the low..high percentiles and
+        log2(key) - it; None without edge bins over positive values or without a non-NaN sample."""
     def plot(self, ax: Any = None, log: bool = False) -> Any:
         """Draws this channel with matplotlib (as Histogram.plot); returns the Axes."""
 
@@ -68,7 +78,8 @@ class Histogram:
     @property
     def clipped_high(self) -> Optional[npt.NDArray[np.uint64]]: ...
     @property
-    def edges(self) -> npt.NDArray[np.float64]: ...
+    def edges(self) -> npt.NDArray[np.float64]:
+        """bins + 1 edges; for edge bins those compared (rounded to fp32 for half and float samples)."""
     @property
     def bins(self) -> int: ...
     @property
@@ -113,6 +124,9 @@ class Histogram:
     def can_merge(self, other: "Histogram") -> bool:
         """Whether other may be added to this histogram: the same channels and bins (the rule of +)."""
     def stats(self) -> Dict[str, Dict[str, Optional[float]]]: ...
+    def exposure(self, *, low: float = 50.0, high: float = 95.0, key: float = 0.18,
+                 channel: Optional[str] = None) -> Exposure:
+        """Auto-exposure of the luminance (Y or gray; or `channel`) in EV bins (histogram(..., ev=...))."""
     def to_dict(self) -> Dict[str, Any]: ...
     @staticmethod
     def from_dict(d: Dict[str, Any]) -> "Histogram": ...
@@ -134,8 +148,9 @@ def histogram(
     image: Any,
     *,
     mode: str = "all",
-    bins: Optional[int] = None,
+    bins: Bins = None,
     range: Optional[Tuple[float, float]] = None,
+    ev: EV = None,
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
@@ -152,8 +167,9 @@ def histogram_batch(
     images: Union[Sequence[Any], Iterable[Any], Any],
     *,
     mode: str = "all",
-    bins: Optional[int] = None,
+    bins: Bins = None,
     range: Optional[Tuple[float, float]] = None,
+    ev: EV = None,
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
@@ -173,8 +189,9 @@ def histogram_file(
     path: PathLike,
     *,
     mode: str = "all",
-    bins: Optional[int] = None,
+    bins: Bins = None,
     range: Optional[Tuple[float, float]] = None,
+    ev: EV = None,
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
@@ -213,8 +230,9 @@ def histogram_files(
     paths: Iterable[PathLike],
     *,
     mode: str = "all",
-    bins: Optional[int] = None,
+    bins: Bins = None,
     range: Optional[Tuple[float, float]] = None,
+    ev: EV = None,
     clamp: bool = False,
     weights: Weights = "rec709",
     alpha: bool = False,
@@ -243,8 +261,9 @@ class Engine:
         image: Any,
         *,
         mode: str = "all",
-        bins: Optional[int] = None,
+        bins: Bins = None,
         range: Optional[Tuple[float, float]] = None,
+        ev: EV = None,
         clamp: bool = False,
         weights: Weights = "rec709",
         alpha: bool = False,
@@ -258,8 +277,9 @@ class Engine:
         images: Union[Sequence[Any], Iterable[Any], Any],
         *,
         mode: str = "all",
-        bins: Optional[int] = None,
+        bins: Bins = None,
         range: Optional[Tuple[float, float]] = None,
+        ev: EV = None,
         clamp: bool = False,
         weights: Weights = "rec709",
         alpha: bool = False,
@@ -273,8 +293,9 @@ class Engine:
         path: PathLike,
         *,
         mode: str = "all",
-        bins: Optional[int] = None,
+        bins: Bins = None,
         range: Optional[Tuple[float, float]] = None,
+        ev: EV = None,
         clamp: bool = False,
         weights: Weights = "rec709",
         alpha: bool = False,

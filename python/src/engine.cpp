@@ -104,8 +104,8 @@ image    an array, not copied: a numpy array (or anything with the buffer protoc
 mode     "all" (R, G, B and luminance Y), "rgb" or "luma".
 bins     number of bins, or None for the format's default (256; 257 over [0, 1] for floats);
          or a 1-D sequence / numpy array of 2 to 4097 strictly increasing finite edges
-         e_0 < ... < e_N (numpy's bins=array): N bins, bin k holding [e_k, e_k+1) (the last
-         edge too is above). Integer samples are compared exactly (v >= ceil(e_k)); half and
+         e_0 < ... < e_N (numpy's bins=array): N bins, bin k holding [e_k, e_k+1) (a sample
+         equal to e_N is above). Integer samples are compared exactly (v >= ceil(e_k)); half and
          float samples with the edges rounded once to fp32, which Histogram.edges reports.
 range    (lo, hi) of the bins, or None for the default. Not with edges (they give the range).
 ev       None, or (lo, hi, bins_per_stop): EV (log2) edge bins, edge k = 2^(lo + k /

@@ -8,7 +8,8 @@ namespace imghist::python {
 
 namespace {
 
-// edges[k] is bin k's lower edge, edges[bins] the top of the range (bin_lower_edge, request.hpp).
+// edges[k] is bin k's lower edge, edges[bins] the top of the range (bin_lower_edge, request.hpp);
+// for edge bins, the edges as counted (BinLayout::edges: rounded to fp32 for float samples).
 nb::object edges_of(const BinLayout& layout) {
     std::vector<double> edges(layout.bins + 1);
     for (std::uint32_t k = 0; k < layout.bins; ++k) edges[k] = bin_lower_edge(layout, k);
@@ -58,9 +59,58 @@ const ChannelHistogram& channel_named(const Result& r, const std::string& name) 
 
 std::string layout_text(const BinLayout& l) {
     char text[160];
-    std::snprintf(text, sizeof text, "bins=%u range=[%g, %g%s%s", l.bins, l.lo, l.hi, l.closed_top ? "]" : ")",
-                  l.clamp ? " clamped" : "");
+    std::snprintf(text, sizeof text, "bins=%u range=[%g, %g%s%s%s", l.bins, l.lo, l.hi, l.closed_top ? "]" : ")",
+                  l.edges.empty() ? "" : " edges", l.clamp ? " clamped" : "");
     return text;
+}
+
+// The luminance of a result, as the command line's --exposure takes it: Y, else a gray image's
+// channel; KeyError naming the channels when there is neither.
+const ChannelHistogram& luminance_of(const Result& r) {
+    if (const ChannelHistogram* y = r.find(Channel::Y)) return *y;
+    if (const ChannelHistogram* gray = r.find(Channel::gray)) return *gray;
+    std::string have;
+    for (const ChannelHistogram& c : r.channels) have += (have.empty() ? "" : ", ") + std::string(channel_name(c.channel));
+    throw nb::key_error(("exposure: no luminance channel (Y or gray) in this histogram (it has " + have +
+                         "); name one with channel=")
+                            .c_str());
+}
+
+// The command line's "exposure" object (docs/cli.md, "JSON") of one channel, or None where
+// imghist::exposure has none (no non-NaN sample, or bins that are not edges over positive values).
+nb::object exposure_dict(const ChannelHistogram& c, double low, double high, double key) {
+    const ExposureSettings settings{low, high, key};
+    const std::optional<Exposure> e = exposure(c, settings);  // InvalidArgument for bad settings
+    if (!e) return nb::none();
+    nb::dict d;
+    d["channel"] = std::string(channel_name(c.channel));
+    d["low_percent"] = settings.low_percent;
+    d["high_percent"] = settings.high_percent;
+    d["average_ev"] = e->average_ev;
+    d["key"] = e->key;
+    d["exposure_ev"] = e->exposure_ev;
+    d["samples"] = e->samples;
+    return d;
+}
+
+constexpr const char* kExposureDoc = R"(Auto-exposure of a luminance histogram in EV bins (docs/semantics.md, "Auto-exposure").
+
+Needs edge bins over positive values, normally EV bins: histogram(..., ev=(-16, 16, 8)). The
+samples between the low and high percentiles of the non-NaN ones (below standing for the first
+edge's EV, each bin for its middle EV, above for the last edge's) are averaged in EV, and the
+exposure log2(key) - average brings that average to the key value (0.18: mid grey). Computed in
+double from the exact counts, so every backend gives the same numbers.
+
+Returns the command line's "exposure" object: {channel, low_percent, high_percent, average_ev,
+key, exposure_ev, samples} (samples: the trimmed samples averaged, a fraction where a bin
+straddles a percentile), or None when the bins are not edges over positive values or there is
+no non-NaN sample. Raises InvalidArgument unless 0 <= low < high <= 100 and key is positive.)";
+// Histogram.exposure's: the same and the channel (nanobind copies docstrings).
+std::string histogram_exposure_doc() {
+    return std::string(kExposureDoc) + R"(
+
+channel  None: the luminance (Y, or a gray image's channel; KeyError without one), as the
+         command line's --exposure takes it; else a channel name.)";
 }
 
 
@@ -139,7 +189,8 @@ void bind_channel(nb::module_& m) {
                      "Channel name: 'R', 'G', 'B', 'A', 'Y' or 'gray'.")
         .def_prop_ro("counts", [](const CH& c) { return numpy_array(c.counts, {c.counts.size()}); },
                      "Counts per bin (uint64, shape (bins,)).")
-        .def_prop_ro("edges", [](const CH& c) { return edges_of(c.layout); }, "Bin edges (float64, bins + 1).")
+        .def_prop_ro("edges", [](const CH& c) { return edges_of(c.layout); },
+                     "Bin edges (float64, bins + 1); for edge bins the edges counted (fp32-rounded for floats).")
         .def_prop_ro("bins", [](const CH& c) { return c.layout.bins; }, "Number of bins.")
         .def_ro("nan", &CH::nan, "NaN samples (never binned).")
         .def_ro("below", &CH::below, "Samples below the range (in bin 0 when clamped).")
@@ -149,6 +200,8 @@ void bind_channel(nb::module_& m) {
         .def_ro("clipped_high", &CH::clipped_high_count,
                 "Samples at the highest value (255, 65535; >= 1 for floats); None if unknown.")
         .def("stats", &stats_dict, "Statistics: the command line's JSON 'stats' keys; None where empty.")
+        .def("exposure", &exposure_dict, nb::kw_only(), nb::arg("low") = 50.0, nb::arg("high") = 95.0,
+             nb::arg("key") = 0.18, kExposureDoc)
         .def("__repr__", [](const CH& c) {
             return "<imghist.ChannelHistogram " + std::string(channel_name(c.channel)) + " " + layout_text(c.layout) + ">";
         });
@@ -160,7 +213,10 @@ Every channel of one histogram has the same bins. ``counts`` is a uint64 array o
 (channels, bins); ``edges`` are the bin edges as ``np.histogram`` returns them: edges[k] is bin
 k's lower edge and edges[bins] the top of the range. The default float rule (257 bins over
 [0, 1]) has a closed top bin holding exactly 1.0 (and, unclamped, nothing above): its edges are
-edges[256] = edges[257] = 1.0. ``h["Y"]`` is one channel; iterating gives the channels in order;
+edges[256] = edges[257] = 1.0. With edge bins (histogram(..., bins=[e_0, ..., e_N]) or
+ev=...) ``edges`` are the edges the samples were compared with: as given for integer samples,
+rounded to fp32 for half and float ones; ``exposure()`` is the auto-exposure of EV bins.
+``h["Y"]`` is one channel; iterating gives the channels in order;
 ``h + other`` and ``h += other`` merge exactly (MergeError if channels or bins differ).
 With histogram(..., roi=..., tiles=...): ``region`` is the pixels counted, ``tile_counts`` has
 shape (tiles_y, tiles_x, channels, bins) and ``tile(tx, ty)`` is one tile's Histogram; the
@@ -186,7 +242,7 @@ void bind_histogram_properties(nb::class_<Result>& histogram) {
         .def_prop_ro("clipped_high", [](const Result& r) { return clipped(r, &ChannelHistogram::clipped_high_count); },
                      "Samples at the highest value per channel (uint64), exact and independent of the bins.")
         .def_prop_ro("edges", [](const Result& r) { return edges_of(first_channel(r).layout); },
-                     "Bin edges (float64, bins + 1); see the class docstring for the closed top bin.")
+                     "Bin edges (float64, bins + 1); see the class docstring for the closed top bin and edge bins.")
         .def_prop_ro("bins", [](const Result& r) { return first_channel(r).layout.bins; }, "Number of bins.")
         .def_prop_ro("range", [](const Result& r) {
             const BinLayout& l = first_channel(r).layout;
@@ -243,6 +299,10 @@ void bind_histogram_protocols(nb::class_<Result>& histogram) {
             for (const ChannelHistogram& c : r.channels) d[std::string(channel_name(c.channel)).c_str()] = stats_dict(c);
             return d;
         }, "Statistics per channel: {name: {count, min, max, mean, ..., clipped_high}}, None where empty.")
+        .def("exposure", [](const Result& r, double low, double high, double key, std::optional<std::string> channel) {
+            return exposure_dict(channel ? channel_named(r, *channel) : luminance_of(r), low, high, key);
+        }, nb::kw_only(), nb::arg("low") = 50.0, nb::arg("high") = 95.0, nb::arg("key") = 0.18,
+           nb::arg("channel") = nb::none(), histogram_exposure_doc().c_str())
         .def("__array__", [](const Result& r, nb::handle dtype, nb::handle) {
             nb::object counts = counts_of(r);
             return dtype.is_none() ? counts : counts.attr("astype")(dtype);

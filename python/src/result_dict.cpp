@@ -30,6 +30,11 @@ nb::dict channel_dict(const ChannelHistogram& c) {
     range.append(json_number(c.layout.lo));
     range.append(json_number(c.layout.hi));
     d["range"] = range;
+    if (!c.layout.edges.empty()) {  // edge bins: the edges compared (fp32 ones for floats), as the CLI
+        nb::list edges;
+        for (double e : c.layout.edges) edges.append(json_number(e));
+        d["edges"] = edges;
+    }
     d["closed_top"] = c.layout.closed_top;
     d["clamp"] = c.layout.clamp;
     nb::list counts;
@@ -70,6 +75,25 @@ std::optional<std::uint64_t> optional_count(nb::handle stats, const char* key) {
     return member_as<std::uint64_t>(stats, key);
 }
 
+// "edges" of edge bins (absent for uniform bins): bins + 1 finite, strictly increasing numbers
+// from range[0] to range[1], as the command line's merge reads them (src/cli/merge.cpp).
+std::vector<double> edges_from(nb::handle edges, const BinLayout& layout, const std::string& name) {
+    std::vector<double> e;
+    const std::string at = "channel " + name + ": 'edges' ";
+    if (!nb::isinstance<nb::list>(edges) && !nb::isinstance<nb::tuple>(edges)) bad(at + "must be a list");
+    for (nb::handle v : edges) {
+        double x = 0;
+        if (PyBool_Check(v.ptr()) || !nb::try_cast(v, x)) bad(at + "must hold numbers");
+        if (!std::isfinite(x)) bad(at + "must be finite");
+        if (!e.empty() && !(e.back() < x)) bad(at + "are not strictly increasing");
+        e.push_back(x);
+    }
+    if (e.size() != std::size_t(layout.bins) + 1)
+        bad(at + "has " + std::to_string(e.size()) + " values for " + std::to_string(layout.bins) + " bins");
+    if (e.front() != layout.lo || e.back() != layout.hi) bad(at + "do not run from range[0] to range[1]");
+    return e;
+}
+
 std::optional<Channel> parse_channel(const std::string& name) {
     for (Channel c : {Channel::R, Channel::G, Channel::B, Channel::A, Channel::Y, Channel::gray})
         if (channel_name(c) == name) return c;
@@ -85,6 +109,7 @@ ChannelHistogram channel_from(const std::string& name, nb::handle d, bool intege
     nb::handle range = member(d, "range");
     if (!nb::isinstance<nb::sequence>(range) || nb::len(range) != 2) bad("'range' must be [lo, hi]");
     if (!nb::try_cast(range[0], c.layout.lo) || !nb::try_cast(range[1], c.layout.hi)) bad("'range' must hold numbers");
+    if (PyObject* edges = PyDict_GetItemString(d.ptr(), "edges")) c.layout.edges = edges_from(edges, c.layout, name);
     c.layout.closed_top = member_as<bool>(d, "closed_top");
     c.layout.clamp = member_as<bool>(d, "clamp");
     c.layout.integer = integer;

@@ -275,7 +275,8 @@ def test_merge_adds_counts_exactly():
     assert np.array_equal(imghist.histogram(a).counts, total.counts - hb.counts)  # `+` left its operand alone
 
 
-@pytest.mark.parametrize("other", [dict(mode="luma"), dict(bins=128), dict(alpha=True), dict(range=(0, 128))])
+@pytest.mark.parametrize("other", [dict(mode="luma"), dict(bins=128), dict(alpha=True), dict(range=(0, 128)),
+                                   dict(bins=np.arange(257.0))])  # edges where the default bins are: edge bins
 def test_merge_of_different_layouts_is_merge_error(other):
     h = imghist.histogram(rgba8())
     assert h.can_merge(imghist.histogram(rgba8(20, 30))) and not h.can_merge(imghist.histogram(rgba8(), **other))
@@ -300,7 +301,8 @@ def float_image():
     (rgba8(), {}), (rgba8(), dict(alpha=True)), (RNG.integers(0, 65536, (9, 7, 3), dtype=np.uint16), {}),
     (float_image(), {}), (float_image().astype(np.float16), dict(bins=50, range=(-0.5, 0.75), clamp=True)),
     (np.zeros((3, 3), np.uint8), dict(bins=3, range=(1, 10))),
-], ids=["rgba8", "alpha", "rgb16", "f32", "f16-custom", "gray-out-of-range"])
+    (float_image(), dict(bins=[-0.2, 0, 0.1, 0.5, 1.2])), (rgba8(), dict(ev=(0, 8, 3))),
+], ids=["rgba8", "alpha", "rgb16", "f32", "f16-custom", "gray-out-of-range", "f32-edges", "rgba8-ev"])
 def test_dict_and_pickle_round_trips(image, kwargs):
     h = imghist.histogram(image, **kwargs)
     d = h.to_dict()
@@ -348,7 +350,14 @@ def cli_json(cli, path, fmt, shape, *args):
     (rgba8(), "rgba8", dict(roi=(3, 5, 40, 30)), ["--roi", "3,5,40,30"]),
     (float_image()[..., :3].copy(), "rgb_f32", dict(roi=(1, 2, 5, 6), tiles=(2, 3), bins=16),
      ["--roi", "1,2,5,6", "--tiles", "2,3", "--bins", "16"]),
-], ids=["rgba8", "alpha-rec601", "gray16-bins", "rgb_f32", "f16-clamped", "roi", "roi-tiles"])
+    (rgba8(), "rgba8", dict(bins=[0, 0.5, 10, 100.25, 200, 256]), ["--edges", "0,0.5,10,100.25,200,256"]),
+    (float_image().astype(np.float16), "rgba_f16", dict(bins=[-0.1, 0, 0.1, 1 / 3, 1], clamp=True),
+     ["--edges=" + ",".join(map(repr, [-0.1, 0, 0.1, 1 / 3, 1])), "--clamp"]),  # fp32 edges in "edges"
+    (float_image()[..., :3].copy(), "rgb_f32", dict(mode="luma", ev=(-8, 1, 4)), ["--mode", "luma", "--ev=-8:1:4"]),
+    (RNG.integers(0, 65536, (9, 7), dtype=np.uint16), "gray16", dict(ev=(0, 16, 2), roi=(1, 1, 5, 6), tiles=(2, 2)),
+     ["--ev", "0:16:2", "--roi", "1,1,5,6", "--tiles", "2,2"]),
+], ids=["rgba8", "alpha-rec601", "gray16-bins", "rgb_f32", "f16-clamped", "roi", "roi-tiles", "edges-rgba8",
+        "edges-f16-clamped", "ev-luma", "ev-gray16-tiles"])
 def test_to_dict_equals_the_command_lines_json(tmp_path, image, fmt, kwargs, args):
     cli = os.environ.get("IMGHIST_CLI")
     if not cli:

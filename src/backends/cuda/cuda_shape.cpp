@@ -100,9 +100,7 @@ bool has_packed_path(const Shape& sh, const Tune& tune) {
     for (std::uint32_t c = 0; c < nch && c < std::uint32_t(kMaxChannels); ++c)
         fixed_sources = fixed_sources && p.src[c] == packed_float_source(samples, int(nch), luma ? 1 : 0, int(c));
     if (luma) fixed_sources = fixed_sources && p.luma_src[0] == 0 && p.luma_src[1] == 1 && p.luma_src[2] == 2;
-    // count_floats classifies by uniform bins only: float edge bins take histogram_kernel.
-    const bool uniform_or_values = p.value_mode || p.bin.edges == 0;
-    return uniform_or_values && tune.packed && !tune.scalar && has_packed(sh.format) && p.layout == kLanes32 && nch >= 1 &&
+    return tune.packed && !tune.scalar && has_packed(sh.format) && p.layout == kLanes32 && nch >= 1 &&
            nch <= std::uint32_t(kMaxChannels) && (p.value_mode || (tune.packed_float && fixed_sources)) &&
            has_packed_kernel(sh.format, int(nch), luma);
 }

@@ -275,9 +275,11 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
 // The float hot path (packed_kernel) over the pixels of one 16-byte vector: per sample one
 // classification (binning.h) and one shared add at slot0[c] + slot * 128, a second one only for
 // clipped values counted as below / above. Channel sources and the luminance are compile-time
-// (packed_float_source), and so is the rule (CLOSED: P.bin.closed_top, on which the caller branches
-// once per step); slot0 holds each channel's slot-0 address of this lane.
-template <class F, int NCH, int LUMA, int CLOSED>
+// (packed_float_source), and so is the rule (RULE: kRuleOpen / kRuleClosed for uniform bins,
+// P.bin.closed_top; kRuleEdges for edge bins; the caller branches once per step); slot0 holds each
+// channel's slot-0 address of this lane.
+constexpr int kRuleOpen = 0, kRuleClosed = 1, kRuleEdges = 2;
+template <class F, int NCH, int LUMA, int RULE>
 __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32_t (&slot0)[NCH],
                                              const uint4 (&v)[1]) {
     constexpr int kSamples = F::kPixelBytes / F::kSampleBytes;
@@ -292,8 +294,12 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
         for (int c = 0; c < NCH; ++c) {
             const int s = packed_float_source(kSamples, NCH, LUMA, c);
             const float x = s < 0 ? luma : float_sample<F>(p, uint32_t(s));
-            const uint32_t code = ih_classify_float(x, P.bin.bins, P.bin.lo_float, P.bin.scale_float, P.bin.lo_key,
-                                                    P.bin.hi_key, uint32_t(CLOSED), P.bin.clamp);
+            uint32_t code;
+            if constexpr (RULE == kRuleEdges)
+                code = ih_classify_float_edges(x, P.bin.bins, P.bin.clamp, P.edge_keys);
+            else
+                code = ih_classify_float(x, P.bin.bins, P.bin.lo_float, P.bin.scale_float, P.bin.lo_key, P.bin.hi_key,
+                                         uint32_t(RULE), P.bin.clamp);
             red_shared(slot0[c] + (ih_code_slot(code) << 7), 1u);
             if (ih_code_has_extra(code)) red_shared(slot0[c] + (ih_code_extra_slot(code, P.bin.bins) << 7), 1u);
         }
@@ -665,15 +671,16 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) v[k] = __ldg(at + k * nt);
     };
-    // One vector; `closed` is P.bin.closed_top as a compile-time constant (floats only).
-    auto count_vector = [&](const uint4& v, auto closed) {
+    // One vector; `rule` is count_floats' RULE as a compile-time constant (floats only).
+    auto count_vector = [&](const uint4& v, auto rule) {
         if constexpr (F::kValueMode)
             count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&v));
         else
-            count_floats<F, NCH, LUMA, decltype(closed)::value>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v));
+            count_floats<F, NCH, LUMA, decltype(rule)::value>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v));
     };
-    using Closed = std::integral_constant<int, 1>;
-    using Open = std::integral_constant<int, 0>;
+    using Closed = std::integral_constant<int, kRuleClosed>;
+    using Open = std::integral_constant<int, kRuleOpen>;
+    using Edges = std::integral_constant<int, kRuleEdges>;
     auto count = [&](const uint4 (&v)[kSteps]) {  // 8-bit
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{});
@@ -695,7 +702,8 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
             for (int k = 0; k < kSteps; ++k)
                 if (ok[k]) count_vector(v[k], closed);
         };
-        if (P.bin.closed_top) run(Closed{});
+        if (P.bin.edges) run(Edges{});
+        else if (P.bin.closed_top) run(Closed{});
         else run(Open{});
     };
     uint32_t since_flush = 0;
