@@ -3,10 +3,12 @@
 // BackendParity's (the edge requests of testing::parity_requests).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "core/plan.hpp"
 #include "imghist/imghist.hpp"
 #include "support/test_images.hpp"
 
@@ -150,6 +152,37 @@ TEST(Exposure, ComesFromTheExactCountsOfEveryBackend) {
         EXPECT_TRUE(got.same_histograms(want)) << name;
         EXPECT_EQ(exposure(got.channels.at(0)), expected) << name;
     }
+}
+
+// The code tables' edge hints (CUDA's float table): from the hint, the walk up the edges gives
+// every value of the block the full search's code.
+TEST(Edges, EdgeHintsOfFloatBlocksGiveTheFullSearchsCode) {
+    for (const bool clamp : {false, true}) {
+        Request request;
+        request.bins.edges = ev_edges(-8, 0, 32);
+        request.bins.edges.insert(request.bins.edges.begin(), {-3.0, -1e-40, 0.0});
+        request.bins.clamp = clamp;
+        const HistogramPlan plan(PixelFormat::rgba_f32, request);
+        std::uint32_t hinted = 0;
+        for (std::uint32_t t = 0; t < 65536; ++t) {
+            const std::uint32_t entry = unresolved_float_code16(plan.edge_keys, t);
+            if (entry == IH_CODE16_UNRESOLVED) {
+                EXPECT_TRUE((t & 0x7F80u) == 0x7F80u) << t;  // only blocks with NaN
+                continue;
+            }
+            ++hinted;
+            for (std::uint32_t low = 0; low < 65536; low += 251) {
+                const std::uint32_t bits = (t << 16) | low;
+                const std::uint32_t want = plan.classify_float(std::bit_cast<float>(bits));
+                ASSERT_EQ(ih_classify_edge_key_from(ih_float_key(bits), plan.bins(), plan.clamp, entry & 0x3FFFu,
+                                                    plan.edge_keys.data()),
+                          want)
+                    << std::hex << bits;
+            }
+        }
+        EXPECT_GT(hinted, 60000u);
+    }
+    EXPECT_EQ(unresolved_float_code16({}, 0x3F00), IH_CODE16_UNRESOLVED);  // uniform bins: no hint
 }
 
 TEST(Edges, ResultsMergeOnlyWithTheSameEdges) {

@@ -113,6 +113,16 @@ ih_bin_args HistogramPlan::bin_args(std::size_t first, std::size_t count) const 
     return a;
 }
 
+std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16) {
+    if (edge_keys.size() < 2 || (top16 & 0x7F80u) == 0x7F80u) return IH_CODE16_UNRESOLVED;  // uniform, or NaN inside
+    const std::uint32_t first_bits = top16 << 16, last_bits = first_bits | 0xFFFFu;
+    // The block's smallest value: its first bits when positive, its last when negative.
+    const std::uint32_t low_key = ih_float_key((top16 & 0x8000u) ? last_bits : first_bits);
+    const auto above = std::upper_bound(edge_keys.begin(), edge_keys.end(), low_key);  // first E_k > low_key
+    const auto first = above == edge_keys.begin() ? 0 : std::uint32_t(above - edge_keys.begin() - 1);
+    return IH_CODE16_EDGE_HINT | std::min<std::uint32_t>(first, std::uint32_t(edge_keys.size() - 2));
+}
+
 bool HistogramPlan::has_luma() const {
     return std::find(sources.begin(), sources.end(), kLumaSource) != sources.end();
 }

@@ -148,6 +148,11 @@ std::vector<std::uint32_t> half_codes(Classify classify) {
     for (std::uint32_t h = 0; h < 65536; ++h) codes[h] = classify(half_to_float(std::uint16_t(h)));
     return codes;
 }
+// The 16-bit table entry of a float block (top 16 bits) whose values do not share one code: with
+// edge bins (a plan's edge_keys) and no NaN in the block, the edge hint (binning.h,
+// IH_CODE16_EDGE_HINT) where ih_classify_edge_key_from starts; otherwise IH_CODE16_UNRESOLVED
+// (classify in full).
+std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16);
 template <class Classify>
 std::vector<std::uint32_t> float_top16_codes(Classify classify) {
     std::vector<std::uint32_t> codes(65536);

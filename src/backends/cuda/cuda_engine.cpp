@@ -277,7 +277,7 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
     const std::vector<std::uint32_t> codes = half ? half_codes(classify) : float_top16_codes(classify);
     code_lut_host_.resize(kCodeLutEntries);
     for (std::uint32_t i = 0; i < kCodeLutEntries; ++i)
-        code_lut_host_[i] = std::uint16_t(codes[i] == kCodeUnresolved ? IH_CODE16_UNRESOLVED : ih_code_to_16(codes[i]));
+        code_lut_host_[i] = std::uint16_t(codes[i] == kCodeUnresolved ? unresolved_float_code16(sh.edge_keys_host, i) : ih_code_to_16(codes[i]));
     code_lut_dev_.reserve(kCodeLutEntries);
     // From pageable memory: the call returns once the table is staged.
     IH_CHECK(cudaMemcpyAsync(code_lut_dev_.ptr, code_lut_host_.data(), kCodeLutBytes, cudaMemcpyHostToDevice, stream));

@@ -322,8 +322,11 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
             const uint32_t e = lut[F::kSampleBytes == 2 ? raw : raw >> 16];
             uint32_t slot = ih_code_slot(ih_code_from_16(e)), extra_slot = ih_code_extra_slot(ih_code_from_16(e), P.bin.bins);
             bool extra = ih_code_has_extra(ih_code_from_16(e));
-            if (F::kSampleBytes == 4 && e == IH_CODE16_UNRESOLVED) {
-                const uint32_t code = ih_args_classify_float(__uint_as_float(raw), P.bin, P.edge_keys);
+            if (F::kSampleBytes == 4 && (e >> 14) == 3u) {  // unresolved, or an edge hint (binning.h)
+                const uint32_t code =
+                    e == IH_CODE16_UNRESOLVED
+                        ? ih_args_classify_float(__uint_as_float(raw), P.bin, P.edge_keys)
+                        : ih_classify_edge_key_from(ih_float_key(raw), P.bin.bins, P.bin.clamp, e & 0x3FFFu, P.edge_keys);
                 slot = ih_code_slot(code);
                 extra_slot = ih_code_extra_slot(code, P.bin.bins);
                 extra = ih_code_has_extra(code);
