@@ -50,10 +50,15 @@ struct ShiftMap {  // integer samples in the plan's shift mode (8-bit identity, 
         return ih_classify_int(v, IH_INT_SHIFT, shift, 0, 0, 0, 0);  // codes carry no flags here
     }
 };
-struct Top16Map {  // float bits by their top half; may answer kFallback
+struct Top16Map {  // float bits by their top half; may answer kFallback or a second-level table (kSubTable)
     const std::uint32_t* lut;
+    const std::uint32_t* sub;  // Tables::float_sub
     static constexpr bool kMayFallback = true;
     std::uint32_t operator()(std::uint32_t bits) const { return lut[bits >> 16]; }
+    // An entry from kSubTable up: the slot by the next 8 bits, or kFallback.
+    std::uint32_t second(std::uint32_t entry, std::uint32_t bits) const {
+        return entry == kFallback ? kFallback : sub[(entry - kSubTable) * kSubEntries + ((bits >> 8) & 0xFFu)];
+    }
 };
 
 
@@ -202,11 +207,25 @@ private:
         else tab_[S][c][slot] += n;
     }
 
+    // A table entry from kSubTable up (Top16Map): the second-level table's slot, else each sample
+    // classified directly.
+    template <int S, class M>
+    [[gnu::noinline]] void fallback(const M& map, int c, std::uint32_t v, std::uint32_t entry, std::uint32_t n) {
+        if constexpr (M::kMayFallback) {
+            const std::uint32_t slot = map.second(entry, v);
+            if (slot != kFallback) {
+                increment<S>(c, slot, n);
+                return;
+            }
+            for (std::uint32_t k = 0; k < n; ++k) k_.classify_direct(unsigned(c), v);
+        }
+    }
+
     template <int S>
     inline __attribute__((always_inline)) void sample_slot(int c, std::uint32_t v, std::uint32_t n = 1) {
         const std::uint32_t slot = map_(v);
-        if (Map::kMayFallback && slot == kFallback) [[unlikely]]
-            for (std::uint32_t k = 0; k < n; ++k) k_.classify_direct(unsigned(c), v);
+        if (Map::kMayFallback && slot >= kSubTable) [[unlikely]]
+            fallback<S>(map_, c, v, slot, n);
         else
             increment<S>(c, slot, n);
     }
@@ -218,8 +237,8 @@ private:
         if constexpr (kFloatLuma) v = std::bit_cast<std::uint32_t>(y);
         else v = std::uint32_t(y);
         const std::uint32_t slot = ymap_(v);
-        if (YMap::kMayFallback && slot == kFallback) [[unlikely]]
-            for (std::uint32_t k = 0; k < n; ++k) k_.classify_direct(unsigned(L::kSampleChannels), v);
+        if (YMap::kMayFallback && slot >= kSubTable) [[unlikely]]
+            fallback<S>(ymap_, L::kSampleChannels, v, slot, n);
         else
             increment<S>(L::kSampleChannels, slot, n);
     }

@@ -13,12 +13,15 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
     Map map{};
     YMap ymap{};
     if constexpr (std::is_same_v<Map, LutMap> || std::is_same_v<Map, Top16Map>) map.lut = tb.sample_lut.data();
+    if constexpr (std::is_same_v<Map, Top16Map>) map.sub = tb.float_sub.data();
     if constexpr (std::is_same_v<Map, Lut16Map>) map.lut = tb.sample_lut16.data();
     if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
     if constexpr (std::is_same_v<Map, ShiftExtremeMap>) map = tb.shift_extremes;
     if (P != 0 && k.pitch != P) throw Error("internal error: cpu kernel table pitch mismatch");
-    if constexpr (std::is_same_v<YMap, Top16Map>)
+    if constexpr (std::is_same_v<YMap, Top16Map>) {
         ymap.lut = tb.sample == SampleType::f16 ? tb.float_lut.data() : tb.sample_lut.data();
+        ymap.sub = tb.float_sub.data();
+    }
     else ymap = YMap(map);
     Kernel<L, Map, YMap, P> kernel(k, map, ymap, plan, tb.half_values.data());
     kernel.run(image, begin, end);

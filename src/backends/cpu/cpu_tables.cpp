@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_tables.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace imghist::cpu {
 namespace {
@@ -8,13 +9,33 @@ namespace {
 // Float samples by their top 16 bits: the slot of the code all of a block's floats share, or
 // kFallback where they do not (float_top16_codes, in core/plan.hpp, says why this is exact).
 // With extremes, a block must also share one extreme (by the clipping plan's own top-16 codes).
-void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::uint32_t>& lut) {
+// With edge bins, a block that is not resolved (and holds no NaN) gets a second-level table in
+// `sub` by the next 8 bits, built the same way: each 256 floats form one contiguous key interval,
+// resolved where both ends classify alike.
+void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::uint32_t>& lut,
+                       std::vector<std::uint32_t>& sub) {
     lut = float_top16_codes([&](float v) { return cl.plan.classify_float(v); });
     std::vector<std::uint32_t> clip;
     if (cl.clipping) clip = float_top16_codes([&](float v) { return cl.clipping->classify_float(v); });
+    const auto slot_of = [&](std::uint32_t first_bits, std::uint32_t last_bits) {
+        const Classified a = cl.of_float(std::bit_cast<float>(first_bits));
+        const Classified b = cl.of_float(std::bit_cast<float>(last_bits));
+        return a.code == b.code && a.extreme == b.extreme ? slots.slot(a) : kFallback;
+    };
     for (std::size_t t = 0; t < lut.size(); ++t) {
         const bool resolved = lut[t] != kCodeUnresolved && (clip.empty() || clip[t] != kCodeUnresolved);
-        lut[t] = resolved ? slots.slot({lut[t], clip.empty() ? 0 : cl.clipping->extreme_of(clip[t])}) : kFallback;
+        if (resolved) {
+            lut[t] = slots.slot({lut[t], clip.empty() ? 0 : cl.clipping->extreme_of(clip[t])});
+        } else if (cl.plan.has_edges() && (t & 0x7F80u) != 0x7F80u) {
+            const auto index = std::uint32_t(sub.size() / kSubEntries);
+            for (std::uint32_t j = 0; j < kSubEntries; ++j) {
+                const std::uint32_t bits = std::uint32_t(t) << 16 | j << 8;
+                sub.push_back(slot_of(bits, bits | 0xFFu));
+            }
+            lut[t] = kSubTable | index;
+        } else {
+            lut[t] = kFallback;
+        }
     }
 }
 
@@ -40,7 +61,7 @@ void build_f16_tables(Tables& tb, const Classifier& cl, bool want_luma) {
             tb.sample_lut[h] = tb.slots.slot(cl.of_float(half_to_float(std::uint16_t(h))));
     }
     if (want_luma && tb.float_lut.empty()) {
-        build_float_top16(cl, tb.slots, tb.float_lut);
+        build_float_top16(cl, tb.slots, tb.float_lut, tb.float_sub);
         tb.half_values.resize(65536);
         for (std::uint32_t h = 0; h < 65536; ++h) tb.half_values[h] = half_to_float(std::uint16_t(h));
     }
@@ -69,7 +90,7 @@ void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
             build_lut16(tb);
             break;
         case SampleType::f32:
-            if (big && tb.sample_lut.empty()) build_float_top16(cl, tb.slots, tb.sample_lut);
+            if (big && tb.sample_lut.empty()) build_float_top16(cl, tb.slots, tb.sample_lut, tb.float_sub);
             break;
     }
 }

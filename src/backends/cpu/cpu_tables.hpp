@@ -17,6 +17,12 @@
 namespace imghist::cpu {
 
 constexpr std::uint32_t kFallback = 0xFFFFFFFFu;  // table entry: classify this sample directly
+// A top-16 entry from kSubTable up (but kFallback) names a second-level table of 256 entries by
+// the next 8 bits (Tables::float_sub): edge bins put an edge inside a block far more often than
+// uniform bins do (256 EV bins: a quarter of the blocks of [2^-8, 1)), and classifying those
+// samples one by one cost 7x the whole count.
+constexpr std::uint32_t kSubTable = 0xC0000000u;
+constexpr std::uint32_t kSubEntries = 256;
 
 // Which clipping extreme a value is (HistogramPlan::extreme_of): 0, IH_SLOT_BELOW or IH_SLOT_ABOVE.
 // Counted per channel into two counters, low then high.
@@ -99,6 +105,7 @@ struct Tables {
     // the L1 cache. Empty otherwise.
     std::vector<std::uint16_t> sample_lut16;
     std::vector<std::uint32_t> float_lut;   // top-16-bit table for float luminance (f16 input)
+    std::vector<std::uint32_t> float_sub;   // the second-level tables of sample_lut and float_lut (kSubTable)
     std::vector<float> half_values;         // f16 bits -> float, for luminance
     ShiftExtremeMap shift_extremes;         // integer shift mode, when extremes are counted
 
