@@ -1,9 +1,10 @@
 // libFuzzer target of the library API: the bytes become an image view (valid, or broken in one
 // of the ways ImageView::validate() must catch) and a request (valid or not, with or without a
-// roi and tiles), counted by the `reference` and the `cpu` backends. They must agree bit for
+// roi and tiles, uniform or edge bins), counted by the `reference` and the `cpu` backends. They must agree bit for
 // bit (tiles included), and reject the same inputs:
 // both throw InvalidArgument or neither does. Any other exception, a crash, or a sanitizer
 // report is a finding.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -96,6 +97,15 @@ Case make_case(const std::uint8_t* data, std::size_t size) {
     }
     r.bins.clamp = flags & 1;
     r.count_alpha = flags & 2;
+    if (flags & 4) {  // edge bins: any floats, mostly sorted (valid), some with bins or range too
+        const std::size_t n = in.byte() % 48;
+        for (std::size_t k = 0; k < n; ++k) r.bins.edges.push_back(in.value<float>());
+        if (flags & 8) std::sort(r.bins.edges.begin(), r.bins.edges.end());
+        if (!(flags & 16)) {
+            r.bins.bins.reset();
+            r.bins.range.reset();
+        }
+    }
     // A roi (one in four: inside, on the edge or outside the image) and tiles (one in four:
     // mostly a few, some 0 or more than the pixels).
     const std::uint8_t regions = in.byte();

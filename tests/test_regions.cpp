@@ -156,6 +156,12 @@ TEST(Regions, BadRegionsAndGridsAreRefusedByName) {
     EXPECT_NE(message(r).find("more than the 5 x 5 pixels"), std::string::npos) << message(r);
     r.tiles = {0, 2};
     EXPECT_NE(message(r).find("at least 1"), std::string::npos) << message(r);
+    r.roi.reset();
+    r.tiles = {10, 10};  // 100 tiles of 2^20 + 3 counters: 800 MiB of counts
+    r.bins.bins = 1u << 20;
+    EXPECT_NE(message(r).find("(512 MiB) a result may hold"), std::string::npos) << message(r);
+    r.bins.bins = 1u << 16;  // 100 tiles of 2^16 + 3 fit
+    EXPECT_EQ(message(r), "no error");
 }
 
 TEST(Regions, WholeImageCallsRefuseRegionsInsteadOfIgnoringThem) {

@@ -82,10 +82,22 @@ Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& re
 
 // A roi and tiles are sub-views of the image, each counted as a whole image by the same
 // backend: a roi reads only its own rows, and tiles read every counted pixel once.
+// Tile histograms are held whole in the Result: at most this many 64-bit counters in all (512 MiB),
+// so that a grid times a wide layout is refused by name rather than exhausting memory.
+constexpr std::uint64_t kMaxTileCounters = std::uint64_t(1) << 26;
+
 template <class Pixels>
 Result count_regions_of(const Pixels& image, const Request& request,
                         const std::function<Result(const Pixels&, const Request&)>& count_whole_image) {
     const Region area = counted_region(request, image.width, image.height);
+    if (request.tiles.count() > 1) {
+        const std::uint64_t per_tile = std::uint64_t(channels_for(image.format, request).size()) *
+                                       (resolve_layout(format_info(image.format).sample, request.bins).bins + IH_EXTRA_SLOTS);
+        if (request.tiles.count() * per_tile > kMaxTileCounters)
+            throw InvalidArgument("tiles " + std::to_string(request.tiles.x) + "," + std::to_string(request.tiles.y) +
+                                  " of " + std::to_string(per_tile) + " counters each are more than the " +
+                                  std::to_string(kMaxTileCounters) + " (512 MiB) a result may hold: ask for fewer tiles or bins");
+    }
     Request plain = request;
     plain.roi.reset();
     plain.tiles = {};
