@@ -356,6 +356,12 @@ int merge_reports(int argc, char** argv) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help
         return usage_error(e.what(), "Run imghist merge --help for more information.");
     }
+    std::optional<ExposureSettings> exposure;
+    try {
+        exposure = exposure_settings(line.exposure);
+    } catch (const UsageError& e) {
+        return usage_error(e.what(), "Run imghist merge --help for more information.");
+    }
     MergedInputs merged;
     try {
         merged = read_merge_inputs(line.inputs);
@@ -363,7 +369,7 @@ int merge_reports(int argc, char** argv) {
         std::cerr << "imghist merge: " << e.what() << '\n';
         return kExitFileFailed;
     }
-    const std::unique_ptr<Report> report = make_report(line.format, std::cout, false);
+    const std::unique_ptr<Report> report = make_report(line.format, std::cout, false, exposure);
     for (const FileOutcome& o : merged.errors) (void)report->add(o);
     int status = merged.errors.empty() ? kExitOk : kExitFileFailed;
     if (!report->finish(&merged.sums.groups())) status = kExitFileFailed;

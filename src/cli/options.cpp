@@ -143,7 +143,8 @@ What it does:
   the statistics stored in the inputs are not read. Inputs of different layouts (8-bit and
   16-bit, gray and RGB, other --bins or --range) are never added together: each layout gets a
   sum of its own, each listing its files, as --sum does. The output is the --sum-only report
-  in --format (table, json, jsonl, csv), so a merged JSON can be merged again.
+  in --format (table, json, jsonl, csv), so a merged JSON can be merged again. --exposure adds
+  each sum's auto-exposure (inputs counted with --ev or --edges), as imghist --exposure does.
   A file named in several inputs is counted once per input and named in a warning on stderr
   (it was probably counted twice).
   An input that cannot be read, is not JSON, is a report of another tool or schema, or lacks
@@ -256,6 +257,15 @@ std::vector<std::uint32_t> parse_integers(const std::string& text, std::size_t n
     return out;
 }
 
+void add_exposure_options(CLI::App& app, ExposureOptions& exposure, const std::string& what) {
+    app.add_flag("--exposure", exposure.on, what);
+    app.add_option("--exposure-percentiles", exposure.percentiles,
+                   "The samples --exposure averages, as percentiles of the luminance")
+        ->capture_default_str()->type_name("LOW:HIGH");
+    app.add_option("--key", exposure.key, "The key value --exposure brings the mean to (mid grey)")
+        ->capture_default_str()->type_name("VALUE");
+}
+
 void add_counting_options(CLI::App& app, CommandLine& line) {
     app.add_option("inputs", line.inputs, "Image files and directories (searched recursively); - reads paths from stdin, one a line")
         ->type_name("PATH...");
@@ -281,14 +291,9 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
                    "Log2 (EV) bins: edges 2^(LO + k / BINS_PER_STOP) from 2^LO to 2^HI, rounded to fp32 "
                    "(e.g. --ev=-16:16:8; at most 4096 bins)")
         ->type_name("LO:HI:BINS_PER_STOP");
-    app.add_flag("--exposure", line.exposure,
-                 "Report the auto-exposure of the luminance: log2(key) - its mean EV between the percentiles "
-                 "(counts --ev=-16:16:8 unless --edges or --ev is given)");
-    app.add_option("--exposure-percentiles", line.exposure_percentiles_text,
-                   "The samples --exposure averages, as percentiles of the luminance")
-        ->capture_default_str()->type_name("LOW:HIGH");
-    app.add_option("--key", line.key, "The key value --exposure brings the mean to (mid grey)")
-        ->capture_default_str()->type_name("VALUE");
+    add_exposure_options(app, line.exposure,
+                         "Report the auto-exposure of the luminance: log2(key) - its mean EV between the percentiles "
+                         "(counts --ev=-16:16:8 unless --edges or --ev is given)");
     app.add_option("--luma-weights", line.weights_text, "rec709, rec601, rec2020, or WR,WG,WB integers summing to 10000")
         ->capture_default_str();
     app.add_flag("--alpha", line.alpha, "Also count the alpha channel (A)");
@@ -364,12 +369,12 @@ Request request_for(const CommandLine& line) {
         throw UsageError("--edges and --ev give the bins and range: drop --bins and --range");
     if (!line.edges_text.empty()) request.bins.edges = parse_edges(line.edges_text);
     if (!line.ev_text.empty()) request.bins.edges = parse_ev(line.ev_text);
-    if (line.exposure && request.bins.edges.empty()) {
+    if (line.exposure.on && request.bins.edges.empty()) {
         if (line.bins_given || !line.range_text.empty())
             throw UsageError("--exposure needs EV bins (--ev) or --edges over positive values, not --bins/--range");
         request.bins.edges = ev_edges(-16, 16, 8);
     }
-    if (line.exposure && request.mode == Mode::rgb)
+    if (line.exposure.on && request.mode == Mode::rgb)
         throw UsageError("--exposure reads the luminance: use --mode luma or all");
     if (!line.roi_text.empty()) {
         const auto v = parse_integers(line.roi_text, 4, "--roi", "X,Y,W,H");
@@ -418,6 +423,21 @@ void add_options(CLI::App& app, CommandLine& line) {
     add_reading_options(app, line);
 }
 
+std::optional<ExposureSettings> exposure_settings(const ExposureOptions& options) {
+    if (!options.on) return std::nullopt;
+    ExposureSettings exposure;
+    const auto [low, high] = parse_range(options.percentiles, "--exposure-percentiles");
+    exposure.low_percent = low;
+    exposure.high_percent = high;
+    exposure.key = options.key;
+    try {
+        exposure.validate();
+    } catch (const InvalidArgument& e) {
+        throw UsageError(std::string("--exposure: ") + e.what());
+    }
+    return exposure;
+}
+
 void add_merge_options(CLI::App& app, MergeLine& line) {
     app.footer(kMergeFooter);
     app.get_formatter()->column_width(34);
@@ -425,6 +445,9 @@ void add_merge_options(CLI::App& app, MergeLine& line) {
         ->type_name("REPORT...")->required();
     app.add_option("-f,--format", line.format, "Report format of the merged sums: table, json, jsonl or csv")
         ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}))->capture_default_str();
+    add_exposure_options(app, line.exposure,
+                         "Report the auto-exposure of each sum's luminance, as imghist --exposure does (the inputs must "
+                         "have been counted in EV bins or edges over positive values)");
 }
 
 Settings settle(const CommandLine& line) {
@@ -441,19 +464,7 @@ Settings settle(const CommandLine& line) {
         }
     }
     check_plot_options(line);
-    if (line.exposure) {
-        ExposureSettings exposure;
-        const auto [low, high] = parse_range(line.exposure_percentiles_text, "--exposure-percentiles");
-        exposure.low_percent = low;
-        exposure.high_percent = high;
-        exposure.key = line.key;
-        try {
-            exposure.validate();
-        } catch (const InvalidArgument& e) {
-            throw UsageError(std::string("--exposure: ") + e.what());
-        }
-        settings.exposure = exposure;
-    }
+    settings.exposure = exposure_settings(line.exposure);
     if (line.progress_on && line.progress_off) throw UsageError("--progress and --no-progress contradict each other");
     if (line.inputs.empty() && line.files_from.empty())
         throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");

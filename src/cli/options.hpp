@@ -23,6 +23,13 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// --exposure, --exposure-percentiles and --key as typed (imghist and imghist merge).
+struct ExposureOptions {
+    bool on = false;
+    std::string percentiles = "50:95";
+    double key = 0.18;
+};
+
 // The options as typed, before they are checked.
 struct CommandLine {
     std::vector<std::string> inputs;
@@ -33,9 +40,7 @@ struct CommandLine {
     std::string decode = "cpu";  // --decode: where JPEGs are decoded
     std::string roi_text, tiles_text;  // --roi X,Y,W,H and --tiles TX,TY
     std::string edges_text, ev_text;   // --edges E0,E1,... (or @FILE) and --ev LO:HI:BINS_PER_STOP
-    bool exposure = false;             // --exposure
-    std::string exposure_percentiles_text = "50:95";
-    double key = 0.18;
+    ExposureOptions exposure;
     std::uint32_t bins = 0;
     bool bins_given = false;
     unsigned threads = 0;
@@ -51,7 +56,11 @@ void add_options(CLI::App& app, CommandLine& line);
 struct MergeLine {
     std::vector<std::string> inputs;
     std::string format = "table";
+    ExposureOptions exposure;
 };
+
+// The checked --exposure settings, or none without --exposure; throws UsageError.
+std::optional<ExposureSettings> exposure_settings(const ExposureOptions& options);
 
 // Defines the options of `imghist merge` (and its help text) to fill `line`.
 void add_merge_options(CLI::App& app, MergeLine& line);

@@ -128,6 +128,34 @@ TEST_F(MergeTest, PiecesInJsonAndJsonLinesMergeToTheWholeRun) {
     EXPECT_EQ(twice["histograms"]["R"]["counts"], json(red));
 }
 
+// Reports counted in EV bins keep their edges through merge, and merge --exposure gives the sum's
+// auto-exposure: the same as one run over every file.
+TEST_F(MergeTest, EdgeBinsMergeAndGiveTheExposureOfTheWhole) {
+    write_bytes(path("e1.ppm"), ppm8(1, 40, 20));
+    write_bytes(path("e2.ppm"), ppm8(5, 33, 17));
+    const auto runs = run_all({
+        {"--format", "json", "--sum-only", "--mode", "luma", "--ev=0:8:4", path("e1.ppm")},
+        {"--format", "jsonl", "--mode", "luma", "--ev=0:8:4", path("e2.ppm")},
+        {"--format", "json", "--sum-only", "--mode", "luma", "--ev=0:8:4", "--exposure", "--key", "64",
+         path("e1.ppm"), path("e2.ppm")},
+    });
+    for (const auto& r : runs) ASSERT_EQ(r.status, 0) << r.err;
+    write_bytes(path("e1.json"), runs[0].out);
+    write_bytes(path("e2.jsonl"), runs[1].out);
+    const auto merged = run_all({{"merge", "--format", "json", "--exposure", "--key", "64", path("e1.json"),
+                                  path("e2.jsonl")},
+                                 {"merge", "--exposure", "--exposure-percentiles", "90:10", path("e1.json")}});
+    ASSERT_EQ(merged[0].status, 0) << merged[0].err;
+    const json sum = merged[0].doc()["sums"][0];
+    const json whole = runs[2].doc()["sums"][0];
+    EXPECT_EQ(sum["histograms"]["Y"]["edges"], whole["histograms"]["Y"]["edges"]);
+    EXPECT_EQ(sum["histograms"]["Y"]["counts"], whole["histograms"]["Y"]["counts"]);
+    ASSERT_TRUE(whole["exposure"].is_object()) << whole.dump();
+    EXPECT_EQ(sum["exposure"], whole["exposure"]);
+    EXPECT_EQ(merged[1].status, 2);  // bad percentiles: a usage error
+    EXPECT_NE(merged[1].err.find("--exposure-percentiles"), std::string::npos) << merged[1].err;
+}
+
 TEST_F(MergeTest, StoredStatisticsAreNotRead) {
     write_bytes(path("st.ppm"), ppm8(40));
     const CommandRun r = run({"--format", "json", "--sum", path("st.ppm")});
