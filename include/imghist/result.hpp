@@ -121,6 +121,8 @@ struct Result {
     std::vector<std::string> notes;
 
     const ChannelHistogram* find(Channel channel) const;
+    // The luminance: Y, or a gray image's channel (what --exposure and Histogram.exposure() read).
+    const ChannelHistogram* luminance() const;
     // Adds other's counts into this one, tile by tile; throws MergeError if channels, layouts or
     // tile grids differ (size, region and tile regions stay this one's). A
     // clipping count unknown on either side is unknown in the sum. Notes are kept once each,

@@ -67,8 +67,7 @@ std::string layout_text(const BinLayout& l) {
 // The luminance of a result, as the command line's --exposure takes it: Y, else a gray image's
 // channel; KeyError naming the channels when there is neither.
 const ChannelHistogram& luminance_of(const Result& r) {
-    if (const ChannelHistogram* y = r.find(Channel::Y)) return *y;
-    if (const ChannelHistogram* gray = r.find(Channel::gray)) return *gray;
+    if (const ChannelHistogram* y = r.luminance()) return *y;
     std::string have;
     for (const ChannelHistogram& c : r.channels) have += (have.empty() ? "" : ", ") + std::string(channel_name(c.channel));
     throw nb::key_error(("exposure: no luminance channel (Y or gray) in this histogram (it has " + have +

@@ -158,16 +158,10 @@ json histograms_json(const std::vector<ChannelHistogram>& channels) {
     return h;
 }
 
-// The luminance channel of a result (Y, or a gray image's only channel), or null.
-const ChannelHistogram* luminance_of(const Result& r) {
-    if (const ChannelHistogram* y = r.find(Channel::Y)) return y;
-    return r.find(Channel::gray);
-}
-
 // "exposure" with --exposure: docs/semantics.md, "Auto-exposure"; null when there is none.
 void put_exposure(json& j, const Result& r, const std::optional<ExposureSettings>& settings) {
     if (!settings) return;
-    const ChannelHistogram* y = luminance_of(r);
+    const ChannelHistogram* y = r.luminance();
     const std::optional<Exposure> e = y ? exposure(*y, *settings) : std::nullopt;
     if (!e) {
         j["exposure"] = nullptr;
@@ -338,7 +332,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
         out << '\n';
     }
     if (exposure_settings) {
-        const ChannelHistogram* y = luminance_of(r);
+        const ChannelHistogram* y = r.luminance();
         const std::optional<Exposure> e = y ? exposure(*y, *exposure_settings) : std::nullopt;
         out << "  exposure: ";
         if (!e) {

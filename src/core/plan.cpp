@@ -46,10 +46,6 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
                 edge_keys.push_back(ih_float_key(std::bit_cast<std::uint32_t>(float(e))));
             }
         }
-        if (info.is_float()) {
-            lo_key = edge_keys.front();
-            hi_key = edge_keys.back();
-        }
     } else if (!info.is_float()) {
         lo_int = std::int64_t(layout.lo);
         hi_int = std::int64_t(layout.hi);
@@ -114,7 +110,7 @@ ih_bin_args HistogramPlan::bin_args(std::size_t first, std::size_t count) const 
 }
 
 std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16) {
-    if (edge_keys.size() < 2 || (top16 & 0x7F80u) == 0x7F80u) return IH_CODE16_UNRESOLVED;  // uniform, or NaN inside
+    if (edge_keys.size() < 2 || float_block_has_nan(top16)) return IH_CODE16_UNRESOLVED;  // uniform, or NaN inside
     const std::uint32_t first_bits = top16 << 16, last_bits = first_bits | 0xFFFFu;
     // The block's smallest value: its first bits when positive, its last when negative.
     const std::uint32_t low_key = ih_float_key((top16 & 0x8000u) ? last_bits : first_bits);

@@ -153,6 +153,9 @@ std::vector<std::uint32_t> half_codes(Classify classify) {
 // IH_CODE16_EDGE_HINT) where ih_classify_edge_key_from starts; otherwise IH_CODE16_UNRESOLVED
 // (classify in full).
 std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16);
+// Whether the floats whose top 16 bits are `top16` include NaNs (exponent all ones; the +-Inf
+// block too, whose other values are NaNs).
+constexpr bool float_block_has_nan(std::uint32_t top16) { return (top16 & 0x7F80u) == 0x7F80u; }
 template <class Classify>
 std::vector<std::uint32_t> float_top16_codes(Classify classify) {
     std::vector<std::uint32_t> codes(65536);

@@ -93,6 +93,11 @@ const ChannelHistogram* Result::find(Channel channel) const {
     return nullptr;
 }
 
+const ChannelHistogram* Result::luminance() const {
+    if (const ChannelHistogram* y = find(Channel::Y)) return y;
+    return find(Channel::gray);
+}
+
 namespace {
 
 std::optional<std::string> channels_conflict(const std::vector<ChannelHistogram>& a,

@@ -26,7 +26,7 @@ void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::ui
         const bool resolved = lut[t] != kCodeUnresolved && (clip.empty() || clip[t] != kCodeUnresolved);
         if (resolved) {
             lut[t] = slots.slot({lut[t], clip.empty() ? 0 : cl.clipping->extreme_of(clip[t])});
-        } else if (cl.plan.has_edges() && (t & 0x7F80u) != 0x7F80u) {
+        } else if (cl.plan.has_edges() && !float_block_has_nan(std::uint32_t(t))) {
             const auto index = std::uint32_t(sub.size() / kSubEntries);
             for (std::uint32_t j = 0; j < kSubEntries; ++j) {
                 const std::uint32_t bits = std::uint32_t(t) << 16 | j << 8;

@@ -108,7 +108,8 @@ void OpenClEngine::clear_results(std::size_t total_slots, bool totals64) {
 // The plan's edge keys for the kernels' edge_keys argument (one unread word for uniform bins),
 // written when they change. The write blocks, so the kernels never read a later plan's keys.
 void OpenClEngine::upload_edge_keys(const HistogramPlan& plan) {
-    const std::vector<std::uint32_t> keys = plan.has_edges() ? plan.edge_keys : std::vector<std::uint32_t>{0};
+    static const std::vector<std::uint32_t> kUnread{0};
+    const std::vector<std::uint32_t>& keys = plan.has_edges() ? plan.edge_keys : kUnread;
     if (edge_keys_.size() != 0 && keys == uploaded_edge_keys_) return;
     uploaded_edge_keys_.clear();
     const std::size_t bytes = keys.size() * sizeof(std::uint32_t);
