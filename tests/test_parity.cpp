@@ -128,6 +128,29 @@ TEST_P(BackendParity, RegionsAndTiles) {
     expect_same(img.view, r, "roi 1,1,330,60, tiles 7,2, 100 bins");
 }
 
+TEST_P(BackendParity, MasksAndAlpha) {
+    // A mask with every byte value, alone and with a roi and tiles; an alpha threshold where the
+    // format has alpha (docs/semantics.md, "Masks and alpha").
+    const PixelFormat format = std::get<1>(GetParam());
+    auto img = make_image(format, 333, 67, Pattern::specials, 43, 12);
+    std::vector<std::uint8_t> mask(333 * 67);
+    for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = std::uint8_t((i * 2654435761u) >> 24) & 0x83;
+    Request r;
+    r.count_alpha = true;
+    r.mask = ImageView::packed(mask.data(), 333, 67, PixelFormat::gray8);
+    expect_same(img.view, r, "mask");
+    r.roi = Region{1, 1, 330, 60};
+    r.tiles = {7, 2};
+    expect_same(img.view, r, "mask, roi 1,1,330,60, tiles 7,2");
+    if (format_info(format).alpha < 0) return;
+    r.alpha_threshold = format_info(format).is_float() ? 0.25 : 100.0;
+    expect_same(img.view, r, "mask, roi, tiles and alpha threshold");
+    r = Request{};
+    r.mode = Mode::luma;
+    r.alpha_threshold = 0.0;
+    expect_same(img.view, r, "alpha threshold 0");
+}
+
 TEST_P(BackendParity, LargerImage) {
     // Bigger than any work-group tile, with a stride that is not a multiple of 16.
     const PixelFormat format = std::get<1>(GetParam());

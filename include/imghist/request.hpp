@@ -67,6 +67,16 @@ struct Request {
     std::optional<Region> roi;
     // One histogram per tile of the counted pixels as well (Result::tiles), when more than one.
     TileGrid tiles;
+    // Count only the pixels whose mask sample is non-zero (docs/semantics.md, "Masks and alpha"):
+    // a gray8 view of the image's own width and height; a roi and tiles select from it at the
+    // same coordinates. The view is the caller's, read during the call only.
+    std::optional<ImageView> mask;
+    // Count only the pixels whose alpha sample is above this value, in the sample's own units
+    // (0..255, 0..65535, or the half / float value), compared exactly; NaN alpha is never above.
+    // Colour is counted as stored, never premultiplied. Needs a format with alpha.
+    std::optional<double> alpha_threshold;
+    // Whether mask or alpha_threshold leave some pixels of the counted region out.
+    bool selects_pixels() const { return mask.has_value() || alpha_threshold.has_value(); }
     bool operator==(const Request&) const = default;
 };
 

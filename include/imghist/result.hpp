@@ -100,6 +100,7 @@ std::optional<Exposure> exposure(const ChannelHistogram& luminance, const Exposu
 struct TileHistogram {
     Region region;  // in the image's coordinates
     std::vector<ChannelHistogram> channels;
+    std::optional<std::uint64_t> counted_pixels;  // as Result::counted_pixels, for this tile
     bool operator==(const TileHistogram&) const = default;
 };
 
@@ -111,6 +112,10 @@ struct Result {
     Region region;
     // Of every counted pixel, tiles or not.
     std::vector<ChannelHistogram> channels;
+    // With a mask or an alpha threshold (Request::mask, alpha_threshold): how many pixels of
+    // `region` they let through, the pixels every channel counted. Empty without one: every
+    // pixel of `region` was counted.
+    std::optional<std::uint64_t> counted_pixels;
     // With a grid of more than one tile (Request::tiles): the tiles row by row, tile (tx, ty) at
     // ty * tile_grid.x + tx; their sum is `channels`. Empty otherwise.
     TileGrid tile_grid;
@@ -124,7 +129,8 @@ struct Result {
     // The luminance: Y, or a gray image's channel (what --exposure and Histogram.exposure() read).
     const ChannelHistogram* luminance() const;
     // Adds other's counts into this one, tile by tile; throws MergeError if channels, layouts or
-    // tile grids differ (size, region and tile regions stay this one's). A
+    // tile grids differ (size, region and tile regions stay this one's). counted_pixels adds up
+    // when either side has it (the other side counting its whole region). A
     // clipping count unknown on either side is unknown in the sum. Notes are kept once each,
     // so a sum of many results does not grow with them.
     void merge(const Result& other);

@@ -144,6 +144,7 @@ Result result_from(const json& entry, const std::string& where, PixelFormat form
         if (!channel) fail(at, "unknown channel \"" + display_text(name) + "\"");
         r.channels.push_back(channel_from(j, at + "." + name, *channel, integer));
     }
+    if (entry.contains("counted_pixels")) r.counted_pixels = u64(entry, where, "counted_pixels");
     return r;
 }
 

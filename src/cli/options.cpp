@@ -70,6 +70,16 @@ Regions and tiles:
   The table lists each tile's mean per channel; --format json has every tile's counts
   ("region", "tile_grid", "tiles": docs/cli.md). CSV and the plot show the whole region.
 
+Masks and alpha:
+  --mask FILE counts only the pixels where FILE, a one-channel 8-bit image (gray8) of each
+  input's own size, is not 0; a file of another size is that file's error. Masked-out pixels
+  count nowhere (not as NaN, below, above or clipped). --alpha-threshold T counts only pixels
+  whose alpha is above T, in the file's own units (0-255, 0-65535, or the float value); NaN
+  alpha is never above. Colour is counted as stored: imghist never premultiplies it (PNG and
+  TIFF are read straight; EXR colour is premultiplied in the file itself). A file without
+  alpha is that file's error. With either, the table's "counted:" line and the JSON's
+  "counted_pixels" say how many pixels were counted (per tile too).
+
 Output formats (--format):
   table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins),
          shares clipped in the first/last bin, NaN/below/above counts, notes. Errors on stderr.
@@ -304,6 +314,12 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
                    "Also one histogram per tile of a TX x TY grid (the last column and row take the remainder; "
                    "per-tile counts in --format json)")
         ->type_name("TX,TY");
+    app.add_option("--mask", line.mask_path,
+                   "Count only pixels where FILE (one 8-bit channel, each input's size) is not 0")
+        ->type_name("FILE");
+    app.add_option("--alpha-threshold", line.alpha_threshold,
+                   "Count only pixels whose alpha is above T (file units: 0-255, 0-65535 or float; colour as stored)")
+        ->type_name("T");
 }
 
 void add_output_options(CLI::App& app, CommandLine& line) {
@@ -413,6 +429,32 @@ void check_plot_options(const CommandLine& line) {
     if (line.log && line.plot_path.empty()) throw UsageError("--log only changes the plot: add --plot FILE");
 }
 
+// --mask and --alpha-threshold: the mask file is read here, once, for every input.
+void settle_selection(const CommandLine& line, Settings& settings) {
+    if (line.mask_path.empty() && !line.alpha_threshold) return;
+    const char* names = !line.mask_path.empty() && line.alpha_threshold ? "--mask and --alpha-threshold"
+                        : line.alpha_threshold                         ? "--alpha-threshold"
+                                                                       : "--mask";
+    if (line.mpi) throw UsageError(std::string(names) + " do not work with --mpi yet (the ranks' results carry no counted pixels)");
+    if (line.decode == "gpu")
+        throw UsageError(std::string(names) + " count images in host memory: drop --decode gpu");
+    if (line.alpha_threshold) {
+        if (std::isnan(*line.alpha_threshold)) throw UsageError("--alpha-threshold: T must be a number, not NaN");
+        settings.request.alpha_threshold = *line.alpha_threshold;
+    }
+    if (line.mask_path.empty()) return;
+    try {
+        settings.mask = std::make_shared<const io::LoadedImage>(io::read_image(line.mask_path, settings.read_options));
+    } catch (const io::ReadError& e) {
+        throw UsageError("--mask " + line.mask_path + ": " + e.what());
+    }
+    const PixelFormat format = settings.mask->view.format;
+    if (format != PixelFormat::gray8)
+        throw UsageError("--mask " + line.mask_path + ": a mask must be one 8-bit channel (gray8), this file is " +
+                         std::string(format_info(format).name) + ": save it as 8-bit grayscale");
+    settings.request.mask = settings.mask->view;
+}
+
 }  // namespace
 
 void add_options(CLI::App& app, CommandLine& line) {
@@ -465,6 +507,7 @@ Settings settle(const CommandLine& line) {
     }
     check_plot_options(line);
     settings.exposure = exposure_settings(line.exposure);
+    settle_selection(line, settings);
     if (line.progress_on && line.progress_off) throw UsageError("--progress and --no-progress contradict each other");
     if (line.inputs.empty() && line.files_from.empty())
         throw UsageError("no input files (try --help; a file name that starts with '-' goes after --)");

@@ -39,6 +39,8 @@ struct CommandLine {
     std::string format = "table", plot_path, max_pixels_text, raw_text, files_from;
     std::string decode = "cpu";  // --decode: where JPEGs are decoded
     std::string roi_text, tiles_text;  // --roi X,Y,W,H and --tiles TX,TY
+    std::string mask_path;             // --mask FILE
+    std::optional<double> alpha_threshold;  // --alpha-threshold T
     std::string edges_text, ev_text;   // --edges E0,E1,... (or @FILE) and --ev LO:HI:BINS_PER_STOP
     ExposureOptions exposure;
     std::uint32_t bins = 0;
@@ -71,6 +73,8 @@ struct Settings {
     io::ReadOptions read_options;
     std::optional<io::RawLayout> raw;  // --raw: every input is headerless pixels of this layout
     std::optional<ExposureSettings> exposure;  // --exposure
+    // --mask: the mask's pixels, which request.mask views (shared, so copies keep them alive).
+    std::shared_ptr<const io::LoadedImage> mask;
 };
 
 // Checks the options beyond their syntax; throws UsageError.

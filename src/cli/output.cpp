@@ -180,14 +180,20 @@ json region_json(const Region& r) { return {{"x", r.x}, {"y", r.y}, {"width", r.
 
 // "region" when the counted pixels are not the whole image or there are tiles; "tile_grid" and
 // "tiles" (row by row) when there are tiles.
+// "counted_pixels" in the result and each tile when a mask or an alpha threshold selected them.
 void put_regions(json& j, const Result& r) {
+    if (r.counted_pixels) j["counted_pixels"] = *r.counted_pixels;
     if (r.tiles.empty() && r.region == Region{0, 0, r.width, r.height}) return;
     j["region"] = region_json(r.region);
     if (r.tiles.empty()) return;
     j["tile_grid"] = {{"x", r.tile_grid.x}, {"y", r.tile_grid.y}};
     json tiles = json::array();
-    for (const TileHistogram& t : r.tiles)
-        tiles.push_back({{"region", region_json(t.region)}, {"histograms", histograms_json(t.channels)}});
+    for (const TileHistogram& t : r.tiles) {
+        json tile = {{"region", region_json(t.region)}};
+        if (t.counted_pixels) tile["counted_pixels"] = *t.counted_pixels;
+        tile["histograms"] = histograms_json(t.channels);
+        tiles.push_back(std::move(tile));
+    }
     j["tiles"] = std::move(tiles);
 }
 
@@ -267,6 +273,9 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     if (!(r.region == Region{0, 0, r.width, r.height}))
         out << "\n  region: " << r.region.width << " x " << r.region.height << " pixels from column " << r.region.x
             << ", row " << r.region.y;
+    if (r.counted_pixels)
+        out << "\n  counted: " << thousands(*r.counted_pixels)
+            << " pixels, those the mask and the alpha threshold let through";
     out << (bin_is_value ? "\n  statistics per channel (bin = value)"
                          : "\n  statistics per channel in bins, then in values (bin centres)")
         << "; clip = share of samples at " << clipped_values(r) << "\n";
@@ -462,6 +471,7 @@ json sum_json(const SumGroup& g, bool indexed, const std::optional<ExposureSetti
     s["files"] = std::move(files);
     if (indexed) s["result_index"] = std::move(index);
     s["pixels"] = g.pixels;
+    if (g.result.counted_pixels) s["counted_pixels"] = *g.result.counted_pixels;
     s["formats"] = std::move(formats);
     s["backend"] = message_json(g.result.backend);
     s["device"] = message_json(g.result.device);

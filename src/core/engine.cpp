@@ -1,5 +1,6 @@
 #include "imghist/engine.hpp"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "core/backend_list.hpp"
 #include "core/backend_engine.hpp"
 #include "core/plan.hpp"
+#include "core/selection.hpp"
 
 #ifndef IMGHIST_VERSION
 #define IMGHIST_VERSION "0.0.0"
@@ -70,13 +72,64 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
     return result;
 }
 
+// The pixels a mask or an alpha threshold select are gathered, packed, into rows of up to this
+// many bytes, each counted as a one-row image by the backend as usual: one rule for every
+// backend, and NaN or clipping in a masked-out pixel counts nowhere.
+constexpr std::size_t kSelectionChunkBytes = std::size_t(64) << 20;
+
+Result count_selected(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
+                      std::string device) {
+    const PixelSelector selector(image, request);
+    Request plain = request;
+    plain.mask.reset();
+    plain.alpha_threshold.reset();
+    const std::size_t pixel_bytes = image.info().pixel_bytes();
+    const std::size_t capacity = std::max<std::size_t>(image.width, kSelectionChunkBytes / pixel_bytes);
+    std::vector<std::uint64_t> buffer((capacity * pixel_bytes + 7) / 8);  // 8-byte aligned
+    auto* packed = reinterpret_cast<std::byte*>(buffer.data());
+    std::optional<Result> result;
+    std::uint64_t counted = 0;
+    for (std::uint32_t y = 0; y < image.height;) {
+        std::size_t n = 0;
+        for (; y < image.height && capacity - n >= image.width; ++y) n += selector.gather_row(y, packed + n * pixel_bytes);
+        if (n == 0) continue;
+        counted += n;
+        Result part = count_whole(counter, ImageView::packed(packed, std::uint32_t(n), 1, image.format), plain, backend, device);
+        if (result) result->merge(part);
+        else result = std::move(part);
+    }
+    if (!result) {  // nothing selected: every count is zero, clipping included
+        const HistogramPlan plan(image.format, plain);
+        const std::vector<std::uint64_t> slots(plan.total_slots(), 0);
+        result = plan.make_result(image, slots, std::move(backend), std::move(device));
+        for (ChannelHistogram& c : result->channels) c.clipped_low_count = c.clipped_high_count = 0;
+    }
+    result->width = image.width;
+    result->height = image.height;
+    result->region = {0, 0, image.width, image.height};
+    result->counted_pixels = counted;
+    return std::move(*result);
+}
+
+Result count_selected(SlotCounter&, const DeviceImage&, const Request&, std::string, std::string) {
+    throw InvalidArgument("a mask or an alpha threshold applies to images in host memory only (for now): "
+                          "copy the image to the host, or count it without one");
+}
+
+template <class Pixels>
+Result count_one_region(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
+                        std::string device) {
+    if (request.selects_pixels()) return count_selected(counter, image, request, std::move(backend), std::move(device));
+    return count_whole(counter, image, request, std::move(backend), std::move(device));
+}
+
 template <class Pixels>
 Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
                     std::string device) {
     if (!request.roi && request.tiles.count() == 1)
-        return count_whole(counter, image, request, std::move(backend), std::move(device));
+        return count_one_region(counter, image, request, std::move(backend), std::move(device));
     return count_regions(image, request, [&](const Pixels& crop, const Request& plain) {
-        return count_whole(counter, crop, plain, backend, device);
+        return count_one_region(counter, crop, plain, backend, device);
     });
 }
 
@@ -98,25 +151,31 @@ Result count_regions_of(const Pixels& image, const Request& request,
                                   " of " + std::to_string(per_tile) + " counters each are more than the " +
                                   std::to_string(kMaxTileCounters) + " (512 MiB) a result may hold: ask for fewer tiles or bins");
     }
+    if (request.selects_pixels()) validate_selection(request, image.format, image.width, image.height);
     Request plain = request;
     plain.roi.reset();
     plain.tiles = {};
+    // The request of one region: the mask seen through the same region.
+    const auto plain_for = [&](const Region& region) {
+        if (request.mask) plain.mask = request.mask->crop(region);
+        return plain;
+    };
     Result result;
     if (request.tiles.count() == 1) {
-        result = count_whole_image(image.crop(area), plain);
+        result = count_whole_image(image.crop(area), plain_for(area));
     } else {
         std::vector<TileHistogram> tiles;
         tiles.reserve(request.tiles.count());
         for (std::uint32_t ty = 0; ty < request.tiles.y; ++ty)
             for (std::uint32_t tx = 0; tx < request.tiles.x; ++tx) {
                 const Region region = tile_region(area, request.tiles, tx, ty);
-                Result tile = count_whole_image(image.crop(region), plain);
+                Result tile = count_whole_image(image.crop(region), plain_for(region));
                 if (tiles.empty()) {
                     result = tile;
                 } else {
                     result.merge(tile);
                 }
-                tiles.push_back({region, std::move(tile.channels)});
+                tiles.push_back({region, std::move(tile.channels), tile.counted_pixels});
             }
         result.tile_grid = request.tiles;
         result.tiles = std::move(tiles);

@@ -22,6 +22,9 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
     if (request.roi || request.tiles.count() != 1)
         throw InvalidArgument("a region of interest or tiles can be counted by compute() only; this call counts "
                               "whole images (crop the image view instead)");
+    if (request.selects_pixels())
+        throw InvalidArgument("a mask or an alpha threshold can be counted by compute() on host images only; this "
+                              "call counts whole images");
     for (Channel c : channels) {
         switch (c) {
             case Channel::R: sources.push_back(info.red); break;

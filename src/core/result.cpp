@@ -136,6 +136,14 @@ void add_channels(std::vector<ChannelHistogram>& sum, const std::vector<ChannelH
     }
 }
 
+// A sum's counted pixels: unknown-is-whole, as Result::counted_pixels says, once either side
+// selected pixels.
+std::optional<std::uint64_t> add_counted(std::optional<std::uint64_t> a, const Region& a_region,
+                                         std::optional<std::uint64_t> b, const Region& b_region) {
+    if (!a && !b) return std::nullopt;
+    return a.value_or(a_region.pixel_count()) + b.value_or(b_region.pixel_count());
+}
+
 }  // namespace
 
 bool Result::can_merge(const Result& other) const { return !merge_conflict(*this, other); }
@@ -143,7 +151,12 @@ bool Result::can_merge(const Result& other) const { return !merge_conflict(*this
 void Result::merge(const Result& other) {
     if (const auto conflict = merge_conflict(*this, other)) throw MergeError(*conflict);
     add_channels(channels, other.channels);
-    for (std::size_t t = 0; t < tiles.size(); ++t) add_channels(tiles[t].channels, other.tiles[t].channels);
+    counted_pixels = add_counted(counted_pixels, region, other.counted_pixels, other.region);
+    for (std::size_t t = 0; t < tiles.size(); ++t) {
+        add_channels(tiles[t].channels, other.tiles[t].channels);
+        tiles[t].counted_pixels =
+            add_counted(tiles[t].counted_pixels, tiles[t].region, other.tiles[t].counted_pixels, other.tiles[t].region);
+    }
     for (const std::string& note : other.notes)
         if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
     if (backend != other.backend) backend = "mixed";

@@ -204,6 +204,91 @@ TEST_F(CliTest, RoiAndTiles) {
     }
 }
 
+TEST_F(CliTest, MaskAndAlphaThreshold) {
+    const auto img = imghist::testing::make_image(PixelFormat::rgba8, 61, 37, imghist::testing::Pattern::random, 5);
+    write_oiio(path("r.png"), img.view);
+    const auto small = imghist::testing::make_image(PixelFormat::rgba8, 20, 10, imghist::testing::Pattern::random, 6);
+    write_oiio(path("small.png"), small.view);
+    const auto rgb = imghist::testing::make_image(PixelFormat::rgb8, 61, 37, imghist::testing::Pattern::random, 7);
+    write_oiio(path("rgb.png"), rgb.view);
+    std::vector<std::uint8_t> mask(61 * 37);
+    std::uint64_t on = 0;
+    for (std::size_t i = 0; i < mask.size(); ++i) on += (mask[i] = (i % 3 == 0) ? 0 : std::uint8_t(i)) != 0;
+    const imghist::ImageView mask_view = imghist::ImageView::packed(mask.data(), 61, 37, PixelFormat::gray8);
+    write_oiio(path("mask.png"), mask_view);
+    const auto r = run_all({
+        {"--format", "json", "--mask", path("mask.png"), "--tiles", "2,2", path("r.png")},
+        {"--mask", path("mask.png"), "--alpha-threshold", "100", path("r.png")},
+        {"--format", "json", "--alpha-threshold", "127.5", "--mode", "luma", "--sum", path("r.png"), path("small.png"),
+         path("rgb.png")},
+        {"--format", "json", "--mask", path("mask.png"), path("small.png"), path("r.png")},
+    });
+    ASSERT_EQ(r[0].status, 0) << r[0].err;
+    imghist::Request req;
+    req.mask = mask_view;
+    req.tiles = {2, 2};
+    const imghist::Result want = reference(img.view, req);
+    ASSERT_EQ(want.counted_pixels, on);
+    const json doc = r[0].doc()["results"][0];
+    expect_matches(doc["histograms"], want, "mask");
+    EXPECT_EQ(doc["counted_pixels"], on);
+    ASSERT_EQ(doc["tiles"].size(), 4u);
+    for (std::size_t t = 0; t < 4; ++t) {
+        EXPECT_EQ(doc["tiles"][t]["counted_pixels"], *want.tiles[t].counted_pixels);
+        imghist::Result tile = want;
+        tile.channels = want.tiles[t].channels;
+        expect_matches(doc["tiles"][t]["histograms"], tile, "tile " + std::to_string(t));
+    }
+
+    ASSERT_EQ(r[1].status, 0) << r[1].err;
+    req.tiles = {};
+    req.alpha_threshold = 100;
+    const imghist::Result both = reference(img.view, req);
+    ASSERT_LT(*both.counted_pixels, 1000u);  // printed without a thousands separator
+    EXPECT_NE(r[1].out.find("counted: " + std::to_string(*both.counted_pixels) + " pixels"), std::string::npos) << r[1].out;
+
+    // The alpha threshold is a file's error where the file has no alpha; the others are counted
+    // and summed with their counted pixels.
+    EXPECT_EQ(r[2].status, 1);
+    const json sums = r[2].doc();
+    ASSERT_EQ(sums["errors"].size(), 1u) << r[2].out;
+    EXPECT_NE(sums["errors"][0]["error"].get<std::string>().find("rgb8 has none"), std::string::npos) << sums["errors"];
+    imghist::Request luma;
+    luma.mode = imghist::Mode::luma;
+    luma.alpha_threshold = 127.5;
+    imghist::Result sum = reference(img.view, luma);
+    sum.merge(reference(small.view, luma));
+    ASSERT_EQ(sums["results"].size(), 2u);
+    expect_matches(sums["results"][0]["histograms"], reference(img.view, luma), "alpha threshold");
+    ASSERT_EQ(sums["sums"].size(), 1u);
+    expect_matches(sums["sums"][0]["histograms"], sum, "sum");
+    EXPECT_EQ(sums["sums"][0]["counted_pixels"], *sum.counted_pixels);
+
+    // A file of another size than the mask is that file's error.
+    EXPECT_EQ(r[3].status, 1);
+    const json sized = r[3].doc();
+    ASSERT_EQ(sized["errors"].size(), 1u) << r[3].out;
+    EXPECT_NE(sized["errors"][0]["error"].get<std::string>().find("the mask is 61 x 37 pixels, the image 20 x 10"),
+              std::string::npos)
+        << sized["errors"][0]["error"];
+    ASSERT_EQ(sized["results"].size(), 1u);
+
+    // Bad values are usage errors before any file is read.
+    const std::vector<std::vector<std::string>> bad = {
+        {"--mask", path("r.png"), path("r.png")},                  // rgba8, not one 8-bit channel
+        {"--mask", path("missing.png"), path("r.png")},
+        {"--alpha-threshold", "nan", path("r.png")},
+        {"--alpha-threshold", "x", path("r.png")},
+        {"--mask", path("mask.png"), "--decode", "gpu", path("r.png")},
+    };
+    const auto errors = run_all(bad);
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+        EXPECT_EQ(errors[i].status, 2) << bad[i][1] << " " << errors[i].err;
+        EXPECT_NE(errors[i].err.find(bad[i][0]), std::string::npos) << errors[i].err;
+        EXPECT_TRUE(errors[i].out.empty());
+    }
+}
+
 TEST_F(CliTest, EdgesEvBinsAndExposure) {
     const auto f = imghist::testing::make_image(PixelFormat::rgb_f32, 53, 29, imghist::testing::Pattern::natural, 8);
     write_oiio(path("hdr.exr"), f.view);

@@ -35,16 +35,18 @@ inline void expect_same_channels(const std::vector<ChannelHistogram>& got, const
     }
 }
 
-// The whole result's channels, and its region and tiles (each tile's channels alike).
+// The whole result's channels, its region, counted pixels and tiles (each tile's alike).
 inline void expect_same_histograms(const Result& got, const Result& want, const std::string& what) {
     SCOPED_TRACE(what);
     expect_same_channels(got.channels, want.channels);
     EXPECT_EQ(got.region, want.region);
+    EXPECT_EQ(got.counted_pixels, want.counted_pixels);
     EXPECT_EQ(got.tile_grid, want.tile_grid);
     ASSERT_EQ(got.tiles.size(), want.tiles.size());
     for (std::size_t t = 0; t < want.tiles.size(); ++t) {
         SCOPED_TRACE("tile " + std::to_string(t));
         EXPECT_EQ(got.tiles[t].region, want.tiles[t].region);
+        EXPECT_EQ(got.tiles[t].counted_pixels, want.tiles[t].counted_pixels);
         expect_same_channels(got.tiles[t].channels, want.tiles[t].channels);
     }
 }

@@ -1,0 +1,120 @@
+#include "core/selection.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "contract/half.h"
+#include "imghist/error.hpp"
+
+namespace imghist {
+
+namespace {
+std::string size_text(std::uint32_t width, std::uint32_t height) {
+    return std::to_string(width) + " x " + std::to_string(height);
+}
+
+// Packs row `in` into `out` branch-free: every pixel is copied to the next free place, which
+// advances only when keep(pixel, x) holds. PixelBytes is a constant, so each copy is one move.
+template <std::size_t PixelBytes, class Keep>
+std::size_t pack_row(const std::byte* in, std::uint32_t width, std::byte* out, const Keep& keep) {
+    std::size_t n = 0;
+    for (std::uint32_t x = 0; x < width; ++x) {
+        const std::byte* pixel = in + std::size_t(x) * PixelBytes;
+        std::memcpy(out + n * PixelBytes, pixel, PixelBytes);
+        n += keep(pixel, x) ? 1 : 0;
+    }
+    return n;
+}
+
+template <class Keep>
+std::size_t pack_row_of(std::size_t pixel_bytes, const std::byte* in, std::uint32_t width, std::byte* out,
+                        const Keep& keep) {
+    switch (pixel_bytes) {
+        case 1: return pack_row<1>(in, width, out, keep);
+        case 2: return pack_row<2>(in, width, out, keep);
+        case 3: return pack_row<3>(in, width, out, keep);
+        case 4: return pack_row<4>(in, width, out, keep);
+        case 6: return pack_row<6>(in, width, out, keep);
+        case 8: return pack_row<8>(in, width, out, keep);
+        case 12: return pack_row<12>(in, width, out, keep);
+        case 16: return pack_row<16>(in, width, out, keep);
+        default: throw Error("internal error: no pixel of " + std::to_string(pixel_bytes) + " bytes");
+    }
+}
+
+template <class T>
+T load(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+}  // namespace
+
+void validate_selection(const Request& request, PixelFormat format, std::uint32_t width, std::uint32_t height) {
+    if (request.mask) {
+        const ImageView& m = *request.mask;
+        if (m.format != PixelFormat::gray8)
+            throw InvalidArgument("a mask must be gray8 (one 8-bit sample a pixel; non-zero counts), not " +
+                                  std::string(m.info().name));
+        m.validate();
+        if (m.width != width || m.height != height)
+            throw InvalidArgument("the mask is " + size_text(m.width, m.height) + " pixels, the image " +
+                                  size_text(width, height) + ": a mask must be the image's size");
+    }
+    if (request.alpha_threshold) {
+        if (std::isnan(*request.alpha_threshold)) throw InvalidArgument("the alpha threshold is NaN");
+        if (format_info(format).alpha < 0)
+            throw InvalidArgument("an alpha threshold needs a format with alpha; " +
+                                  std::string(format_info(format).name) + " has none");
+    }
+}
+
+PixelSelector::PixelSelector(const ImageView& image, const Request& request)
+    : image_(image), mask_(request.mask ? &*request.mask : nullptr) {
+    validate_selection(request, image.format, image.width, image.height);
+    if (!request.alpha_threshold) return;
+    alpha_ = true;
+    threshold_ = *request.alpha_threshold;
+    const SampleType sample = image.info().sample;
+    if (sample == SampleType::u8 || sample == SampleType::u16) {
+        // An integer a is above T exactly when a >= floor(T) + 1 (every a when T < 0).
+        const double largest = sample == SampleType::u8 ? 255 : 65535;
+        alpha_none_ = threshold_ >= largest;
+        alpha_min_ = alpha_none_ || threshold_ < 0 ? 0 : std::uint32_t(std::floor(threshold_)) + 1;
+    }
+}
+
+std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out) const {
+    const FormatInfo& info = image_.info();
+    const std::byte* in = image_.row(y);
+    const std::uint32_t width = image_.width;
+    const auto* mask = mask_ ? reinterpret_cast<const std::uint8_t*>(mask_->row(y)) : nullptr;
+    if (alpha_none_) return 0;
+    const auto masked = [mask](std::uint32_t x) { return mask == nullptr || mask[x] != 0; };
+    if (!alpha_) return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte*, std::uint32_t x) { return masked(x); });
+    const std::size_t alpha_at = std::size_t(info.alpha) * std::size_t(info.bytes_per_sample);
+    switch (info.sample) {
+        case SampleType::u8:
+            return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
+                return masked(x) & (std::uint32_t(load<std::uint8_t>(p + alpha_at)) >= alpha_min_);
+            });
+        case SampleType::u16:
+            return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
+                return masked(x) & (std::uint32_t(load<std::uint16_t>(p + alpha_at)) >= alpha_min_);
+            });
+        case SampleType::f16:
+            return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
+                const float a = std::bit_cast<float>(ih_half_to_float_bits(load<std::uint16_t>(p + alpha_at)));
+                return masked(x) & (double(a) > threshold_);
+            });
+        case SampleType::f32:
+            return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
+                return masked(x) & (double(load<float>(p + alpha_at)) > threshold_);
+            });
+    }
+    return 0;
+}
+
+}  // namespace imghist

@@ -1,0 +1,315 @@
+// Masks and alpha thresholds (docs/semantics.md, "Masks and alpha"): counts worked by hand, every
+// backend against the reference counting the selected pixels gathered here by a plain loop, and
+// the errors. BackendParity.MasksAndAlpha (test_parity.cpp) checks each backend against the
+// reference with the same mask.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "contract/half.h"
+#include "core/plan.hpp"
+#include "histogram_asserts.hpp"
+#include "imghist/imghist.hpp"
+#include "test_images.hpp"
+
+namespace imghist {
+namespace {
+
+using testing::make_image;
+using testing::Pattern;
+
+struct Mask {
+    std::uint32_t width, height;
+    std::vector<std::uint8_t> bytes;
+    ImageView view() const { return ImageView::packed(bytes.data(), width, height, PixelFormat::gray8); }
+    bool on(std::uint32_t x, std::uint32_t y) const { return bytes[std::size_t(y) * width + x] != 0; }
+};
+
+// About half the pixels on, in runs and alone, with every non-zero byte value.
+Mask random_mask(std::uint32_t width, std::uint32_t height, std::uint32_t seed) {
+    Mask m{width, height, std::vector<std::uint8_t>(std::size_t(width) * height)};
+    std::mt19937 rng(seed);
+    for (auto& b : m.bytes) b = (rng() & 1) ? std::uint8_t(1 + rng() % 255) : 0;
+    return m;
+}
+
+// The alpha sample of pixel x of a row, as a double: this test's own reading of each format.
+double alpha_of(const ImageView& v, std::uint32_t x, std::uint32_t y) {
+    const FormatInfo& fi = v.info();
+    const std::byte* p = v.row(y) + std::size_t(x) * fi.pixel_bytes() + std::size_t(fi.alpha) * fi.bytes_per_sample;
+    switch (fi.sample) {
+        case SampleType::u8: return double(std::uint8_t(*p));
+        case SampleType::u16: { std::uint16_t a; std::memcpy(&a, p, 2); return a; }
+        case SampleType::f16: { std::uint16_t h; std::memcpy(&h, p, 2); return std::bit_cast<float>(ih_half_to_float_bits(h)); }
+        case SampleType::f32: { float f; std::memcpy(&f, p, 4); return f; }
+    }
+    return 0;
+}
+
+// The pixels a mask and a threshold select, copied one by one into one packed row.
+struct Selected {
+    std::vector<std::byte> bytes;
+    std::uint64_t count = 0;
+};
+Selected select(const ImageView& v, const Mask* mask, std::optional<double> threshold) {
+    Selected s;
+    const std::size_t pb = v.info().pixel_bytes();
+    for (std::uint32_t y = 0; y < v.height; ++y)
+        for (std::uint32_t x = 0; x < v.width; ++x) {
+            if (mask && !mask->on(x, y)) continue;
+            if (threshold && !(alpha_of(v, x, y) > *threshold)) continue;
+            const std::byte* p = v.row(y) + x * pb;
+            s.bytes.insert(s.bytes.end(), p, p + pb);
+            ++s.count;
+        }
+    s.bytes.resize(s.bytes.size() + 16);  // never empty, aligned by the vector
+    return s;
+}
+
+// What the reference counts over the selected pixels alone, as one image.
+Result reference_of_selected(const ImageView& v, const Selected& s, Request plain) {
+    plain.mask.reset();
+    plain.alpha_threshold.reset();
+    return create_engine("reference")->compute(ImageView::packed(s.bytes.data(), std::uint32_t(s.count), 1, v.format), plain);
+}
+
+std::vector<std::string> available_backends() {
+    std::vector<std::string> out;
+    for (const Backend* b : backends())
+        if (b->available()) out.push_back(std::string(b->name()));
+    return out;
+}
+
+TEST(Masks, WorkedByHand) {
+    // gray8 4 x 2:  10 20 30 40 / 50 60 70 80, mask 1 0 255 0 / 0 0 7 1: 10, 30, 70 and 80 count.
+    const std::uint8_t pixels[] = {10, 20, 30, 40, 50, 60, 70, 80};
+    const std::uint8_t mask[] = {1, 0, 255, 0, 0, 0, 7, 1};
+    Request r;
+    r.mask = ImageView::packed(mask, 4, 2, PixelFormat::gray8);
+    for (const std::string& name : available_backends()) {
+        const Result got = create_engine(name)->compute(ImageView::packed(pixels, 4, 2, PixelFormat::gray8), r);
+        ASSERT_EQ(got.channels.size(), 1u);
+        std::vector<std::uint64_t> want(256, 0);
+        want[10] = want[30] = want[70] = want[80] = 1;
+        EXPECT_EQ(got.channels[0].counts, want) << name;
+        EXPECT_EQ(got.counted_pixels, 4u) << name;
+        EXPECT_EQ(got.region, (Region{0, 0, 4, 2})) << name;
+        EXPECT_EQ(got.width, 4u);
+        EXPECT_EQ(got.channels[0].clipped_low_count, 0u) << name;   // the 0 is not in the image at all
+        EXPECT_EQ(got.channels[0].clipped_high_count, 0u) << name;
+    }
+    // Without a mask nothing says how many pixels were counted: all of them.
+    EXPECT_FALSE(create_engine("cpu")->compute(ImageView::packed(pixels, 4, 2, PixelFormat::gray8), {}).counted_pixels);
+}
+
+TEST(Masks, MaskedOutNanInfAndClippingCountNowhere) {
+    // rgba_f32 2 x 1: pixel 0 is NaN, +Inf, -1, 2 (masked out), pixel 1 is 0.5 everywhere.
+    const float pixels[] = {NAN, INFINITY, -1.0f, 2.0f, 0.5f, 0.5f, 0.5f, 0.5f};
+    const std::uint8_t mask[] = {0, 1};
+    Request r;
+    r.mask = ImageView::packed(mask, 2, 1, PixelFormat::gray8);
+    r.count_alpha = true;
+    for (const std::string& name : available_backends()) {
+        const Result got = create_engine(name)->compute(ImageView::packed(pixels, 2, 1, PixelFormat::rgba_f32), r);
+        for (const ChannelHistogram& c : got.channels) {
+            EXPECT_EQ(c.nan, 0u) << name;
+            EXPECT_EQ(c.above, 0u) << name;
+            EXPECT_EQ(c.below, 0u) << name;
+            EXPECT_EQ(c.clipped_low_count, 0u) << name;
+            EXPECT_EQ(c.clipped_high_count, 0u) << name;
+            EXPECT_EQ(c.counts[128], 1u) << name << " " << channel_name(c.channel);  // 0.5 * 256
+        }
+    }
+}
+
+TEST(Masks, EverythingMaskedOutCountsZeroEverywhere) {
+    const auto img = make_image(PixelFormat::rgba16, 40, 9, Pattern::specials, 3, 8);
+    const Mask none{40, 9, std::vector<std::uint8_t>(360, 0)};
+    Request r;
+    r.mask = none.view();
+    r.tiles = {3, 2};
+    for (const std::string& name : available_backends()) {
+        const Result got = create_engine(name)->compute(img.view, r);
+        EXPECT_EQ(got.counted_pixels, 0u) << name;
+        ASSERT_EQ(got.tiles.size(), 6u);
+        for (const TileHistogram& t : got.tiles) EXPECT_EQ(t.counted_pixels, 0u) << name;
+        for (const ChannelHistogram& c : got.channels) {
+            EXPECT_EQ(c.samples(), 0u) << name;
+            EXPECT_EQ(c.nan, 0u);
+            EXPECT_EQ(c.clipped_low_count, 0u) << name;
+            EXPECT_EQ(c.clipped_high_count, 0u) << name;
+            EXPECT_FALSE(c.stats().mean) << name;
+        }
+    }
+}
+
+class MaskedFormats : public ::testing::TestWithParam<PixelFormat> {};
+
+TEST_P(MaskedFormats, EveryBackendCountsExactlyTheSelectedPixels) {
+    const PixelFormat format = GetParam();
+    const FormatInfo& fi = format_info(format);
+    const auto img = make_image(format, 333, 67, Pattern::specials, 17, 12);
+    const Mask mask = random_mask(333, 67, 5);
+    std::vector<std::pair<std::string, Request>> cases;
+    Request r;
+    r.count_alpha = true;
+    r.mask = mask.view();
+    cases.emplace_back("mask", r);
+    r.bins.bins = 100;
+    r.bins.clamp = true;
+    cases.emplace_back("mask, 100 bins, clamp", r);
+    if (fi.alpha >= 0) {
+        Request a;
+        a.mode = Mode::luma;
+        a.alpha_threshold = fi.is_float() ? 0.5 : (fi.sample == SampleType::u8 ? 127.5 : 30000.0);
+        cases.emplace_back("alpha threshold", a);
+        a.mask = mask.view();
+        cases.emplace_back("mask and alpha threshold", a);
+    }
+    for (const std::string& name : available_backends()) {
+        const auto engine = create_engine(name);
+        for (const auto& [what, request] : cases) {
+            const Selected s = select(img.view, request.mask ? &mask : nullptr, request.alpha_threshold);
+            ASSERT_GT(s.count, 0u);
+            ASSERT_LT(s.count, img.view.pixel_count());
+            const Result got = engine->compute(img.view, request);
+            SCOPED_TRACE(name + ", " + what);
+            testing::expect_same_channels(got.channels, reference_of_selected(img.view, s, request).channels);
+            EXPECT_EQ(got.counted_pixels, s.count) << name << ", " << what;
+            for (const ChannelHistogram& c : got.channels)
+                EXPECT_TRUE(c.clipped_low_count && c.clipped_high_count) << name << ", " << what;
+        }
+    }
+}
+
+TEST_P(MaskedFormats, RoiAndTilesSeeTheMaskAtTheirOwnCoordinates) {
+    const PixelFormat format = GetParam();
+    const auto img = make_image(format, 101, 43, Pattern::random, 23, 4);
+    const Mask mask = random_mask(101, 43, 9);
+    Request r;
+    r.mask = mask.view();
+    r.roi = Region{7, 3, 90, 37};
+    r.tiles = {4, 3};
+    const auto crop_of = [&](const Region& g) {
+        Mask m{g.width, g.height, {}};
+        for (std::uint32_t y = g.y; y < g.y + g.height; ++y)
+            for (std::uint32_t x = g.x; x < g.x + g.width; ++x) m.bytes.push_back(mask.bytes[std::size_t(y) * 101 + x]);
+        return m;
+    };
+    for (const std::string& name : available_backends()) {
+        const Result got = create_engine(name)->compute(img.view, r);
+        SCOPED_TRACE(name);
+        const Mask whole = crop_of(*r.roi);
+        const Selected all = select(img.view.crop(*r.roi), &whole, std::nullopt);
+        testing::expect_same_channels(got.channels, reference_of_selected(img.view, all, Request{}).channels);
+        EXPECT_EQ(got.counted_pixels, all.count) << name;
+        ASSERT_EQ(got.tiles.size(), 12u);
+        for (const TileHistogram& t : got.tiles) {
+            const Mask m = crop_of(t.region);
+            const Selected s = select(img.view.crop(t.region), &m, std::nullopt);
+            EXPECT_EQ(t.counted_pixels, s.count) << name;
+            testing::expect_same_channels(t.channels, reference_of_selected(img.view, s, Request{}).channels);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, MaskedFormats, ::testing::ValuesIn(all_pixel_formats),
+                         [](const auto& info) { return std::string(format_info(info.param).name); });
+
+TEST(AlphaThreshold, AboveMeansStrictlyAboveInTheSamplesOwnUnits) {
+    // rgba8 with every alpha value once: T = 127.5 keeps 128..255, T = 128 keeps 129..255.
+    std::vector<std::uint8_t> px(256 * 4);
+    for (int a = 0; a < 256; ++a) px[4 * a + 3] = std::uint8_t(a);
+    const ImageView v8 = ImageView::packed(px.data(), 256, 1, PixelFormat::rgba8);
+    std::vector<std::uint16_t> px16(256 * 4);
+    for (int a = 0; a < 256; ++a) px16[4 * a + 3] = std::uint16_t(a * 257);  // 0, 257, ..., 65535
+    const ImageView v16 = ImageView::packed(px16.data(), 256, 1, PixelFormat::rgba16);
+    const float specials[] = {-INFINITY, -1.0f, -0.0f, 0.0f, 0.25f, std::nextafter(0.5f, 0.0f), 0.5f,
+                              std::nextafter(0.5f, 1.0f), 1.0f, 2.0f, INFINITY, NAN};
+    std::vector<float> pxf;
+    std::vector<std::uint16_t> pxh;
+    for (float a : specials) {
+        pxf.insert(pxf.end(), {0.1f, 0.2f, 0.3f, a});
+        for (float s : {0.1f, 0.2f, 0.3f, a}) pxh.push_back(testing::float_to_half(s));
+    }
+    const ImageView vf = ImageView::packed(pxf.data(), 12, 1, PixelFormat::rgba_f32);
+    const ImageView vh = ImageView::packed(pxh.data(), 12, 1, PixelFormat::rgba_f16);
+    struct Case {
+        ImageView view;
+        double threshold;
+        std::uint64_t counted;
+    };
+    const Case cases[] = {
+        {v8, 127.5, 128}, {v8, 128, 127}, {v8, -1, 256}, {v8, 0, 255}, {v8, 254.9, 1}, {v8, 255, 0}, {v8, 1e300, 0},
+        {v8, -INFINITY, 256}, {v16, 32767.5, 128}, {v16, 65534, 1}, {v16, 65535, 0},
+        // 0.5 itself is not above 0.5; -0 is not above 0; NaN is never above anything.
+        {vf, 0.5, 4}, {vf, 0, 7}, {vf, -0.0, 7}, {vf, -INFINITY, 10}, {vf, 1, 2}, {vh, -INFINITY, 10},
+        // In half, 0.5 plus or minus a float ulp is 0.5 itself.
+        {vh, 0.5, 3},
+    };
+    for (const std::string& name : available_backends())
+        for (const Case& c : cases) {
+            Request r;
+            r.alpha_threshold = c.threshold;
+            r.mode = Mode::rgb;
+            const Result got = create_engine(name)->compute(c.view, r);
+            EXPECT_EQ(got.counted_pixels, c.counted) << name << " " << c.view.info().name << " T=" << c.threshold;
+            EXPECT_EQ(got.channels[0].samples(), c.counted) << name << " " << c.view.info().name << " T=" << c.threshold;
+        }
+}
+
+TEST(Masks, ManyChunksAddUp) {
+    // More selected bytes than one gathered chunk (64 MiB): the chunks' counts must add up.
+    const std::uint32_t w = 9001, h = 8000;
+    std::vector<std::uint8_t> px(std::size_t(w) * h), m(std::size_t(w) * h);
+    std::vector<std::uint64_t> want(256, 0);
+    std::uint64_t on = 0;
+    for (std::size_t i = 0; i < px.size(); ++i) {
+        px[i] = std::uint8_t(i * 2654435761u >> 24);
+        m[i] = (i % 7) != 3;
+        if (m[i]) ++want[px[i]], ++on;
+    }
+    Request r;
+    r.mask = ImageView::packed(m.data(), w, h, PixelFormat::gray8);
+    const Result got = create_engine("cpu")->compute(ImageView::packed(px.data(), w, h, PixelFormat::gray8), r);
+    EXPECT_EQ(got.channels[0].counts, want);
+    EXPECT_EQ(got.counted_pixels, on);
+}
+
+TEST(Masks, BadMasksAndThresholdsAreRefusedByName) {
+    const auto img = make_image(PixelFormat::rgb8, 20, 10, Pattern::random, 1);
+    const Mask small = random_mask(20, 9, 1);
+    const auto engine = create_engine("cpu");
+    const auto message = [&](const Request& r) {
+        try {
+            (void)engine->compute(img.view, r);
+        } catch (const InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    Request r;
+    r.mask = small.view();
+    EXPECT_EQ(message(r), "the mask is 20 x 9 pixels, the image 20 x 10: a mask must be the image's size");
+    r.mask = img.view;
+    EXPECT_EQ(message(r), "a mask must be gray8 (one 8-bit sample a pixel; non-zero counts), not rgb8");
+    r.mask.reset();
+    r.alpha_threshold = 3;
+    EXPECT_EQ(message(r), "an alpha threshold needs a format with alpha; rgb8 has none");
+    r.alpha_threshold = NAN;
+    EXPECT_EQ(message(r), "the alpha threshold is NaN");
+    // The calls that count whole images (batches, recorded interop calls) refuse them by name.
+    Request m;
+    m.alpha_threshold = 1;
+    EXPECT_THROW(HistogramPlan(PixelFormat::rgba8, m), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace imghist
