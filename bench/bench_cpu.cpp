@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "bare_count.hpp"
 #include "bench_support.hpp"
@@ -192,6 +194,61 @@ void register_regions() {
     }
 }
 
+// An 8K gray8 mask, built once: `disc` keeps a centred disc (78% of the pixels, long runs, as a
+// painted mask), `noise` every other pixel at random (50%, no runs), `all` every pixel.
+const imghist::ImageView& bench_mask(const std::string& kind) {
+    constexpr std::uint32_t w = imghist::bench::k8KWidth, h = imghist::bench::k8KHeight;
+    static std::map<std::string, std::vector<std::uint8_t>> masks;
+    static std::map<std::string, imghist::ImageView> views;
+    if (!views.count(kind)) {
+        std::vector<std::uint8_t>& m = masks[kind];
+        m.resize(std::size_t(w) * h);
+        std::uint32_t state = 12345;
+        for (std::uint32_t y = 0; y < h; ++y)
+            for (std::uint32_t x = 0; x < w; ++x) {
+                const double dx = (double(x) - w / 2.0) / (w / 2.0), dy = (double(y) - h / 2.0) / (h / 2.0);
+                state = state * 1664525u + 1013904223u;
+                const bool on = kind == "all" || (kind == "disc" ? dx * dx + dy * dy < 1 : (state >> 31) != 0);
+                m[std::size_t(y) * w + x] = on ? 255 : 0;
+            }
+        views[kind] = imghist::ImageView::packed(m.data(), w, h, PixelFormat::gray8);
+    }
+    return views[kind];
+}
+
+// Issue 17: a mask and an alpha threshold against the same request over the whole image, on
+// `cpu` and every GPU backend here (host images). The goal: no more than reading the mask's
+// bytes, which floor/read-mask measures (one pass summing the 8K mask, one thread).
+void register_masks() {
+    benchmark::RegisterBenchmark("floor/read-mask", [](benchmark::State& s) {
+        const imghist::ImageView& m = bench_mask("all");
+        const auto* bytes = static_cast<const std::uint64_t*>(m.data);
+        for (auto _ : s) {
+            std::uint64_t sum = 0;
+            for (std::size_t i = 0; i < m.pixel_count() / 8; ++i) sum += bytes[i];
+            benchmark::DoNotOptimize(sum);
+        }
+    })->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (const char* backend : {"cpu", "opencl", "vulkan", "cuda"}) {
+        const imghist::Backend* b = imghist::find_backend(backend);
+        if (b == nullptr || !b->available()) continue;
+        for (const PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgba_f32}) {
+            const std::string base = std::string("masks/") + backend + "/" + std::string(format_info(f).name) +
+                                     "/natural/rgb/";
+            Request r = with_mode(Mode::rgb);
+            add(base + "whole", backend, f, Pattern::natural, r, false);
+            for (const char* kind : {"all", "disc", "noise"}) {
+                r.mask = bench_mask(kind);
+                add(base + "mask-" + kind, backend, f, Pattern::natural, r, false);
+            }
+            r.mask.reset();
+            // The natural pattern's alpha is a gradient: about half of the pixels pass, in runs.
+            r.alpha_threshold = f == PixelFormat::rgba8 ? 127.5 : 0.5;
+            add(base + "alpha-above-half", backend, f, Pattern::natural, r, false);
+        }
+    }
+}
+
 // Issue 17: edge bins against 256 uniform bins over [0, 1) (or [0, 256) for 8-bit) on the same
 // image: the same 257 edges given as edges (the edge search alone), and 256 EV bins; on `cpu`
 // and every GPU backend here (host images, upload included: bench/cuda's --edges table has
@@ -220,6 +277,7 @@ void register_edges() {
 void register_all() {
     register_8bit();
     register_regions();
+    register_masks();
     register_edges();
     register_bare();
     register_other_formats();
