@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 namespace imghist {
 
 class HistogramPlan;
+class PixelSelector;
 
 class SlotCounter {
 public:
@@ -33,6 +35,15 @@ public:
     virtual bool accumulate_with_extremes(const ImageView& image, const HistogramPlan& plan,
                                           const HistogramPlan& clipping, std::span<std::uint64_t> slots,
                                           std::span<std::uint64_t> extremes);
+
+    // accumulate_with_extremes() over only the pixels `selector` lets through (a mask, an alpha
+    // threshold), returning how many; `clipping` is null where the plan proves its clipping
+    // counts itself. A backend that cannot returns nullopt having counted nothing, and
+    // count_image() gathers the selected pixels into packed rows that accumulate() counts.
+    virtual std::optional<std::uint64_t> accumulate_selected(const ImageView& image, const PixelSelector& selector,
+                                                             const HistogramPlan& plan, const HistogramPlan* clipping,
+                                                             std::span<std::uint64_t> slots,
+                                                             std::span<std::uint64_t> extremes);
 
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,

@@ -45,36 +45,53 @@ bool accumulate_pixels_with_extremes(SlotCounter&, const DeviceImage&, const His
     return false;
 }
 
+// A plan, its zeroed slots, and the clipping plan whose below / above are the extremes where the
+// plan cannot prove them from its own bins.
+struct Counting {
+    HistogramPlan plan;
+    std::optional<HistogramPlan> clipping;
+    std::vector<std::uint64_t> slots, extremes;
+
+    Counting(PixelFormat format, const Request& request) : plan(format, request), slots(plan.total_slots(), 0) {
+        if (!plan.clipping_always_proven())
+            clipping.emplace(format, HistogramPlan::clipping_request(format_info(format).sample, request));
+        extremes.assign(clipping ? 2 * plan.channels.size() : 0, 0);
+    }
+    const HistogramPlan* clipping_plan() const { return clipping ? &*clipping : nullptr; }
+
+    // The Result of the slots; with `extremes_counted`, its clipping counts are `extremes`.
+    template <class Pixels>
+    Result result(const Pixels& image, std::string backend, std::string device, bool extremes_counted) const {
+        Result r = plan.make_result(image, slots, std::move(backend), std::move(device));
+        if (extremes_counted) {
+            for (std::size_t c = 0; c < r.channels.size(); ++c) {
+                r.channels[c].clipped_low_count = extremes[2 * c];
+                r.channels[c].clipped_high_count = extremes[2 * c + 1];
+            }
+        }
+        return r;
+    }
+};
+
 // Every pixel of `image`, for a request without roi or tiles.
 template <class Pixels>
 Result count_whole(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
                    std::string device) {
-    HistogramPlan plan(image.format, request);
-    std::vector<std::uint64_t> slots(plan.total_slots(), 0);
+    Counting counting(image.format, request);
     counter.take_notes();
-    std::optional<HistogramPlan> clipping;  // the extremes are the below / above of its one bin
-    if (!plan.clipping_always_proven())
-        clipping.emplace(image.format, HistogramPlan::clipping_request(format_info(image.format).sample, request));
-    std::vector<std::uint64_t> extremes(clipping ? 2 * plan.channels.size() : 0, 0);
-    const bool counted =
-        clipping && accumulate_pixels_with_extremes(counter, image, plan, *clipping, slots, extremes);
-    if (!counted) accumulate_pixels(counter, image, plan, slots);
-    Result result = plan.make_result(image, slots, std::move(backend), std::move(device));
-    if (counted) {
-        for (std::size_t c = 0; c < result.channels.size(); ++c) {
-            result.channels[c].clipped_low_count = extremes[2 * c];
-            result.channels[c].clipped_high_count = extremes[2 * c + 1];
-        }
-    } else if (clipping) {
-        counter.count_clipping(image, *clipping, result);
-    }
+    const bool counted = counting.clipping && accumulate_pixels_with_extremes(counter, image, counting.plan, *counting.clipping,
+                                                                              counting.slots, counting.extremes);
+    if (!counted) accumulate_pixels(counter, image, counting.plan, counting.slots);
+    Result result = counting.result(image, std::move(backend), std::move(device), counted);
+    if (!counted && counting.clipping) counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
     return result;
 }
 
-// The pixels a mask or an alpha threshold select are gathered, packed, into rows of up to this
-// many bytes, each counted as a one-row image by the backend as usual: one rule for every
-// backend, and NaN or clipping in a masked-out pixel counts nowhere.
+// Where a backend cannot count a selection itself (SlotCounter::accumulate_selected), the pixels
+// a mask or an alpha threshold select are gathered, packed, into rows of up to this many bytes,
+// each counted as a one-row image by the backend as usual: one rule for every backend, and NaN
+// or clipping in a masked-out pixel counts nowhere.
 constexpr std::size_t kSelectionChunkBytes = std::size_t(64) << 20;
 
 Result count_selected(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
@@ -83,6 +100,17 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
     Request plain = request;
     plain.mask.reset();
     plain.alpha_threshold.reset();
+    {
+        Counting counting(image.format, plain);
+        counter.take_notes();
+        if (const auto counted = counter.accumulate_selected(image, selector, counting.plan, counting.clipping_plan(),
+                                                             counting.slots, counting.extremes)) {
+            Result result = counting.result(image, backend, device, counting.clipping.has_value());
+            result.counted_pixels = *counted;
+            result.notes = counter.take_notes();
+            return result;
+        }
+    }
     const std::size_t pixel_bytes = image.info().pixel_bytes();
     const std::size_t capacity = std::max<std::size_t>(image.width, kSelectionChunkBytes / pixel_bytes);
     std::vector<std::uint64_t> buffer((capacity * pixel_bytes + 7) / 8);  // 8-byte aligned
@@ -205,6 +233,12 @@ Result count_image(SlotCounter& counter, const DeviceImage& image, const Request
                    std::string device) {
     image.validate();
     return count_pixels(counter, image, request, std::move(backend), std::move(device));
+}
+
+std::optional<std::uint64_t> SlotCounter::accumulate_selected(const ImageView&, const PixelSelector&,
+                                                              const HistogramPlan&, const HistogramPlan*,
+                                                              std::span<std::uint64_t>, std::span<std::uint64_t>) {
+    return std::nullopt;
 }
 
 bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan&, const HistogramPlan&,

@@ -28,6 +28,7 @@
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/plan.hpp"
+#include "core/selection.hpp"
 
 namespace imghist {
 namespace {
@@ -45,6 +46,9 @@ constexpr std::uint64_t kMinPixelsPerThread = 1ull << 16;
 constexpr std::uint64_t kChunksPerWorker = 16;
 constexpr std::uint64_t kMinPixelsForTables = 1ull << 10;      // below: the direct path
 constexpr std::uint64_t kMinSamplesForBigTables = 1ull << 14;  // 65536-entry tables pay off
+// Selected pixels are counted from a worker's buffer of this many (8 bytes each at most for the
+// formats that matter most: 128-512 KiB, within a core's L2).
+constexpr std::size_t kSelectedPixels = std::size_t(1) << 15;
 
 unsigned resolve_threads(unsigned requested) {
     if (requested != 0) return requested;
@@ -88,20 +92,32 @@ public:
 
     void accumulate(const ImageView& image, const HistogramPlan& plan,
                     std::span<std::uint64_t> slots) override {
-        count(image, plan, nullptr, slots, {});
+        count(image, plan, nullptr, slots, {}, nullptr);
     }
 
     // Every path counts the extremes: the tables give them slots of their own, so on the
     // table paths they cost no extra increment.
     bool accumulate_with_extremes(const ImageView& image, const HistogramPlan& plan, const HistogramPlan& clipping,
                                   std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes) override {
-        count(image, plan, &clipping, slots, extremes);
+        count(image, plan, &clipping, slots, extremes, nullptr);
         return true;
     }
 
+    // A mask or an alpha threshold: each worker gathers the selected pixels of its rows into a
+    // buffer of its own, small enough to stay in its core's cache, and counts them from there.
+    std::optional<std::uint64_t> accumulate_selected(const ImageView& image, const PixelSelector& selector,
+                                                     const HistogramPlan& plan, const HistogramPlan* clipping,
+                                                     std::span<std::uint64_t> slots,
+                                                     std::span<std::uint64_t> extremes) override {
+        return count(image, plan, clipping, slots, extremes, &selector);
+    }
+
 private:
-    void count(const ImageView& image, const HistogramPlan& plan, const HistogramPlan* clipping,
-               std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes) {
+    // Counts every pixel of `image`, or with a selector the pixels it lets through; returns how
+    // many were counted.
+    std::uint64_t count(const ImageView& image, const HistogramPlan& plan, const HistogramPlan* clipping,
+                        std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
+                        const PixelSelector* selector) {
         const std::uint64_t pixels = image.pixel_count();
         const cpu::ChannelSet cs = cpu::channel_set(plan);
         KernelFn kernel = nullptr;
@@ -119,21 +135,64 @@ private:
         const std::uint64_t chunk =
             workers == 1 ? pixels : std::max(kMinPixelsPerThread, pixels / (workers * kChunksPerWorker));
         std::atomic<std::uint64_t> next{0};
+        std::vector<std::uint64_t> selected(workers, 0);
+        const auto count_pixels = [&](Counters& k, const ImageView& view, std::uint64_t begin, std::uint64_t end) {
+            if (kernel) kernel(k, ctx, view, begin, end);
+            else cpu::count_direct(k, view, begin, end);
+        };
         run_workers(workers, [&](std::uint64_t t) {
             Counters& k = counters[t];
-            for (;;) {
-                const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
-                if (begin >= pixels) break;
-                const std::uint64_t end = std::min(pixels, begin + chunk);
-                if (kernel) kernel(k, ctx, image, begin, end);
-                else cpu::count_direct(k, image, begin, end);
+            if (selector) {
+                selected[t] = count_selected_rows(k, image, *selector, chunk, next, count_pixels);
+            } else {
+                for (;;) {
+                    const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+                    if (begin >= pixels) break;
+                    count_pixels(k, image, begin, std::min(pixels, begin + chunk));
+                }
             }
             if (kernel) k.flush();
         });
-        for (const auto& k : counters) {
+        std::uint64_t counted = selector ? 0 : pixels;
+        for (std::size_t t = 0; t < counters.size(); ++t) {
+            const Counters& k = counters[t];
             for (std::size_t i = 0; i < slots.size(); ++i) slots[i] += k.totals[i];
             for (std::size_t i = 0; i < k.extremes.size(); ++i) extremes[i] += k.extremes[i];
+            counted += selected[t];
         }
+        return counted;
+    }
+
+    // One worker's share of a selection: rows taken from `next` about `chunk` pixels at a time,
+    // their selected pixels gathered into a buffer of kSelectedPixels (at least a row) and
+    // counted from it as one packed row; returns how many.
+    template <class CountPixels>
+    static std::uint64_t count_selected_rows(Counters& k, const ImageView& image, const PixelSelector& selector,
+                                             std::uint64_t chunk, std::atomic<std::uint64_t>& next,
+                                             const CountPixels& count_pixels) {
+        const std::size_t pixel_bytes = image.info().pixel_bytes();
+        const std::size_t capacity = std::max<std::size_t>(image.width, kSelectedPixels);
+        std::vector<std::uint64_t> buffer((capacity * pixel_bytes + 7) / 8);  // 8-byte aligned
+        auto* packed = reinterpret_cast<std::byte*>(buffer.data());
+        const std::uint64_t rows_per_chunk = std::max<std::uint64_t>(1, chunk / image.width);
+        std::uint64_t total = 0;
+        std::size_t n = 0;
+        const auto flush = [&] {
+            if (n) count_pixels(k, ImageView::packed(packed, std::uint32_t(n), 1, image.format), 0, n);
+            total += n;
+            n = 0;
+        };
+        for (;;) {
+            const std::uint64_t first = next.fetch_add(rows_per_chunk, std::memory_order_relaxed);
+            if (first >= image.height) break;
+            const std::uint64_t last = std::min<std::uint64_t>(image.height, first + rows_per_chunk);
+            for (std::uint64_t y = first; y < last; ++y) {
+                if (capacity - n < image.width) flush();
+                n += selector.gather_row(std::uint32_t(y), packed + n * pixel_bytes);
+            }
+        }
+        flush();
+        return total;
     }
 
     // The tables depend on the plan only through its sample type and layout, and on whether
