@@ -16,6 +16,9 @@ Example::
     hdr = imghist.histogram(radiance, mode="luma", ev=(-16, 16, 8))    # float32 HDR: EV bins, 8 a stop
     print(hdr.edges[:3], hdr.exposure()["exposure_ev"])  # fp32 edges 2^-16...; the auto-exposure in stops
     print(tiled.region, tiled.tile_counts.shape, tiled.tile(3, 2).region)  # (0, 0, 960, 540) (3, 4, 4, 256) (720, 360, 240, 180)
+    opaque = imghist.histogram(image, alpha_threshold=0)    # only the pixels whose alpha is above 0
+    masked = imghist.histogram(image, mask=labels == 3)     # only where a 2-D bool / uint8 mask is set
+    print(opaque.counted_pixels, masked.counted_pixels)     # how many pixels each counted
     engine = imghist.Engine("cpu")            # keep one for many calls
     total = engine.histogram(image) + engine.histogram(image)   # exact merge
     frames = imghist.histogram_batch([image, image[::2, ::2]])   # one engine for many images

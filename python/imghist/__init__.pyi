@@ -15,6 +15,11 @@ Stream = Any
 # roi=: None (every pixel) or (x, y, width, height); tiles=: None or (tiles_x, tiles_y).
 Roi = Optional[Tuple[int, int, int, int]]
 Tiles = Optional[Tuple[int, int]]
+# mask=: None or a 2-D uint8 / bool host array of the image's (height, width), non-zero where a
+# pixel counts (numpy, or another array with the buffer protocol or DLPack).
+# alpha_threshold=: None or a number; pixels whose alpha sample is above it count.
+Mask = Optional[Union[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]]
+AlphaThreshold = Optional[float]
 # bins=: None (the format's default), a number of bins, or 2 to 4097 strictly increasing edges
 # (a 1-D sequence or numpy array; bin k is [e_k, e_k+1)). ev=: None or (lo, hi, bins_per_stop).
 Bins = Union[None, int, Sequence[float], npt.NDArray[Any]]
@@ -109,6 +114,13 @@ class Histogram:
     def tile(self, tx: int, ty: int) -> "Histogram":
         """Tile (tx, ty) as a Histogram of its own (region = the tile's); IndexError outside the grid."""
     @property
+    def counted_pixels(self) -> Optional[int]:
+        """With mask= or alpha_threshold=: the pixels of region they let through; None without them."""
+    @property
+    def tile_counted_pixels(self) -> Optional[npt.NDArray[np.uint64]]:
+        """counted_pixels of every tile, shape (tiles_y, tiles_x) ((1, 1) without tiles); None without a
+        mask or an alpha threshold."""
+    @property
     def backend(self) -> str: ...
     @property
     def device(self) -> str: ...
@@ -156,6 +168,8 @@ def histogram(
     alpha: bool = False,
     roi: Roi = None,
     tiles: Tiles = None,
+    mask: Mask = None,
+    alpha_threshold: AlphaThreshold = None,
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
@@ -175,6 +189,8 @@ def histogram_batch(
     alpha: bool = False,
     roi: Roi = None,
     tiles: Tiles = None,
+    mask: Mask = None,
+    alpha_threshold: AlphaThreshold = None,
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
@@ -197,6 +213,8 @@ def histogram_file(
     alpha: bool = False,
     roi: Roi = None,
     tiles: Tiles = None,
+    mask: Mask = None,
+    alpha_threshold: AlphaThreshold = None,
     backend: str = "auto",
     device: Device = None,
     max_pixels: Optional[int] = None,
@@ -238,6 +256,8 @@ def histogram_files(
     alpha: bool = False,
     roi: Roi = None,
     tiles: Tiles = None,
+    mask: Mask = None,
+    alpha_threshold: AlphaThreshold = None,
     backend: str = "auto",
     device: Device = None,
     engine: Optional["Engine"] = None,
@@ -269,6 +289,8 @@ class Engine:
         alpha: bool = False,
         roi: Roi = None,
         tiles: Tiles = None,
+        mask: Mask = None,
+        alpha_threshold: AlphaThreshold = None,
         layout: Optional[str] = None,
         stream: Stream = None,
     ) -> Histogram: ...
@@ -285,6 +307,8 @@ class Engine:
         alpha: bool = False,
         roi: Roi = None,
         tiles: Tiles = None,
+        mask: Mask = None,
+        alpha_threshold: AlphaThreshold = None,
         layout: Optional[str] = None,
         stream: Stream = None,
     ) -> HistogramBatch: ...
@@ -301,6 +325,8 @@ class Engine:
         alpha: bool = False,
         roi: Roi = None,
         tiles: Tiles = None,
+        mask: Mask = None,
+        alpha_threshold: AlphaThreshold = None,
         max_pixels: Optional[int] = None,
         untrusted_readers: bool = False,
     ) -> Histogram: ...

@@ -164,17 +164,19 @@ def only_sum(sums: list):
 
 
 def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, ev=None, clamp: bool = False,
-                    weights="rec709", alpha: bool = False, roi=None, tiles=None, backend: str = "auto",
-                    device=None, engine=None,
+                    weights="rec709", alpha: bool = False, roi=None, tiles=None, mask=None, alpha_threshold=None,
+                    backend: str = "auto", device=None, engine=None,
                     threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
                     untrusted_readers: bool = False, decode: str = "cpu",
                     progress: Optional[Callable[[int], Any]] = None) -> FileHistograms:
     """Histograms of many image files, decoded on a pool of threads and counted by one engine.
 
     paths      an iterable of str or os.PathLike (read once, at the call).
-    mode, bins, range, ev, clamp, weights, alpha, roi, tiles   as for imghist.histogram(): the same
-               roi (which every file must hold, else that file fails) and tile grid for each file;
-               the sums add tile by tile. roi and tiles need decode="cpu".
+    mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold
+               as for imghist.histogram(): the same roi (which every file must hold, else that
+               file fails), tile grid, mask (every file must be its size, else that file fails)
+               and alpha threshold (a file without alpha fails) for each file; the sums add tile
+               by tile. These four need decode="cpu".
     backend, device   the engine to open (as for imghist.histogram()), unless `engine` is given:
                an imghist.Engine to count with (it is busy until the run ends).
     threads    decoder threads (0: one per core).
@@ -201,13 +203,13 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     if threads < 0 or max_pending < 0:
         raise _imghist.InvalidArgument("threads and max_pending must be >= 0")
     if decode == "gpu":
-        if roi is not None or tiles is not None:
-            raise _imghist.InvalidArgument("decode='gpu' counts whole images in batches: roi and tiles need "
-                                           "decode='cpu'")
+        if roi is not None or tiles is not None or mask is not None or alpha_threshold is not None:
+            raise _imghist.InvalidArgument("decode='gpu' counts whole images in batches: roi, tiles, mask and "
+                                           "alpha_threshold need decode='cpu'")
         _point_at_nvimgcodec()
     if engine is None:
         engine = _imghist.Engine(backend, device)
     keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
-                    decode_threads=threads, max_pending=max_pending, max_pixels=max_pixels,
-                    untrusted_readers=untrusted_readers, decode=decode)
+                    mask=mask, alpha_threshold=alpha_threshold, decode_threads=threads, max_pending=max_pending,
+                    max_pixels=max_pixels, untrusted_readers=untrusted_readers, decode=decode)
     return FileHistograms(engine, names, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))

@@ -167,10 +167,11 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
                     dies is handled by the scheduler itself, which runs its tasks elsewhere.
                     Files that cannot be read never raise: they are errors of the result.
     **request       the keywords of imghist.histogram_files (mode, bins, range, ev, clamp, weights,
-                    alpha, backend, device, threads, max_pending, max_pixels, untrusted_readers,
-                    decode), checked as it checks them. threads defaults to the worker's cores
-                    shared between its task threads. engine and progress are refused: they
-                    belong to this process.
+                    alpha, roi, tiles, mask, alpha_threshold, backend, device, threads, max_pending,
+                    max_pixels, untrusted_readers, decode), checked as it checks them (a mask
+                    is sent to every task). threads defaults to the worker's cores shared
+                    between its task threads. engine and progress are refused: they belong to
+                    this process.
 
     Returns an imghist.dask.DaskHistograms (sums, sum, errors, files, counted, failed, bytes,
     partitions, per_file). Bad keywords raise here, before any file is read: TypeError for an

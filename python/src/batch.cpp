@@ -110,9 +110,10 @@ BatchImages batch_images_of(nb::handle images, nb::handle stream, const std::opt
 }
 
 std::vector<Result> count_batch(Engine& engine, const BatchImages& images, const Request& request) {
-    if (request.roi || request.tiles.count() != 1) {
-        // The batch calls count whole images: a roi or tiles are counted image by image by
-        // Engine::compute (or the CUDA engine's compute_device), on every backend.
+    if (request.roi || request.tiles.count() != 1 || request.selects_pixels()) {
+        // The batch calls count whole images: a roi, tiles, a mask or an alpha threshold are
+        // counted image by image by Engine::compute (or the CUDA engine's compute_device), on
+        // every backend.
         std::vector<Result> results;
         results.reserve(images.views.size());
         for (std::size_t i = 0; i < images.views.size(); ++i)
@@ -142,8 +143,9 @@ images   a list (or other sequence) of arrays as histogram() takes them, of one 
          of a batch are all host arrays or all on one CUDA device.
 The keywords are histogram()'s. The CUDA backend counts the batch in few launches; other
 backends count the images one after the other, with the GIL released once for the batch. With
-roi or tiles every image is counted alone (on every backend), with the same roi and tile grid:
-each image must hold the roi ("images[3]: ..." otherwise).
+roi, tiles, mask or alpha_threshold every image is counted alone (on every backend), with the
+same roi, tile grid, mask and threshold: each image must hold the roi and be the mask's size
+("images[3]: ..." otherwise).
 
 Returns an imghist.HistogramBatch (a sequence of Histogram, .counts of shape (N, channels,
 bins), .sum()). Raises imghist.InvalidArgument (a ValueError) for an empty batch, and for a bad

@@ -80,11 +80,25 @@ struct RequestArgs {
     nb::object weights;
     bool alpha = false;
     nb::object roi, tiles;  // None, (x, y, width, height) and None, (tx, ty)
+    nb::object mask, alpha_threshold;  // None, a 2-D uint8 / bool array and None, a number
 };
-Request request_of(const RequestArgs& args);
-// The keywords of histogram() in a call (engine.cpp); `roi` and `tiles` may be left unset (None).
+// mask=, viewed as gray8 (view.cpp): the array's own bytes, or a packed copy of a strided one.
+struct MaskPixels {
+    Array array;
+    std::vector<std::uint8_t> packed;  // the copy, when the array's pixels are not packed
+    ImageView view;
+};
+std::shared_ptr<const MaskPixels> mask_of(nb::handle mask);
+// A Request and the memory its mask views, which must outlive every count of the request.
+struct CheckedRequest {
+    Request request;
+    std::shared_ptr<const MaskPixels> mask_pixels;
+};
+CheckedRequest request_of(const RequestArgs& args);
+// The keywords of histogram() in a call (engine.cpp).
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
-                    nb::object weights, bool alpha, nb::object roi = nb::none(), nb::object tiles = nb::none());
+                    nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                    nb::object alpha_threshold);
 // EngineOptions::device from None, an index or a name substring.
 std::string device_of(nb::handle device);
 

@@ -9,21 +9,21 @@ namespace imghist::python {
 namespace {
 
 // One call's input, checked and converted once, before any engine is opened: the pixels (whose
-// array keeps them alive until the count returns) and the request.
+// array keeps them alive until the count returns) and the request (which keeps its mask's).
 struct Prepared {
     Pixels pixels;
-    Request request;
+    CheckedRequest checked;
 };
 Prepared prepare(nb::handle image, nb::handle stream, const RequestArgs& args,
                  const std::optional<std::string>& layout) {
     Prepared p;
     p.pixels = pixels_of(image, stream, layout);  // the image's errors come before the keywords'
-    p.request = request_of(args);
+    p.checked = request_of(args);
     return p;
 }
 struct PreparedBatch {
     BatchImages images;  // keeps the pixels alive
-    Request request;
+    CheckedRequest checked;
 };
 PreparedBatch prepare_batch(nb::handle images, nb::handle stream, const RequestArgs& args,
                             const std::optional<std::string>& layout) {
@@ -46,8 +46,9 @@ struct PyEngine {
         check_engine_for(*engine, p.where);
         nb::gil_scoped_release unlocked;
         std::lock_guard<std::mutex> one_at_a_time(busy);
-        if (p.where.cuda) return std::move(compute_on_cuda(*engine, {p.view}, in.request, p.where).front());
-        return engine->compute(p.view, in.request);
+        const Request& request = in.checked.request;
+        if (p.where.cuda) return std::move(compute_on_cuda(*engine, {p.view}, request, p.where).front());
+        return engine->compute(p.view, request);
     }
 
     // An image in host memory (a file read by imghist::io).
@@ -64,7 +65,7 @@ struct PyEngine {
         {
             nb::gil_scoped_release unlocked;
             std::lock_guard<std::mutex> one_at_a_time(busy);
-            results = count_batch(*engine, in.images, in.request);
+            results = count_batch(*engine, in.images, in.checked.request);
         }
         return batch_object(std::move(results));
     }
@@ -122,6 +123,16 @@ tiles    None or (tiles_x, tiles_y): also one histogram per tile of a grid of ti
          side of L pixels in n tiles every tile is L // n pixels and the last also takes the
          remainder; a count of 0, or more tiles than pixels along a side, raises InvalidArgument.
          The channels' counts stay those of the whole region (the tiles' exact sum).
+mask     None, or a 2-D numpy array of uint8 or bool, of shape (H, W) like the image's: count
+         only the pixels where it is non-zero (True). A roi and tiles select from it at the same
+         coordinates. Read without a copy where its rows are packed (a column slice or one
+         channel of an image, mask=rgba[..., 3], is copied: one byte a pixel). Another dtype,
+         dimension or size raises InvalidArgument. Host images only (not CUDA arrays).
+alpha_threshold  None, or a number: count only the pixels whose alpha sample is above it, in
+         the sample's own units (0..255, 0..65535, or the half / float value), compared exactly;
+         NaN alpha is never above. The colour is counted as stored (never premultiplied).
+         Needs an image with alpha (RGBA, BGRA); NaN raises InvalidArgument. With mask, a pixel
+         counts where both let it through. Histogram.counted_pixels says how many did.
 layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data.
 backend  "auto" (a GPU if one is available, else "cpu") or a name from imghist.backends().
 device   None (the backend's default), a device index, or a case-insensitive name substring.
@@ -167,31 +178,34 @@ void bind_engine(nb::module_& m) {
             new (self) PyEngine(backend, options_of(device_of(device), threads));
         }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
         .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
-                             bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout,
-                             nb::handle stream) {
-            return e.histogram(prepare(image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout));
+                             bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                             nb::object alpha_threshold, std::optional<std::string> layout, nb::handle stream) {
+            return e.histogram(prepare(image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask,
+                                                              alpha_threshold), layout));
         }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(),
-           "stream"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+           "alpha_threshold"_a = nb::none(), "layout"_a = nb::none(), "stream"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device (a CUDA array needs a 'cuda' engine).")
         .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
                                    nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
-                                   std::optional<std::string> layout, nb::handle stream) {
-            return e.histogram_batch(
-                prepare_batch(images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout));
+                                   nb::object mask, nb::object alpha_threshold, std::optional<std::string> layout, nb::handle stream) {
+            return e.histogram_batch(prepare_batch(
+                images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold), layout));
         }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(),
-           "stream"_a = nb::none(),
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+           "alpha_threshold"_a = nb::none(), "layout"_a = nb::none(), "stream"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
         .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
                                   nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
-                                  std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
-            const Request request = request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles));
+                                  nb::object mask, nb::object alpha_threshold, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+            const CheckedRequest checked =
+                request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold));
             const ImageFile file = read_file(path, max_pixels, untrusted_readers);
-            return e.histogram_host(file.view, request);
+            return e.histogram_host(file.view, checked.request);
         }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "max_pixels"_a = nb::none(),
-           "untrusted_readers"_a = false, "Like imghist.histogram_file(), on this engine's backend and device.")
+           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+           "alpha_threshold"_a = nb::none(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false,
+           "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
         .def_prop_ro("device", [](const PyEngine& e) { return e.engine->device_name(); }, "The device's name.")
@@ -200,39 +214,46 @@ void bind_engine(nb::module_& m) {
         });
 
     m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
-                          nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout, const std::string& backend,
-                          nb::handle device, nb::handle stream) {
+                          nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask, nb::object alpha_threshold,
+                          std::optional<std::string> layout, const std::string& backend, nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
-        const Prepared in = prepare(image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout);
+        const Prepared in = prepare(
+            image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold), layout);
         const Placement& where = in.pixels.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram(in);
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto",
-       "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramDoc);
+       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+       "alpha_threshold"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto", "device"_a = nb::none(), "stream"_a = nb::none(),
+       kHistogramDoc);
 
     m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
-                               bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, const std::string& backend,
-                               nb::handle device, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+                               bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                               nb::object alpha_threshold, const std::string& backend, nb::handle device,
+                               std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
         // The keywords are checked before the file is decoded, and the file before an engine opens.
-        const Request request = request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles));
+        const CheckedRequest checked =
+            request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold));
         const ImageFile file = read_file(path, max_pixels, untrusted_readers);
         const Placement host;
-        return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, request);
+        return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, checked.request);
     }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(), "clamp"_a = false,
-       "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "backend"_a = "auto", "device"_a = nb::none(),
-       "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kHistogramFileDocText);
+       "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+       "alpha_threshold"_a = nb::none(), "backend"_a = "auto", "device"_a = nb::none(), "max_pixels"_a = nb::none(),
+       "untrusted_readers"_a = false, kHistogramFileDocText);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
-                                bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, std::optional<std::string> layout,
-                                const std::string& backend, nb::handle device, nb::handle stream) {
+                                bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                                nb::object alpha_threshold, std::optional<std::string> layout, const std::string& backend,
+                                nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
-        const PreparedBatch in =
-            prepare_batch(images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles), layout);
+        const PreparedBatch in = prepare_batch(
+            images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold), layout);
         const Placement& where = in.images.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram_batch(in);
     }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto",
-       "device"_a = nb::none(), "stream"_a = nb::none(), kHistogramBatchDoc);
+       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+       "alpha_threshold"_a = nb::none(), "layout"_a = nb::none(), "backend"_a = "auto", "device"_a = nb::none(), "stream"_a = nb::none(),
+       kHistogramBatchDoc);
 }
 
 }  // namespace imghist::python

@@ -103,6 +103,16 @@ TileGrid tiles_of(nb::handle tiles) {
 
 bool given(const nb::object& value) { return value.is_valid() && !value.is_none(); }
 
+// alpha_threshold=: None, or a number in the alpha sample's own units. NaN is refused here, before
+// any file is read (the core refuses it too, but only when it counts).
+std::optional<double> alpha_threshold_of(const nb::object& threshold) {
+    if (!given(threshold)) return std::nullopt;
+    const double t = number_of(threshold, "alpha_threshold");
+    if (std::isnan(t))
+        throw InvalidArgument("alpha_threshold is NaN: give a number (pixels whose alpha is above it are counted)");
+    return t;
+}
+
 // bins= as edges (numpy's bins=array habit): a 1-D sequence or array of numbers, never a str.
 // Anything else with a length or more than one dimension is one too, and refused by name.
 bool are_edges(nb::handle bins) {
@@ -172,8 +182,9 @@ void bins_of(const RequestArgs& args, BinSpec& spec) {
 
 }  // namespace
 
-Request request_of(const RequestArgs& args) {
-    Request request;
+CheckedRequest request_of(const RequestArgs& args) {
+    CheckedRequest checked;
+    Request& request = checked.request;
     const auto mode = parse_mode(args.mode);
     if (!mode) throw InvalidArgument("mode must be 'all', 'rgb' or 'luma'; got '" + args.mode + "'");
     request.mode = *mode;
@@ -183,13 +194,19 @@ Request request_of(const RequestArgs& args) {
     request.count_alpha = args.alpha;
     request.roi = roi_of(args.roi);
     request.tiles = tiles_of(args.tiles);
-    return request;
+    if (given(args.mask)) {
+        checked.mask_pixels = mask_of(args.mask);
+        request.mask = checked.mask_pixels->view;
+    }
+    request.alpha_threshold = alpha_threshold_of(args.alpha_threshold);
+    return checked;
 }
 
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
-                    nb::object weights, bool alpha, nb::object roi, nb::object tiles) {
-    return RequestArgs{mode,  std::move(bins), std::move(range), std::move(ev), clamp, std::move(weights), alpha,
-                       std::move(roi), std::move(tiles)};
+                    nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                    nb::object alpha_threshold) {
+    return RequestArgs{mode, std::move(bins), std::move(range), std::move(ev), clamp, std::move(weights), alpha,
+                       std::move(roi), std::move(tiles), std::move(mask), std::move(alpha_threshold)};
 }
 
 std::string device_of(nb::handle device) {

@@ -133,8 +133,20 @@ nb::object tile_counts_of(const Result& r) {
     return numpy_array(std::move(counts), {r.tile_grid.y, r.tile_grid.x, r.channels.size(), bins});
 }
 
-// Tile (tx, ty) as a Histogram of its own: its channels and region, the parent's size, format,
-// backend, device and notes, no tiles.
+// Counted pixels of every tile (uint64, shape (tiles_y, tiles_x)); None without a mask or an
+// alpha threshold, and a result without tiles is its own single tile (as tile_counts). A tile
+// without a count of its own counted its whole region (Result::merge's rule).
+nb::object tile_counted_pixels_of(const Result& r) {
+    if (!r.counted_pixels) return nb::none();
+    if (r.tiles.empty()) return numpy_array(std::vector<std::uint64_t>{*r.counted_pixels}, {1, 1});
+    std::vector<std::uint64_t> counted;
+    counted.reserve(r.tiles.size());
+    for (const TileHistogram& t : r.tiles) counted.push_back(t.counted_pixels.value_or(t.region.pixel_count()));
+    return numpy_array(std::move(counted), {r.tile_grid.y, r.tile_grid.x});
+}
+
+// Tile (tx, ty) as a Histogram of its own: its channels, region and counted pixels, the parent's
+// size, format, backend, device and notes, no tiles.
 Result tile_of(const Result& r, std::int64_t tx, std::int64_t ty) {
     const std::int64_t nx = r.tiles.empty() ? 1 : r.tile_grid.x, ny = r.tiles.empty() ? 1 : r.tile_grid.y;
     if (tx < 0 || ty < 0 || tx >= nx || ty >= ny)
@@ -152,15 +164,18 @@ Result tile_of(const Result& r, std::int64_t tx, std::int64_t ty) {
     if (r.tiles.empty()) {
         t.region = region_of(r);
         t.channels = r.channels;
+        t.counted_pixels = r.counted_pixels;
     } else {
         const TileHistogram& tile = r.tile(std::uint32_t(tx), std::uint32_t(ty));
         t.region = tile.region;
         t.channels = tile.channels;
+        t.counted_pixels = tile.counted_pixels;
     }
     return t;
 }
 
-// " region=x,y,wxh tiles=TXxTY" where the result counted less than its image or has tiles.
+// " region=x,y,wxh tiles=TXxTY" where the result counted less than its image or has tiles;
+// " counted=N" where a mask or an alpha threshold selected the pixels.
 std::string region_text(const Result& r) {
     const Region g = region_of(r);
     std::string text;
@@ -168,6 +183,7 @@ std::string region_text(const Result& r) {
         text += " region=" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.width) + "x" +
                 std::to_string(g.height);
     if (!r.tiles.empty()) text += " tiles=" + std::to_string(r.tile_grid.x) + "x" + std::to_string(r.tile_grid.y);
+    if (r.counted_pixels) text += " counted=" + std::to_string(*r.counted_pixels);
     return text;
 }
 
@@ -219,7 +235,10 @@ rounded to fp32 for half and float ones; ``exposure()`` is the auto-exposure of 
 ``h + other`` and ``h += other`` merge exactly (MergeError if channels or bins differ).
 With histogram(..., roi=..., tiles=...): ``region`` is the pixels counted, ``tile_counts`` has
 shape (tiles_y, tiles_x, channels, bins) and ``tile(tx, ty)`` is one tile's Histogram; the
-channels stay those of the whole region. Tiled histograms merge tile by tile (same grid).)";
+channels stay those of the whole region. Tiled histograms merge tile by tile (same grid).
+With histogram(..., mask=..., alpha_threshold=...): ``counted_pixels`` is how many pixels of
+the region they let through (None without them: every pixel of ``region`` was counted), and
+``tile_counted_pixels`` the same per tile, shape (tiles_y, tiles_x).)";
 
 // The per-channel arrays and the layout, size and origin of the counts.
 void bind_histogram_properties(nb::class_<Result>& histogram) {
@@ -270,6 +289,13 @@ void bind_histogram_properties(nb::class_<Result>& histogram) {
             for (const TileHistogram& t : r.tiles) regions.append(region_tuple(t.region));
             return regions;
         }, "(x, y, width, height) of every tile, row by row (tile (tx, ty) at ty * tiles_x + tx).")
+        .def_ro("counted_pixels", &Result::counted_pixels,
+                "With mask= or alpha_threshold=: the pixels of region they let through (every channel counted "
+                "those); None without them (every pixel of region was counted). Sums add it up.")
+        .def_prop_ro("tile_counted_pixels", &tile_counted_pixels_of,
+                     "With mask= or alpha_threshold=: counted_pixels of every tile (uint64, shape (tiles_y, "
+                     "tiles_x)), tile_counted_pixels[ty, tx] being tile (tx, ty)'s; their sum is counted_pixels. "
+                     "Without tiles: shape (1, 1). None without a mask or an alpha threshold.")
         .def("tile", &tile_of, nb::arg("tx"), nb::arg("ty"),
              "Tile (tx, ty) as a Histogram: its channels, region = the tile's pixels, no tiles (the "
              "image's width, height, format and backend). IndexError outside the grid; without tiles, "

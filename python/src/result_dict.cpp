@@ -164,6 +164,13 @@ bool same_channels(const std::vector<ChannelHistogram>& a, const std::vector<Cha
     return true;
 }
 
+// "counted_pixels" of a result or a tile: present only where a mask or an alpha threshold
+// selected the pixels (absent from older documents too).
+std::optional<std::uint64_t> counted_from(nb::handle d) {
+    if (!PyDict_GetItemString(d.ptr(), "counted_pixels")) return std::nullopt;
+    return member_as<std::uint64_t>(d, "counted_pixels");
+}
+
 // "region", "tile_grid" and "tiles" (absent from documents written before regions existed).
 void regions_from(nb::handle d, Result& r, bool integer) {
     r.region = Region{0, 0, r.width, r.height};
@@ -184,6 +191,7 @@ void regions_from(nb::handle d, Result& r, bool integer) {
         if (!nb::isinstance<nb::dict>(tile)) bad("'" + where + "' must be a dict {region, histograms}");
         TileHistogram t;
         t.region = region_from(member(tile, "region"), where + ".region");
+        t.counted_pixels = counted_from(tile);
         t.channels = channels_from(member(tile, "histograms"), integer, where + ".histograms");
         if (!same_channels(t.channels, r.channels)) bad("'" + where + "' has other channels or bins than 'histograms'");
         r.tiles.push_back(std::move(t));
@@ -210,8 +218,10 @@ nb::dict result_to_dict(const Result& r) {
     d["backend"] = r.backend;
     d["device"] = r.device;
     d["histograms"] = histograms_dict(r.channels);
-    // As the command line writes them: the region where it is not the whole image or there are
-    // tiles, then the tile grid and the tiles row by row.
+    // As the command line writes them (src/cli/output.cpp, put_regions): the counted pixels of a
+    // mask or alpha threshold, the region where it is not the whole image or there are tiles,
+    // then the tile grid and the tiles row by row (each with its counted pixels).
+    if (r.counted_pixels) d["counted_pixels"] = *r.counted_pixels;
     const Region region = region_of(r);
     if (!(region == Region{0, 0, r.width, r.height}) || !r.tiles.empty()) d["region"] = region_dict(region);
     if (!r.tiles.empty()) {
@@ -223,6 +233,7 @@ nb::dict result_to_dict(const Result& r) {
         for (const TileHistogram& t : r.tiles) {
             nb::dict tile;
             tile["region"] = region_dict(t.region);
+            if (t.counted_pixels) tile["counted_pixels"] = *t.counted_pixels;
             tile["histograms"] = histograms_dict(t.channels);
             tiles.append(tile);
         }
@@ -245,6 +256,7 @@ Result result_from_dict(nb::handle d) {
     r.device = member_as<std::string>(d, "device");
     const bool integer = !format_info(r.format).is_float();
     r.channels = channels_from(member(d, "histograms"), integer, "histograms");
+    r.counted_pixels = counted_from(d);
     regions_from(d, r, integer);
     if (PyObject* notes = PyDict_GetItemString(d.ptr(), "notes"))
         if (!nb::try_cast(nb::handle(notes), r.notes)) bad("'notes' must be a list of str");

@@ -106,7 +106,78 @@ bool accepted_native_dtype(nb::handle dtype) {
     return name == "uint8" || name == "uint16" || name == "float16" || name == "float32";
 }
 
+bool is_mask_dtype(nb::dlpack::dtype t) {
+    using nb::dlpack::dtype_code;
+    return t.lanes == 1 && t.bits == 8 &&
+           (t.code == std::uint8_t(dtype_code::UInt) || t.code == std::uint8_t(dtype_code::Bool));
+}
+
+constexpr const char* kMaskUsage =
+    "a mask is a 2-D uint8 or bool array of the image's (height, width), non-zero (True) where a pixel counts";
+
+// The mask's array, imported without a copy; a mask lives in host memory (the core selects
+// pixels on the host only).
+Array mask_array_of(nb::handle mask) {
+    std::optional<Placement> cuda;
+    try {
+        cuda = cuda_placement_of(mask);
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("mask: ") + e.what());
+    }
+    if (cuda)
+        throw InvalidArgument("mask: the array lives on CUDA device " + std::to_string(cuda->device) +
+                              "; a mask must be a host array (e.g. numpy, tensor.cpu())");
+    Array array;
+    if (!nb::try_cast(mask, array, /*convert=*/false)) {
+        PyErr_Clear();  // as in array_of: the exporter's error may be left set
+        if (nb::hasattr(mask, "dtype") && nb::hasattr(mask, "shape"))
+            throw InvalidArgument("mask dtype " + text_of(mask.attr("dtype")) + " is not supported: " + kMaskUsage +
+                                  " (e.g. mask != 0)");
+        throw InvalidArgument(std::string("mask must be None or an array (numpy, or anything with the buffer protocol "
+                                          "or DLPack); got ") + text_of(nb::handle(Py_TYPE(mask.ptr()))));
+    }
+    const int device = array.device_type();
+    if (device != nb::device::cpu::value && device != nb::device::cuda_host::value)
+        throw InvalidArgument("mask: the array is not in host memory (DLPack device type " + std::to_string(device) +
+                              "); a mask must be a host array");
+    if (!is_mask_dtype(array.dtype()))
+        throw InvalidArgument("mask dtype " + dtype_name(array.dtype()) + " is not supported: " + kMaskUsage +
+                              " (e.g. mask != 0)");
+    if (array.ndim() != 2) throw InvalidArgument("mask shape " + shape_text(array) + " is not 2-D: " + kMaskUsage);
+    if (array.shape(0) == 0 || array.shape(1) == 0)
+        throw InvalidArgument("mask shape " + shape_text(array) + " is empty: " + kMaskUsage);
+    for (std::size_t axis = 0; axis < 2; ++axis)
+        if (array.shape(axis) > std::numeric_limits<std::uint32_t>::max())
+            throw InvalidArgument("mask shape " + shape_text(array) + " is above 2^32 - 1 pixels along a side");
+    return array;
+}
+
 }  // namespace
+
+std::shared_ptr<const MaskPixels> mask_of(nb::handle mask) {
+    auto pixels = std::make_shared<MaskPixels>();
+    pixels->array = mask_array_of(mask);
+    const Array& a = pixels->array;
+    const auto height = std::uint32_t(a.shape(0)), width = std::uint32_t(a.shape(1));
+    const auto* first = static_cast<const std::uint8_t*>(a.data());
+    // bool is one byte, non-zero where True, so both dtypes read as gray8 samples.
+    const bool packed_rows =
+        (width <= 1 || a.stride(1) == 1) && (height <= 1 || a.stride(0) >= std::int64_t(width));
+    if (packed_rows) {
+        pixels->view = ImageView::packed(first, width, height, PixelFormat::gray8);
+        if (height > 1) pixels->view.stride_bytes = std::size_t(a.stride(0));
+        return pixels;
+    }
+    // A column slice, one channel of an image, or rows running backwards: one byte a pixel, so a
+    // packed copy costs little and keeps the core's view simple.
+    pixels->packed.resize(std::size_t(width) * height);
+    std::uint8_t* out = pixels->packed.data();
+    for (std::uint32_t y = 0; y < height; ++y)
+        for (std::uint32_t x = 0; x < width; ++x)
+            *out++ = first[std::int64_t(y) * a.stride(0) + std::int64_t(x) * a.stride(1)];
+    pixels->view = ImageView::packed(pixels->packed.data(), width, height, PixelFormat::gray8);
+    return pixels;
+}
 
 Array array_of(nb::handle image, nb::handle stream, Placement& where) {
     Array array;

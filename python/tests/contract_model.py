@@ -7,7 +7,10 @@ contracted into an FMA), and range comparisons are made on the total-order keys 
 bit patterns, as the document specifies.
 
     model_histogram(array, mode="all", bins=None, range=None, clamp=False,
-                    weights="rec709", alpha=False, layout=None) -> ModelResult
+                    weights="rec709", alpha=False, layout=None, mask=None,
+                    alpha_threshold=None) -> ModelResult
+    selection(array, alpha_index, mask, alpha_threshold) -> (H, W) bool or None   "Masks and alpha"
+    tile_bounds(start, length, n) -> [(first, size)]   the tiles of one side ("Regions and tiles")
 
 A request the document refuses (bad bins, a range the fp32 sequence cannot count alike
 everywhere, weights that do not sum to 10000) raises ModelRefused.
@@ -79,6 +82,7 @@ class ModelResult:
     clipped_low: np.ndarray
     clipped_high: np.ndarray
     layout: BinLayout
+    counted_pixels: int | None = None  # with a mask or an alpha threshold: the pixels they let through
 
     @property
     def bins(self) -> int:
@@ -319,6 +323,35 @@ def luma_float(r: np.ndarray, g: np.ndarray, b: np.ndarray, w: tuple) -> np.ndar
 # ---------------------------------------------------------------- the request
 
 
+def tile_bounds(start: int, length: int, n: int) -> list:
+    """[(first, size)] of n tiles over [start, start + length): every tile is length // n pixels,
+    the last also takes the remainder ("Regions and tiles")."""
+    size = length // n
+    return [(start + k * size, size if k < n - 1 else length - (n - 1) * size) for k in range(n)]
+
+
+def selection(array: np.ndarray, alpha_index, mask=None, alpha_threshold=None):
+    """The (H, W) pixels a mask and an alpha threshold let through ("Masks and alpha"), or None
+    without either: a pixel counts where the mask is non-zero and its alpha sample is above the
+    threshold, compared in double (NaN alpha is never above; a == T is not above)."""
+    if mask is None and alpha_threshold is None:
+        return None
+    keep = np.ones(array.shape[:2], dtype=bool)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.shape != array.shape[:2]:
+            raise ModelRefused(f"a mask of shape {mask.shape} for an image of {array.shape[:2]}")
+        keep &= mask != 0
+    if alpha_threshold is not None:
+        if alpha_index is None:
+            raise ModelRefused("an alpha threshold needs a format with alpha")
+        if np.isnan(alpha_threshold):
+            raise ModelRefused("a NaN alpha threshold")
+        alpha = array.reshape(array.shape[0], array.shape[1], -1)[:, :, alpha_index].astype(np.float64)
+        keep &= alpha > float(alpha_threshold)  # every sample type widens exactly to double
+    return keep
+
+
 def _check_denormals_kept() -> None:
     """The model needs IEEE fp32 with denormals (a library that sets FTZ/DAZ would break it)."""
     tiny = np.array([2.0**-140], dtype=np.float32)
@@ -327,7 +360,7 @@ def _check_denormals_kept() -> None:
 
 
 def model_histogram(array, *, mode="all", bins=None, range=None, clamp=False, weights="rec709",
-                    alpha=False, layout=None) -> ModelResult:
+                    alpha=False, layout=None, mask=None, alpha_threshold=None) -> ModelResult:
     """The histogram docs/semantics.md defines for a numpy image (see the module docstring)."""
     _check_denormals_kept()
     array = np.asarray(array)
@@ -337,6 +370,9 @@ def model_histogram(array, *, mode="all", bins=None, range=None, clamp=False, we
     w = parse_weights(weights)
     bin_layout = resolve_layout(kind, bins, range, clamp)
     pixels = array.reshape(array.shape[0], array.shape[1], -1)
+    keep = selection(array, ai, mask, alpha_threshold)
+    if keep is not None:
+        pixels = pixels[keep][None]  # one row of the selected pixels, in any order (counts only)
     names = channel_names(fmt.startswith("gray"), mode, alpha, ai is not None)
     is_float = kind in ("f16", "f32")
 
@@ -354,7 +390,10 @@ def model_histogram(array, *, mode="all", bins=None, range=None, clamp=False, we
             values = sample(sources[name])
         counted.append(_classify_float(values, bin_layout) if is_float else
                        _classify_int(values, bin_layout, max_value))
-    return _result(fmt, names, counted, bin_layout)
+    result = _result(fmt, names, counted, bin_layout)
+    if keep is not None:
+        result.counted_pixels = int(np.count_nonzero(keep))
+    return result
 
 
 def _result(fmt: str, names: tuple, counted: list, layout: BinLayout) -> ModelResult:
@@ -369,4 +408,4 @@ def _result(fmt: str, names: tuple, counted: list, layout: BinLayout) -> ModelRe
 
 
 __all__ = ["BinLayout", "ModelRefused", "ModelResult", "NAMED_WEIGHTS", "float_key", "luma_float", "luma_int",
-           "model_histogram", "pixel_format", "resolve_layout"]
+           "model_histogram", "pixel_format", "resolve_layout", "selection", "tile_bounds"]

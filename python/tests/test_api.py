@@ -356,9 +356,30 @@ def cli_json(cli, path, fmt, shape, *args):
     (float_image()[..., :3].copy(), "rgb_f32", dict(mode="luma", ev=(-8, 1, 4)), ["--mode", "luma", "--ev=-8:1:4"]),
     (RNG.integers(0, 65536, (9, 7), dtype=np.uint16), "gray16", dict(ev=(0, 16, 2), roi=(1, 1, 5, 6), tiles=(2, 2)),
      ["--ev", "0:16:2", "--roi", "1,1,5,6", "--tiles", "2,2"]),
+    (rgba8(), "rgba8", dict(alpha_threshold=127.5, roi=(3, 5, 40, 30), tiles=(2, 3)),
+     ["--alpha-threshold", "127.5", "--roi", "3,5,40,30", "--tiles", "2,3"]),
+    (float_image(), "rgba_f32", dict(alpha_threshold=0.25, alpha=True), ["--alpha-threshold", "0.25", "--alpha"]),
 ], ids=["rgba8", "alpha-rec601", "gray16-bins", "rgb_f32", "f16-clamped", "roi", "roi-tiles", "edges-rgba8",
-        "edges-f16-clamped", "ev-luma", "ev-gray16-tiles"])
+        "edges-f16-clamped", "ev-luma", "ev-gray16-tiles", "alpha-threshold-tiles", "alpha-threshold-f32"])
 def test_to_dict_equals_the_command_lines_json(tmp_path, image, fmt, kwargs, args):
+    assert_to_dict_is_the_command_lines_json(tmp_path, image, fmt, kwargs, args)
+
+
+@pytest.mark.parametrize("image, fmt, kwargs, args", [
+    (rgba8(), "rgba8", dict(roi=(3, 5, 40, 30), tiles=(3, 2)), ["--roi", "3,5,40,30", "--tiles", "3,2"]),
+    (float_image(), "rgba_f32", dict(alpha_threshold=0.25), ["--alpha-threshold", "0.25"]),
+    (RNG.integers(0, 65536, (9, 7), dtype=np.uint16), "gray16", dict(bins=100), ["--bins", "100"]),
+], ids=["rgba8-roi-tiles", "f32-alpha-threshold", "gray16"])
+def test_to_dict_with_a_mask_equals_the_command_lines_json(tmp_path, image, fmt, kwargs, args):
+    height, width = image.shape[:2]
+    mask = np.where(np.random.default_rng([height, width]).random((height, width)) < 0.5, 0, 200).astype(np.uint8)
+    mask_path = tmp_path / "mask.pgm"
+    mask_path.write_bytes(f"P5 {width} {height} 255\n".encode() + mask.tobytes())
+    assert_to_dict_is_the_command_lines_json(tmp_path, image, fmt, dict(kwargs, mask=mask),
+                                            ["--mask", str(mask_path), *args])
+
+
+def assert_to_dict_is_the_command_lines_json(tmp_path, image, fmt, kwargs, args):
     cli = os.environ.get("IMGHIST_CLI")
     if not cli:
         pytest.skip("IMGHIST_CLI is not set (scripts/python-test.sh sets it when the command is built)")

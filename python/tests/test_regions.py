@@ -1,9 +1,9 @@
 """roi= and tiles= (docs/semantics.md, "Regions and tiles"), checked against numpy.
 
 The expected counts come from numpy alone: the contract model (contract_model.py) of the sliced
-array for a roi, and of each tile's slice for tiles, the tiles cut here with the document's rule
+array for a roi, and of each tile's slice for tiles, the tiles cut with the document's rule
 (along a side of L pixels in n tiles every tile is L // n pixels, the last also takes the
-remainder), not with the library's.
+remainder: contract_model.tile_bounds), not with the library's.
 """
 
 from __future__ import annotations
@@ -14,16 +14,10 @@ import numpy as np
 import pytest
 
 import images
-from contract_model import model_histogram
+from contract_model import model_histogram, tile_bounds
 from kept_engines import engine_for
 
 import imghist
-
-
-def tile_bounds(start: int, length: int, n: int) -> list:
-    """[(first, size)] of n tiles over [start, start + length): the document's floor/remainder rule."""
-    size = length // n
-    return [(start + k * size, size if k < n - 1 else length - (n - 1) * size) for k in range(n)]
 
 
 def expected_tiles(image: np.ndarray, roi, tiles, **request) -> tuple:
@@ -378,7 +372,7 @@ def test_histogram_file_and_files_take_roi_and_tiles(tmp_path):
 # ---------------------------------------------------------------- CUDA arrays
 
 
-def _cuda_producer(name: str):
+def cuda_producer(name: str):
     """A function copying a numpy array to a CUDA device with `name` (torch, cupy), or a skip."""
     if not any(b["name"] == "cuda" and b["available"] for b in imghist.backends()):
         pytest.skip("no usable CUDA backend")
@@ -396,7 +390,7 @@ def _cuda_producer(name: str):
 
 @pytest.mark.parametrize("producer", ["torch", "cupy"])
 def test_cuda_arrays_with_roi_and_tiles(producer):
-    to_device = _cuda_producer(producer)
+    to_device = cuda_producer(producer)
     image = rgb8("cuda", 45, 51, channels=4, seed=19)
     roi, tiles = (4, 3, 40, 37), (3, 4)
     got = imghist.histogram(to_device(image), roi=roi, tiles=tiles)
