@@ -266,7 +266,8 @@ TEST(AlphaThreshold, AboveMeansStrictlyAboveInTheSamplesOwnUnits) {
 }
 
 TEST(Masks, ManyChunksAddUp) {
-    // More selected bytes than one gathered chunk (64 MiB): the chunks' counts must add up.
+    // More selected bytes than one gathered round (64 MiB), gathered by several threads into
+    // packed rows of millions of pixels: every backend's parts must add up.
     const std::uint32_t w = 9001, h = 8000;
     std::vector<std::uint8_t> px(std::size_t(w) * h), m(std::size_t(w) * h);
     std::vector<std::uint64_t> want(256, 0);
@@ -278,9 +279,11 @@ TEST(Masks, ManyChunksAddUp) {
     }
     Request r;
     r.mask = ImageView::packed(m.data(), w, h, PixelFormat::gray8);
-    const Result got = create_engine("cpu")->compute(ImageView::packed(px.data(), w, h, PixelFormat::gray8), r);
-    EXPECT_EQ(got.channels[0].counts, want);
-    EXPECT_EQ(got.counted_pixels, on);
+    for (const std::string& name : available_backends()) {
+        const Result got = create_engine(name)->compute(ImageView::packed(px.data(), w, h, PixelFormat::gray8), r);
+        EXPECT_EQ(got.channels[0].counts, want) << name;
+        EXPECT_EQ(got.counted_pixels, on) << name;
+    }
 }
 
 TEST(Masks, BadMasksAndThresholdsAreRefusedByName) {

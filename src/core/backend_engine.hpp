@@ -52,12 +52,16 @@ public:
     // Attaches a note to the Result being computed (called from accumulate()).
     void add_note(std::string note) { notes_.push_back(std::move(note)); }
     std::vector<std::string> take_notes();
+    // Where count_image() gathers the pixels a mask or an alpha threshold select (kept between
+    // calls, so that each call does not fault in fresh pages).
+    std::vector<std::uint64_t>& gather_buffer() { return gather_buffer_; }
     // The second pass that counts the clipping counts `result` lacks.
     template <class Pixels>
     void count_clipping(const Pixels& image, const HistogramPlan& clipping, Result& result);
 
 private:
     std::vector<std::string> notes_;
+    std::vector<std::uint64_t> gather_buffer_;
 };
 
 // Engine::compute of every backend, for a validated view; and the same for a validated device

@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 #include <optional>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,10 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
 // each counted as a one-row image by the backend as usual: one rule for every backend, and NaN
 // or clipping in a masked-out pixel counts nowhere.
 constexpr std::size_t kSelectionChunkBytes = std::size_t(64) << 20;
+// Rounds of this many bytes or more are gathered by up to kMaxGatherThreads threads (each part
+// is one more count call, so not one per core of a big machine).
+constexpr std::size_t kMinBytesForGatherThreads = std::size_t(4) << 20;
+constexpr unsigned kMaxGatherThreads = 8;
 
 Result count_selected(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
                       std::string device) {
@@ -111,20 +116,45 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
             return result;
         }
     }
+    // Rounds of whole rows that fill the buffer; a round's rows are split among threads, each
+    // packing its share into its own part of the buffer, which is counted as a row of its own.
     const std::size_t pixel_bytes = image.info().pixel_bytes();
-    const std::size_t capacity = std::max<std::size_t>(image.width, kSelectionChunkBytes / pixel_bytes);
-    std::vector<std::uint64_t> buffer((capacity * pixel_bytes + 7) / 8);  // 8-byte aligned
+    const std::size_t row_bytes = std::size_t(image.width) * pixel_bytes;
+    const auto rows_per_round =
+        std::uint32_t(std::clamp<std::size_t>(kSelectionChunkBytes / row_bytes, 1, image.height));
+    const bool big = std::size_t(rows_per_round) * row_bytes >= kMinBytesForGatherThreads;
+    const unsigned threads =
+        big ? std::max(1u, std::min({std::thread::hardware_concurrency(), kMaxGatherThreads, rows_per_round})) : 1;
+    std::vector<std::uint64_t>& buffer = counter.gather_buffer();
+    buffer.resize((std::size_t(rows_per_round) * row_bytes + 7) / 8);  // 8-byte aligned; kept for the next call
     auto* packed = reinterpret_cast<std::byte*>(buffer.data());
+    std::vector<std::size_t> kept(threads, 0);
     std::optional<Result> result;
     std::uint64_t counted = 0;
-    for (std::uint32_t y = 0; y < image.height;) {
-        std::size_t n = 0;
-        for (; y < image.height && capacity - n >= image.width; ++y) n += selector.gather_row(y, packed + n * pixel_bytes);
-        if (n == 0) continue;
-        counted += n;
-        Result part = count_whole(counter, ImageView::packed(packed, std::uint32_t(n), 1, image.format), plain, backend, device);
-        if (result) result->merge(part);
-        else result = std::move(part);
+    for (std::uint32_t first = 0; first < image.height; first += rows_per_round) {
+        const std::uint32_t rows = std::min(rows_per_round, image.height - first);
+        const auto begin_of = [&](unsigned t) { return std::uint32_t(std::uint64_t(rows) * t / threads); };
+        const auto gather = [&](unsigned t) {
+            std::byte* out = packed + std::size_t(begin_of(t)) * row_bytes;
+            std::size_t n = 0;
+            for (std::uint32_t y = first + begin_of(t); y < first + begin_of(t + 1); ++y)
+                n += selector.gather_row(y, out + n * pixel_bytes);
+            kept[t] = n;
+        };
+        {
+            std::vector<std::jthread> helpers;
+            for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(gather, t);
+            gather(0);
+        }
+        for (unsigned t = 0; t < threads; ++t) {
+            if (kept[t] == 0) continue;
+            counted += kept[t];
+            const ImageView part_view = ImageView::packed(packed + std::size_t(begin_of(t)) * row_bytes,
+                                                          std::uint32_t(kept[t]), 1, image.format);
+            Result part = count_whole(counter, part_view, plain, backend, device);
+            if (result) result->merge(part);
+            else result = std::move(part);
+        }
     }
     if (!result) {  // nothing selected: every count is zero, clipping included
         const HistogramPlan plan(image.format, plain);
