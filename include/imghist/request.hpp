@@ -75,6 +75,10 @@ struct Request {
     // (0..255, 0..65535, or the half / float value), compared exactly; NaN alpha is never above.
     // Colour is counted as stored, never premultiplied. Needs a format with alpha.
     std::optional<double> alpha_threshold;
+    // Also find each channel's exact smallest and largest finite value and its +Inf / -Inf
+    // counts (ChannelHistogram::finite_min ...; docs/semantics.md, "Value extremes"), for half
+    // and float images in host memory: one more pass over the counted pixels, on the host.
+    bool value_extremes = false;
     // Whether mask or alpha_threshold leave some pixels of the counted region out.
     bool selects_pixels() const { return mask.has_value() || alpha_threshold.has_value(); }
     bool operator==(const Request&) const = default;

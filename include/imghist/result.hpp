@@ -41,6 +41,12 @@ struct ChannelHistogram {
     // cuda.hpp, opencl.hpp and vulkan.hpp when the end bins hold other values too): clipping
     // is then unknown, never estimated from the bins. Engine::compute always fills them.
     std::optional<std::uint64_t> clipped_low_count, clipped_high_count;
+    // With Request::value_extremes, for half and float images (docs/semantics.md, "Value
+    // extremes"): the smallest and largest finite sample (the luminance for Y), exact, -0 as 0,
+    // empty when no sample is finite; and how many samples are +Inf and -Inf. All four are
+    // empty when not asked for or not found (device images).
+    std::optional<double> finite_min, finite_max;
+    std::optional<std::uint64_t> positive_infinities, negative_infinities;
 
     // Non-NaN samples: the binned ones plus the unbinned below / above ones.
     std::uint64_t samples() const;

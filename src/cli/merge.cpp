@@ -122,6 +122,17 @@ ChannelHistogram channel_from(const json& j, const std::string& where, Channel c
     c.nan = u64(j, where, "nan");
     c.below = u64(j, where, "below");
     c.above = u64(j, where, "above");
+    if (j.contains("positive_infinities")) {  // value extremes; null finite_min / max: none finite
+        c.positive_infinities = u64(j, where, "positive_infinities");
+        c.negative_infinities = u64(j, where, "negative_infinities");
+        const auto extreme = [&](const char* key) -> std::optional<double> {
+            const json& v = member(j, where, key);
+            if (v.is_null()) return std::nullopt;
+            return finite(v, field(where, key));
+        };
+        c.finite_min = extreme("finite_min");
+        c.finite_max = extreme("finite_max");
+    }
     // The clipped counts are the only stored statistics read: they do not follow from the bins.
     const json& stats = member(j, where, "stats");
     c.clipped_low_count = u64_or_null(stats, field(where, "stats"), "clipped_low_count");

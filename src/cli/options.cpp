@@ -314,6 +314,9 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
                    "Also one histogram per tile of a TX x TY grid (the last column and row take the remainder; "
                    "per-tile counts in --format json)")
         ->type_name("TX,TY");
+    app.add_flag("--no-extremes", line.no_extremes,
+                 "Skip the pass that finds each channel's finite min and max and its +Inf/-Inf counts "
+                 "(half and float files)");
     app.add_option("--mask", line.mask_path,
                    "Count only pixels where FILE (one 8-bit channel, each input's size) is not 0")
         ->type_name("FILE");
@@ -376,6 +379,8 @@ Request request_for(const CommandLine& line) {
     request.mode = *parse_mode(line.mode_text);
     request.weights = LumaWeights::parse(line.weights_text);
     request.count_alpha = line.alpha;
+    // The ranks' results travel in imghist::mpi's own encoding, which has no value extremes yet.
+    request.value_extremes = !line.no_extremes && !line.mpi;
     if (line.bins_given) request.bins.bins = line.bins;
     if (!line.range_text.empty()) request.bins.range = parse_range(line.range_text);
     request.bins.clamp = line.clamp;

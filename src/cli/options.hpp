@@ -49,6 +49,7 @@ struct CommandLine {
     bool list = false, clamp = false, alpha = false, sum = false, sum_only = false, log = false;
     bool progress_on = false, progress_off = false;
     bool mpi = false;  // --mpi: one rank of mpirun (imghist::mpi)
+    bool no_extremes = false;  // --no-extremes
 };
 
 // Defines every option of `app` (and its help text) to fill `line`.

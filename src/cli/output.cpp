@@ -152,6 +152,12 @@ json histograms_json(const std::vector<ChannelHistogram>& channels) {
         j["nan"] = c.nan;
         j["below"] = c.below;
         j["above"] = c.above;
+        if (c.positive_infinities) {  // value extremes (docs/semantics.md); null: no finite sample
+            j["finite_min"] = c.finite_min ? json_number(*c.finite_min) : json(nullptr);
+            j["finite_max"] = c.finite_max ? json_number(*c.finite_max) : json(nullptr);
+            j["positive_infinities"] = *c.positive_infinities;
+            j["negative_infinities"] = c.negative_infinities.value_or(0);
+        }
         j["stats"] = stats_json(c);
         h[std::string(channel_name(c.channel))] = std::move(j);
     }
@@ -260,6 +266,28 @@ std::string or_dash(const std::optional<double>& v) {
 }
 std::string share_or_dash(const std::optional<double>& v) { return v ? percent(*v) : "-"; }
 
+// "R: finite values from 0.0012 to 37.5; 3 +Inf", and where they pass the bins, how far and the
+// share piled into the end bin: the data's own ends, to choose --range from.
+void value_extremes_line(std::ostream& out, const ChannelHistogram& c) {
+    if (!c.positive_infinities) return;
+    out << "  " << channel_name(c.channel) << ": ";
+    // Nine significant digits name every float (the JSON has them exactly).
+    const auto value = [](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.9g", v);
+        return std::string(text);
+    };
+    if (c.finite_min) out << "finite values from " << value(*c.finite_min) << " to " << value(*c.finite_max);
+    else out << "no finite value";
+    if (*c.positive_infinities) out << "; " << thousands(*c.positive_infinities) << " +Inf";
+    if (c.negative_infinities.value_or(0)) out << "; " << thousands(*c.negative_infinities) << " -Inf";
+    const std::uint64_t samples = c.samples();
+    if (c.finite_max && *c.finite_max > c.layout.hi && samples && (c.layout.closed_top || c.layout.clamp))
+        out << "; past " << number(c.layout.hi) << ": the last bin holds "
+            << percent(double(c.counts.back()) / double(samples)) << " (--range LO:HI widens the bins)";
+    out << '\n';
+}
+
 void table_block(std::ostream& out, const std::string& heading, const Result& r,
                  const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
     out << heading << '\n';
@@ -323,6 +351,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
                 out << '\n';
             }
     }
+    for (const ChannelHistogram& c : r.channels) value_extremes_line(out, c);
     for (const ChannelHistogram& c : r.channels) {
         if (c.nan == 0 && c.below == 0 && c.above == 0) continue;
         const bool binned = c.layout.clamp || c.layout.closed_top;

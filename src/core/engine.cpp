@@ -4,7 +4,6 @@
 #include <array>
 #include <functional>
 #include <optional>
-#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +11,8 @@
 #include "core/backend_list.hpp"
 #include "core/backend_engine.hpp"
 #include "core/plan.hpp"
+#include "core/extremes.hpp"
+#include "core/host_threads.hpp"
 #include "core/selection.hpp"
 
 #ifndef IMGHIST_VERSION
@@ -74,6 +75,18 @@ struct Counting {
     }
 };
 
+// Request::value_extremes: found on the host for host images of half and float samples.
+void add_value_extremes(const ImageView& image, const Request& request, const HistogramPlan& plan,
+                        const PixelSelector* selector, Result& result) {
+    if (request.value_extremes && plan.is_float())
+        set_value_extremes(result.channels, find_value_extremes(image, plan, selector));
+}
+void add_value_extremes(const DeviceImage&, const Request& request, const HistogramPlan& plan, const PixelSelector*,
+                        Result& result) {
+    if (request.value_extremes && plan.is_float())
+        result.notes.push_back("value extremes are found for images in host memory only");
+}
+
 // Every pixel of `image`, for a request without roi or tiles.
 template <class Pixels>
 Result count_whole(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
@@ -86,6 +99,7 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
     Result result = counting.result(image, std::move(backend), std::move(device), counted);
     if (!counted && counting.clipping) counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
+    add_value_extremes(image, request, counting.plan, nullptr, result);
     return result;
 }
 
@@ -94,10 +108,6 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
 // each counted as a one-row image by the backend as usual: one rule for every backend, and NaN
 // or clipping in a masked-out pixel counts nowhere.
 constexpr std::size_t kSelectionChunkBytes = std::size_t(64) << 20;
-// Rounds of this many bytes or more are gathered by up to kMaxGatherThreads threads (each part
-// is one more count call, so not one per core of a big machine).
-constexpr std::size_t kMinBytesForGatherThreads = std::size_t(4) << 20;
-constexpr unsigned kMaxGatherThreads = 8;
 
 Result count_selected(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
                       std::string device) {
@@ -113,6 +123,7 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
             Result result = counting.result(image, backend, device, counting.clipping.has_value());
             result.counted_pixels = *counted;
             result.notes = counter.take_notes();
+            add_value_extremes(image, plain, counting.plan, &selector, result);
             return result;
         }
     }
@@ -122,9 +133,7 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
     const std::size_t row_bytes = std::size_t(image.width) * pixel_bytes;
     const auto rows_per_round =
         std::uint32_t(std::clamp<std::size_t>(kSelectionChunkBytes / row_bytes, 1, image.height));
-    const bool big = std::size_t(rows_per_round) * row_bytes >= kMinBytesForGatherThreads;
-    const unsigned threads =
-        big ? std::max(1u, std::min({std::thread::hardware_concurrency(), kMaxGatherThreads, rows_per_round})) : 1;
+    const unsigned threads = host_pass_threads(std::size_t(rows_per_round) * row_bytes, rows_per_round);
     std::vector<std::uint64_t>& buffer = counter.gather_buffer();
     buffer.resize((std::size_t(rows_per_round) * row_bytes + 7) / 8);  // 8-byte aligned; kept for the next call
     auto* packed = reinterpret_cast<std::byte*>(buffer.data());
@@ -133,23 +142,16 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
     std::uint64_t counted = 0;
     for (std::uint32_t first = 0; first < image.height; first += rows_per_round) {
         const std::uint32_t rows = std::min(rows_per_round, image.height - first);
-        const auto begin_of = [&](unsigned t) { return std::uint32_t(std::uint64_t(rows) * t / threads); };
-        const auto gather = [&](unsigned t) {
-            std::byte* out = packed + std::size_t(begin_of(t)) * row_bytes;
+        for_row_shares(rows, threads, [&](unsigned t, std::uint32_t begin, std::uint32_t end) {
+            std::byte* out = packed + std::size_t(begin) * row_bytes;
             std::size_t n = 0;
-            for (std::uint32_t y = first + begin_of(t); y < first + begin_of(t + 1); ++y)
-                n += selector.gather_row(y, out + n * pixel_bytes);
+            for (std::uint32_t y = first + begin; y < first + end; ++y) n += selector.gather_row(y, out + n * pixel_bytes);
             kept[t] = n;
-        };
-        {
-            std::vector<std::jthread> helpers;
-            for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(gather, t);
-            gather(0);
-        }
+        });
         for (unsigned t = 0; t < threads; ++t) {
             if (kept[t] == 0) continue;
             counted += kept[t];
-            const ImageView part_view = ImageView::packed(packed + std::size_t(begin_of(t)) * row_bytes,
+            const ImageView part_view = ImageView::packed(packed + std::size_t(row_share_begin(rows, threads, t)) * row_bytes,
                                                           std::uint32_t(kept[t]), 1, image.format);
             Result part = count_whole(counter, part_view, plain, backend, device);
             if (result) result->merge(part);
@@ -161,6 +163,8 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
         const std::vector<std::uint64_t> slots(plan.total_slots(), 0);
         result = plan.make_result(image, slots, std::move(backend), std::move(device));
         for (ChannelHistogram& c : result->channels) c.clipped_low_count = c.clipped_high_count = 0;
+        if (plain.value_extremes && plan.is_float())
+            set_value_extremes(result->channels, std::vector<ValueExtremes>(plan.channels.size()));
     }
     result->width = image.width;
     result->height = image.height;

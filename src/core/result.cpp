@@ -123,6 +123,25 @@ std::optional<std::string> merge_conflict(const Result& a, const Result& b) {
     return channels_conflict(a.channels, b.channels);
 }
 
+// Value extremes are known where the infinity counts are (finite_min / max may be empty then:
+// no finite sample); known on one side only, they are unknown in the sum.
+void add_value_extremes(ChannelHistogram& a, const ChannelHistogram& b) {
+    if (!a.positive_infinities || !b.positive_infinities) {
+        a.finite_min = a.finite_max = std::nullopt;
+        a.positive_infinities = a.negative_infinities = std::nullopt;
+        return;
+    }
+    const auto pick = [](std::optional<double> x, std::optional<double> y, auto better) -> std::optional<double> {
+        if (!x) return y;
+        if (!y) return x;
+        return better(*x, *y);
+    };
+    a.finite_min = pick(a.finite_min, b.finite_min, [](double x, double y) { return std::min(x, y); });
+    a.finite_max = pick(a.finite_max, b.finite_max, [](double x, double y) { return std::max(x, y); });
+    *a.positive_infinities += *b.positive_infinities;
+    *a.negative_infinities += *b.negative_infinities;
+}
+
 void add_channels(std::vector<ChannelHistogram>& sum, const std::vector<ChannelHistogram>& more) {
     for (std::size_t i = 0; i < sum.size(); ++i) {
         auto& a = sum[i];
@@ -133,6 +152,7 @@ void add_channels(std::vector<ChannelHistogram>& sum, const std::vector<ChannelH
         a.above += b.above;
         a.clipped_low_count = add_known(a.clipped_low_count, b.clipped_low_count);
         a.clipped_high_count = add_known(a.clipped_high_count, b.clipped_high_count);
+        add_value_extremes(a, b);
     }
 }
 

@@ -1,0 +1,33 @@
+// Value extremes (docs/semantics.md, "Value extremes"): per channel of a half or float plan, the
+// smallest and largest finite sample (the luminance for Y) and the counts of +Inf and -Inf, found
+// on the host by one more pass over the counted pixels, the same on every backend.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "imghist/image.hpp"
+#include "imghist/result.hpp"
+
+namespace imghist {
+
+class HistogramPlan;
+class PixelSelector;
+
+struct ValueExtremes {
+    // ih_float_key of the smallest and largest finite sample (the contract's total order, -0 as
+    // 0); min_key > max_key when no sample was finite.
+    std::uint32_t min_key = 0xFFFFFFFFu, max_key = 0;
+    std::uint64_t positive_infinities = 0, negative_infinities = 0;
+    void add(const ValueExtremes& other);
+};
+
+// The extremes of each channel of a half or float `plan` over the pixels of `image` that
+// `selector` lets through (every pixel when it is null).
+std::vector<ValueExtremes> find_value_extremes(const ImageView& image, const HistogramPlan& plan,
+                                               const PixelSelector* selector);
+
+// Writes them into the channels' finite_min, finite_max and infinity counts.
+void set_value_extremes(std::vector<ChannelHistogram>& channels, const std::vector<ValueExtremes>& extremes);
+
+}  // namespace imghist
