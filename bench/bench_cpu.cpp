@@ -249,6 +249,18 @@ void register_masks() {
     }
 }
 
+// Issue 17: the value extremes' host pass (Request::value_extremes, on by default in the CLI)
+// against the same count without it, half and float 8K images, on `cpu`.
+void register_value_extremes() {
+    for (const PixelFormat f : {PixelFormat::rgba_f16, PixelFormat::rgba_f32}) {
+        const std::string base = "extremes/cpu/" + std::string(format_info(f).name) + "/natural/all/";
+        Request r = with_mode(Mode::all);
+        add(base + "off", "cpu", f, Pattern::natural, r, false);
+        r.value_extremes = true;
+        add(base + "on", "cpu", f, Pattern::natural, r, false);
+    }
+}
+
 // Issue 17: edge bins against 256 uniform bins over [0, 1) (or [0, 256) for 8-bit) on the same
 // image: the same 257 edges given as edges (the edge search alone), and 256 EV bins; on `cpu`
 // and every GPU backend here (host images, upload included: bench/cuda's --edges table has
@@ -278,6 +290,7 @@ void register_all() {
     register_8bit();
     register_regions();
     register_masks();
+    register_value_extremes();
     register_edges();
     register_bare();
     register_other_formats();

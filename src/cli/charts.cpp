@@ -1,6 +1,8 @@
 #include "charts.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -27,9 +29,24 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
     return s;
 }
 
+// Size, format, bins and backend; and where float values pass the bins' top, how far they go
+// (the value extremes), since the chart alone shows only a full last bin.
 std::string subtitle_for(const Result& r, const std::string& format_text) {
-    return std::to_string(r.width) + " \u00D7 " + std::to_string(r.height) + "  \u00B7  " + format_text +
-           "  \u00B7  " + describe_layout(r.channels.front().layout) + "  \u00B7  " + display_text(r.backend);
+    const BinLayout& layout = r.channels.front().layout;
+    std::string text = std::to_string(r.width) + " \u00D7 " + std::to_string(r.height) + "  \u00B7  " + format_text +
+                       "  \u00B7  " + describe_layout(layout) + "  \u00B7  " + display_text(r.backend);
+    std::optional<double> top;
+    for (const ChannelHistogram& c : r.channels)
+        if (c.finite_max && (*c.finite_max > layout.hi || (!layout.closed_top && *c.finite_max >= layout.hi)) &&
+            (!top || *c.finite_max > *top))
+            top = c.finite_max;
+    if (top) {
+        char hi[32], value[32];
+        std::snprintf(hi, sizeof hi, "%.6g", layout.hi);
+        std::snprintf(value, sizeof value, "%.6g", *top);
+        text += std::string("  \u00B7  values pass ") + hi + ", up to " + value;
+    }
+    return text;
 }
 
 // One chart to draw: where, what, and the input it stands for (named in its error).

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -287,6 +288,59 @@ TEST_F(CliTest, MaskAndAlphaThreshold) {
         EXPECT_NE(errors[i].err.find(bad[i][0]), std::string::npos) << errors[i].err;
         EXPECT_TRUE(errors[i].out.empty());
     }
+}
+
+TEST_F(CliTest, ValueExtremesOfFloatFiles) {
+    // An EXR whose values pass 1, with +Inf, -Inf and NaN among them.
+    auto f = imghist::testing::make_image(PixelFormat::rgba_f32, 31, 17, imghist::testing::Pattern::random, 4);
+    auto* px = const_cast<float*>(static_cast<const float*>(f.view.data));
+    for (std::size_t i = 0; i < 31 * 17 * 4; ++i) px[i] *= 40.0f;
+    px[0] = INFINITY;
+    px[5] = -INFINITY;
+    px[10] = NAN;
+    px[12] = 1000.0f;  // R of pixel 3, the largest finite R
+    write_oiio(path("hdr.exr"), f.view);
+    const auto g = imghist::testing::make_image(PixelFormat::gray8, 10, 10, imghist::testing::Pattern::random, 5);
+    write_oiio(path("g.png"), g.view);
+    const auto r = run_all({
+        {"--format", "json", "--sum", path("hdr.exr"), path("g.png")},
+        {path("hdr.exr")},
+        {"--format", "json", "--no-extremes", path("hdr.exr")},
+    });
+    ASSERT_EQ(r[0].status, 0) << r[0].err;
+    imghist::Request req;
+    req.value_extremes = true;
+    const imghist::Result want = reference(f.view, req);
+    const json doc = r[0].doc();
+    const json& hdr = doc["results"][0]["histograms"];
+    for (const imghist::ChannelHistogram& c : want.channels) {
+        const json& j = hdr[std::string(imghist::channel_name(c.channel))];
+        EXPECT_EQ(j["finite_min"].get<double>(), *c.finite_min) << imghist::channel_name(c.channel);
+        EXPECT_EQ(j["finite_max"].get<double>(), *c.finite_max);
+        EXPECT_EQ(j["positive_infinities"], *c.positive_infinities);
+        EXPECT_EQ(j["negative_infinities"], *c.negative_infinities);
+    }
+    EXPECT_EQ(hdr["R"]["finite_max"].get<double>(), 1000.0);
+    EXPECT_EQ(hdr["R"]["positive_infinities"], 1u);
+    EXPECT_EQ(hdr["G"]["negative_infinities"], 1u);  // sample 5: pixel 1's G
+    EXPECT_FALSE(doc["results"][1]["histograms"]["gray"].contains("finite_min"));  // 8-bit: none
+    ASSERT_EQ(r[1].status, 0) << r[1].err;
+    EXPECT_NE(r[1].out.find("R: finite values from "), std::string::npos) << r[1].out;
+    EXPECT_NE(r[1].out.find(" to 1000; 1 +Inf; past 1: the last bin holds "), std::string::npos) << r[1].out;
+    ASSERT_EQ(r[2].status, 0) << r[2].err;
+    EXPECT_FALSE(r[2].doc()["results"][0]["histograms"]["R"].contains("finite_min"));
+
+    // imghist merge reads them back: the merged report's sums carry the same values.
+    std::ofstream(path("report.json")) << r[0].out;
+    const auto merged = run_all({{"merge", "--format", "json", path("report.json")}});
+    ASSERT_EQ(merged[0].status, 0) << merged[0].err;
+    const json sums = merged[0].doc()["sums"];
+    json hdr_sum;
+    for (const json& s : sums)
+        if (s["histograms"].contains("R")) hdr_sum = s["histograms"];
+    ASSERT_FALSE(hdr_sum.is_null()) << merged[0].out;
+    for (const char* key : {"finite_min", "finite_max", "positive_infinities", "negative_infinities"})
+        EXPECT_EQ(hdr_sum["R"][key], hdr["R"][key]) << key;
 }
 
 TEST_F(CliTest, EdgesEvBinsAndExposure) {

@@ -1,0 +1,211 @@
+// Value extremes (docs/semantics.md, "Value extremes"): the finite min and max and the +-Inf
+// counts of half and float channels, worked by hand, against this test's own plain evaluation
+// on every backend (with regions, tiles and masks), merged, and absent where they should be.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contract/half.h"
+#include "contract/luminance.h"
+#include "imghist/imghist.hpp"
+#include "test_images.hpp"
+
+namespace imghist {
+namespace {
+
+using testing::make_image;
+using testing::Pattern;
+
+std::vector<std::string> available_backends() {
+    std::vector<std::string> out;
+    for (const Backend* b : backends())
+        if (b->available()) out.push_back(std::string(b->name()));
+    return out;
+}
+
+// This test's own evaluation: plain float comparisons over the finite values.
+struct Expected {
+    std::optional<float> min, max;
+    std::uint64_t positive_infinities = 0, negative_infinities = 0;
+    void add(float v) {
+        if (std::isnan(v)) return;
+        if (std::isinf(v)) {
+            ++(v > 0 ? positive_infinities : negative_infinities);
+            return;
+        }
+        if (v == 0) v = 0;  // -0 counts as 0
+        if (!min || v < *min) min = v;
+        if (!max || v > *max) max = v;
+    }
+};
+
+float sample(const ImageView& view, std::uint32_t x, std::uint32_t y, int index) {
+    const FormatInfo& fi = view.info();
+    const std::byte* p = view.row(y) + std::size_t(x) * fi.pixel_bytes() + std::size_t(index) * fi.bytes_per_sample;
+    if (fi.sample == SampleType::f16) {
+        std::uint16_t h;
+        std::memcpy(&h, p, 2);
+        float f;
+        const std::uint32_t bits = ih_half_to_float_bits(h);
+        std::memcpy(&f, &bits, 4);
+        return f;
+    }
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+}
+
+// Expected extremes of each channel of `request` over `region` of `view`, where `keep` says so.
+template <class Keep>
+std::vector<Expected> expected(const ImageView& view, const Request& request, const Region& region, const Keep& keep) {
+    const FormatInfo& fi = view.info();
+    const std::vector<Channel> channels = channels_for(view.format, request);
+    std::vector<Expected> out(channels.size());
+    const LumaWeights& w = request.weights;
+    const float wr = float(w.r / 10000.0), wg = float(w.g / 10000.0), wb = float(w.b / 10000.0);
+    for (std::uint32_t y = region.y; y < region.y + region.height; ++y)
+        for (std::uint32_t x = region.x; x < region.x + region.width; ++x) {
+            if (!keep(x, y)) continue;
+            for (std::size_t c = 0; c < channels.size(); ++c) {
+                float v = 0;
+                switch (channels[c]) {
+                    case Channel::R: v = sample(view, x, y, fi.red); break;
+                    case Channel::G: v = sample(view, x, y, fi.green); break;
+                    case Channel::B: v = sample(view, x, y, fi.blue); break;
+                    case Channel::A: v = sample(view, x, y, fi.alpha); break;
+                    case Channel::gray: v = sample(view, x, y, 0); break;
+                    case Channel::Y:
+                        v = ih_luma_float(sample(view, x, y, fi.red), sample(view, x, y, fi.green),
+                                          sample(view, x, y, fi.blue), wr, wg, wb);
+                        break;
+                }
+                out[c].add(v);
+            }
+        }
+    return out;
+}
+
+void expect_extremes(const std::vector<ChannelHistogram>& got, const std::vector<Expected>& want, const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (std::size_t c = 0; c < got.size(); ++c) {
+        SCOPED_TRACE(what + ", channel " + std::string(channel_name(got[c].channel)));
+        ASSERT_TRUE(got[c].positive_infinities.has_value());
+        EXPECT_EQ(got[c].positive_infinities, want[c].positive_infinities);
+        EXPECT_EQ(got[c].negative_infinities, want[c].negative_infinities);
+        ASSERT_EQ(got[c].finite_min.has_value(), want[c].min.has_value());
+        if (!want[c].min) continue;
+        EXPECT_EQ(*got[c].finite_min, double(*want[c].min));
+        EXPECT_EQ(*got[c].finite_max, double(*want[c].max));
+        EXPECT_FALSE(std::signbit(*got[c].finite_min) && *got[c].finite_min == 0) << "-0 is reported as 0";
+    }
+}
+
+TEST(ValueExtremes, WorkedByHand) {
+    // gray_f32 6 x 1: NaN, +Inf, -Inf, -0, the smallest denormal, 37.5. Finite: -0 (as 0) to 37.5.
+    const float px[] = {NAN, INFINITY, -INFINITY, -0.0f, std::numeric_limits<float>::denorm_min(), 37.5f};
+    Request r;
+    r.value_extremes = true;
+    for (const std::string& name : available_backends()) {
+        const Result got = create_engine(name)->compute(ImageView::packed(px, 6, 1, PixelFormat::gray_f32), r);
+        const ChannelHistogram& g = got.channels.at(0);
+        EXPECT_EQ(g.finite_min, 0.0) << name;
+        EXPECT_FALSE(std::signbit(*g.finite_min)) << name;
+        EXPECT_EQ(g.finite_max, 37.5) << name;
+        EXPECT_EQ(g.positive_infinities, 1u) << name;
+        EXPECT_EQ(g.negative_infinities, 1u) << name;
+        // Without a zero the denormal is the smallest.
+        const float px2[] = {std::numeric_limits<float>::denorm_min(), -2.5f, 1e30f};
+        const Result got2 = create_engine(name)->compute(ImageView::packed(px2, 3, 1, PixelFormat::gray_f32), r);
+        EXPECT_EQ(got2.channels[0].finite_min, -2.5) << name;
+        EXPECT_EQ(got2.channels[0].finite_max, double(1e30f)) << name;
+        EXPECT_EQ(got2.channels[0].positive_infinities, 0u) << name;
+    }
+}
+
+TEST(ValueExtremes, NotAskedForOrNotFloatLeavesThemUnknown) {
+    const auto f = make_image(PixelFormat::rgba_f32, 40, 9, Pattern::specials, 3);
+    const auto i = make_image(PixelFormat::rgba16, 40, 9, Pattern::specials, 3);
+    Request asked;
+    asked.value_extremes = true;
+    const auto engine = create_engine("cpu");
+    for (const ChannelHistogram& c : engine->compute(f.view, Request{}).channels)
+        EXPECT_FALSE(c.positive_infinities || c.finite_min || c.finite_max || c.negative_infinities);
+    for (const ChannelHistogram& c : engine->compute(i.view, asked).channels)
+        EXPECT_FALSE(c.positive_infinities || c.finite_min || c.finite_max || c.negative_infinities);
+}
+
+TEST(ValueExtremes, AllNanHasNoFiniteValue) {
+    const std::vector<float> px(4 * 10, NAN);
+    Request r;
+    r.value_extremes = true;
+    const Result got = create_engine("cpu")->compute(ImageView::packed(px.data(), 10, 1, PixelFormat::rgba_f32), r);
+    for (const ChannelHistogram& c : got.channels) {
+        EXPECT_FALSE(c.finite_min || c.finite_max);
+        EXPECT_EQ(c.positive_infinities, 0u);
+        EXPECT_EQ(c.negative_infinities, 0u);
+    }
+}
+
+class FloatFormats : public ::testing::TestWithParam<PixelFormat> {};
+
+TEST_P(FloatFormats, EveryBackendFindsThePlainEvaluation) {
+    const PixelFormat format = GetParam();
+    const auto img = make_image(format, 333, 67, Pattern::specials, 29, 12);
+    const ImageView& v = img.view;
+    std::vector<std::uint8_t> mask(333 * 67);
+    for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = (i * 2654435761u >> 20) & 1;
+    const auto all = [](std::uint32_t, std::uint32_t) { return true; };
+    const auto masked = [&](std::uint32_t x, std::uint32_t y) { return mask[std::size_t(y) * 333 + x] != 0; };
+    Request r;
+    r.value_extremes = true;
+    r.count_alpha = true;
+    for (const std::string& name : available_backends()) {
+        const auto engine = create_engine(name);
+        expect_extremes(engine->compute(v, r).channels, expected(v, r, {0, 0, 333, 67}, all), name);
+        Request tiled = r;
+        tiled.roi = Region{5, 3, 300, 60};
+        tiled.tiles = {3, 2};
+        tiled.mask = ImageView::packed(mask.data(), 333, 67, PixelFormat::gray8);
+        const Result got = engine->compute(v, tiled);
+        expect_extremes(got.channels, expected(v, tiled, *tiled.roi, masked), name + ", roi and mask");
+        for (const TileHistogram& t : got.tiles)
+            expect_extremes(t.channels, expected(v, tiled, t.region, masked), name + ", a tile");
+        Request luma;
+        luma.value_extremes = true;
+        luma.mode = Mode::luma;
+        luma.weights = LumaWeights::rec2020();
+        if (!v.info().is_gray())
+            expect_extremes(engine->compute(v, luma).channels, expected(v, luma, {0, 0, 333, 67}, all), name + ", Y");
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, FloatFormats,
+                         ::testing::Values(PixelFormat::gray_f16, PixelFormat::rgb_f16, PixelFormat::rgba_f16,
+                                           PixelFormat::gray_f32, PixelFormat::rgb_f32, PixelFormat::rgba_f32),
+                         [](const auto& info) { return std::string(format_info(info.param).name); });
+
+TEST(ValueExtremes, MergeTakesTheOuterValuesAndAddsTheInfinities) {
+    const float a[] = {1.0f, INFINITY, 3.0f}, b[] = {-2.0f, -INFINITY, 0.5f}, none[] = {NAN};
+    Request r;
+    r.value_extremes = true;
+    const auto engine = create_engine("cpu");
+    Result sum = engine->compute(ImageView::packed(a, 3, 1, PixelFormat::gray_f32), r);
+    sum.merge(engine->compute(ImageView::packed(b, 3, 1, PixelFormat::gray_f32), r));
+    sum.merge(engine->compute(ImageView::packed(none, 1, 1, PixelFormat::gray_f32), r));  // no finite value
+    EXPECT_EQ(sum.channels[0].finite_min, -2.0);
+    EXPECT_EQ(sum.channels[0].finite_max, 3.0);
+    EXPECT_EQ(sum.channels[0].positive_infinities, 1u);
+    EXPECT_EQ(sum.channels[0].negative_infinities, 1u);
+    // Unknown on one side: unknown in the sum.
+    sum.merge(engine->compute(ImageView::packed(a, 3, 1, PixelFormat::gray_f32), Request{}));
+    EXPECT_FALSE(sum.channels[0].finite_min || sum.channels[0].positive_infinities);
+}
+
+}  // namespace
+}  // namespace imghist
