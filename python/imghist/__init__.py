@@ -15,6 +15,8 @@ Example::
     coarse = imghist.histogram(image, bins=[0, 16, 64, 192, 240, 256])  # edge bins [e_k, e_k+1), as numpy's
     hdr = imghist.histogram(radiance, mode="luma", ev=(-16, 16, 8))    # float32 HDR: EV bins, 8 a stop
     print(hdr.edges[:3], hdr.exposure()["exposure_ev"])  # fp32 edges 2^-16...; the auto-exposure in stops
+    hot = imghist.histogram(radiance, extremes=True)   # also the exact finite min / max and +-Inf counts
+    print(hot.finite_max, hot["Y"].positive_infinities)   # per channel (float64), one channel's (int)
     print(tiled.region, tiled.tile_counts.shape, tiled.tile(3, 2).region)  # (0, 0, 960, 540) (3, 4, 4, 256) (720, 360, 240, 180)
     opaque = imghist.histogram(image, alpha_threshold=0)    # only the pixels whose alpha is above 0
     masked = imghist.histogram(image, mask=labels == 3)     # only where a 2-D bool / uint8 mask is set

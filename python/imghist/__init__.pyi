@@ -20,6 +20,7 @@ Tiles = Optional[Tuple[int, int]]
 # alpha_threshold=: None or a number; pixels whose alpha sample is above it count.
 Mask = Optional[Union[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]]
 AlphaThreshold = Optional[float]
+# extremes=: also each channel's exact finite min / max and +-Inf counts (half / float host images).
 # bins=: None (the format's default), a number of bins, or 2 to 4097 strictly increasing edges
 # (a 1-D sequence or numpy array; bin k is [e_k, e_k+1)). ev=: None or (lo, hi, bins_per_stop).
 Bins = Union[None, int, Sequence[float], npt.NDArray[Any]]
@@ -59,6 +60,17 @@ class ChannelHistogram:
     def clipped_low(self) -> Optional[int]: ...
     @property
     def clipped_high(self) -> Optional[int]: ...
+    # histogram(..., extremes=True) of a half / float host image: the exact smallest and largest
+    # finite sample (the luminance for Y; -0 as 0.0), None where no sample is finite; and the +Inf
+    # / -Inf counts. All four None where unknown (not asked for, integer images, CUDA arrays).
+    @property
+    def finite_min(self) -> Optional[float]: ...
+    @property
+    def finite_max(self) -> Optional[float]: ...
+    @property
+    def positive_infinities(self) -> Optional[int]: ...
+    @property
+    def negative_infinities(self) -> Optional[int]: ...
     def stats(self) -> Dict[str, Optional[float]]: ...
     def exposure(self, *, low: float = 50.0, high: float = 95.0, key: float = 0.18) -> Exposure:
         """Auto-exposure of this channel's EV (edge) bins: average EV of the low..high percentiles and
@@ -82,6 +94,18 @@ class Histogram:
     def clipped_low(self) -> Optional[npt.NDArray[np.uint64]]: ...
     @property
     def clipped_high(self) -> Optional[npt.NDArray[np.uint64]]: ...
+    @property
+    def finite_min(self) -> Optional[npt.NDArray[np.float64]]:
+        """extremes=True: the smallest finite sample per channel, NaN where a channel has none; None if unknown."""
+    @property
+    def finite_max(self) -> Optional[npt.NDArray[np.float64]]:
+        """extremes=True: the largest finite sample per channel, NaN where a channel has none; None if unknown."""
+    @property
+    def positive_infinities(self) -> Optional[npt.NDArray[np.uint64]]:
+        """extremes=True: +Inf samples per channel; None if unknown."""
+    @property
+    def negative_infinities(self) -> Optional[npt.NDArray[np.uint64]]:
+        """extremes=True: -Inf samples per channel; None if unknown."""
     @property
     def edges(self) -> npt.NDArray[np.float64]:
         """bins + 1 edges; for edge bins those compared (rounded to fp32 for half and float samples)."""
@@ -170,6 +194,7 @@ def histogram(
     tiles: Tiles = None,
     mask: Mask = None,
     alpha_threshold: AlphaThreshold = None,
+    extremes: bool = False,
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
@@ -191,6 +216,7 @@ def histogram_batch(
     tiles: Tiles = None,
     mask: Mask = None,
     alpha_threshold: AlphaThreshold = None,
+    extremes: bool = False,
     layout: Optional[str] = None,
     backend: str = "auto",
     device: Device = None,
@@ -215,6 +241,7 @@ def histogram_file(
     tiles: Tiles = None,
     mask: Mask = None,
     alpha_threshold: AlphaThreshold = None,
+    extremes: bool = False,
     backend: str = "auto",
     device: Device = None,
     max_pixels: Optional[int] = None,
@@ -258,6 +285,7 @@ def histogram_files(
     tiles: Tiles = None,
     mask: Mask = None,
     alpha_threshold: AlphaThreshold = None,
+    extremes: bool = False,
     backend: str = "auto",
     device: Device = None,
     engine: Optional["Engine"] = None,
@@ -291,6 +319,7 @@ class Engine:
         tiles: Tiles = None,
         mask: Mask = None,
         alpha_threshold: AlphaThreshold = None,
+        extremes: bool = False,
         layout: Optional[str] = None,
         stream: Stream = None,
     ) -> Histogram: ...
@@ -309,6 +338,7 @@ class Engine:
         tiles: Tiles = None,
         mask: Mask = None,
         alpha_threshold: AlphaThreshold = None,
+        extremes: bool = False,
         layout: Optional[str] = None,
         stream: Stream = None,
     ) -> HistogramBatch: ...
@@ -327,6 +357,7 @@ class Engine:
         tiles: Tiles = None,
         mask: Mask = None,
         alpha_threshold: AlphaThreshold = None,
+        extremes: bool = False,
         max_pixels: Optional[int] = None,
         untrusted_readers: bool = False,
     ) -> Histogram: ...

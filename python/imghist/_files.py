@@ -165,7 +165,7 @@ def only_sum(sums: list):
 
 def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, ev=None, clamp: bool = False,
                     weights="rec709", alpha: bool = False, roi=None, tiles=None, mask=None, alpha_threshold=None,
-                    backend: str = "auto", device=None, engine=None,
+                    extremes: bool = False, backend: str = "auto", device=None, engine=None,
                     threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
                     untrusted_readers: bool = False, decode: str = "cpu",
                     progress: Optional[Callable[[int], Any]] = None) -> FileHistograms:
@@ -177,6 +177,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                file fails), tile grid, mask (every file must be its size, else that file fails)
                and alpha threshold (a file without alpha fails) for each file; the sums add tile
                by tile. These four need decode="cpu".
+    extremes   as for imghist.histogram(): each half / float file's finite_min, finite_max and
+               +-Inf counts per channel; the sums keep the smallest and largest and add the counts.
     backend, device   the engine to open (as for imghist.histogram()), unless `engine` is given:
                an imghist.Engine to count with (it is busy until the run ends).
     threads    decoder threads (0: one per core).
@@ -210,6 +212,6 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     if engine is None:
         engine = _imghist.Engine(backend, device)
     keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
-                    mask=mask, alpha_threshold=alpha_threshold, decode_threads=threads, max_pending=max_pending,
-                    max_pixels=max_pixels, untrusted_readers=untrusted_readers, decode=decode)
+                    mask=mask, alpha_threshold=alpha_threshold, extremes=extremes, decode_threads=threads,
+                    max_pending=max_pending, max_pixels=max_pixels, untrusted_readers=untrusted_readers, decode=decode)
     return FileHistograms(engine, names, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))

@@ -125,8 +125,10 @@ std::vector<Result> count_batch(Engine& engine, const BatchImages& images, const
     }
     if (images.where.cuda) return compute_on_cuda(engine, images.views, request, images.where);
 #ifdef IMGHIST_PYTHON_CUDA
-    // The CUDA engine packs host images into its staging buffers and counts them in few launches.
-    if (auto* cuda_engine = dynamic_cast<cuda::Engine*>(&engine)) return cuda_engine->compute_batch(images.views, request);
+    // The CUDA engine packs host images into its staging buffers and counts them in few launches;
+    // its batch call finds no value extremes, which Engine::compute finds image by image below.
+    if (auto* cuda_engine = dynamic_cast<cuda::Engine*>(&engine); cuda_engine && !request.value_extremes)
+        return cuda_engine->compute_batch(images.views, request);
 #endif
     std::vector<Result> results;
     results.reserve(images.views.size());
@@ -145,7 +147,8 @@ The keywords are histogram()'s. The CUDA backend counts the batch in few launche
 backends count the images one after the other, with the GIL released once for the batch. With
 roi, tiles, mask or alpha_threshold every image is counted alone (on every backend), with the
 same roi, tile grid, mask and threshold: each image must hold the roi and be the mask's size
-("images[3]: ..." otherwise).
+("images[3]: ..." otherwise). With extremes=True the CUDA backend counts host images one by
+one too (its batch call finds no extremes).
 
 Returns an imghist.HistogramBatch (a sequence of Histogram, .counts of shape (N, channels,
 bins), .sum()). Raises imghist.InvalidArgument (a ValueError) for an empty batch, and for a bad

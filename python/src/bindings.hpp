@@ -81,6 +81,7 @@ struct RequestArgs {
     bool alpha = false;
     nb::object roi, tiles;  // None, (x, y, width, height) and None, (tx, ty)
     nb::object mask, alpha_threshold;  // None, a 2-D uint8 / bool array and None, a number
+    bool extremes = false;             // Request::value_extremes
 };
 // mask=, viewed as gray8 (view.cpp): the array's own bytes, or a packed copy of a strided one.
 struct MaskPixels {
@@ -98,7 +99,7 @@ CheckedRequest request_of(const RequestArgs& args);
 // The keywords of histogram() in a call (engine.cpp).
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                     nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                    nb::object alpha_threshold);
+                    nb::object alpha_threshold, bool extremes);
 // EngineOptions::device from None, an index or a name substring.
 std::string device_of(nb::handle device);
 

@@ -31,7 +31,7 @@ many pixels.)";
 constexpr const char* kHistogramFileDoc = R"(Histograms of an image file: imghist.read(path) counted by imghist.histogram().
 
 The keywords are those of imghist.histogram() (mode, bins, range, ev, clamp, weights, alpha,
-roi, tiles, mask, alpha_threshold, backend, device) and of imghist.read() (max_pixels,
+roi, tiles, mask, alpha_threshold, extremes, backend, device) and of imghist.read() (max_pixels,
 untrusted_readers): a mask must be the file's size. The pixels are read
 into host memory and counted there (a GPU backend copies them); no numpy array is made.
 Returns an imghist.Histogram; raises imghist.ReadError for a file that cannot be read.)";
@@ -134,14 +134,14 @@ void bind_files(nb::module_& m) {
     m.def("_histogram_files", [](nb::handle engine, const std::vector<std::string>& paths, nb::callable on_file,
                                  const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                                  nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                                 nb::object alpha_threshold, unsigned decode_threads, std::size_t max_pending,
+                                 nb::object alpha_threshold, bool extremes, unsigned decode_threads, std::size_t max_pending,
                                  std::optional<std::uint64_t> max_pixels, bool untrusted_readers, const std::string& decode) {
         return histogram_files(engine, paths, on_file,
-                               args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold),
+                               args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes),
                                decode_threads, max_pending, max_pixels, untrusted_readers, decode);
     }, "engine"_a, "paths"_a, "on_file"_a, nb::kw_only(), "mode"_a, "bins"_a.none(), "range"_a.none(), "ev"_a.none(), "clamp"_a,
        "weights"_a.none(), "alpha"_a, "roi"_a.none(), "tiles"_a.none(), "mask"_a.none(),
-       "alpha_threshold"_a.none(), "decode_threads"_a, "max_pending"_a, "max_pixels"_a.none(),
+       "alpha_threshold"_a.none(), "extremes"_a, "decode_threads"_a, "max_pending"_a, "max_pixels"_a.none(),
        "untrusted_readers"_a, "decode"_a, "The pipeline behind imghist.histogram_files (python/imghist/_files.py).");
     m.def("gpu_decode_available", [] {
         std::string why;

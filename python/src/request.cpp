@@ -199,14 +199,15 @@ CheckedRequest request_of(const RequestArgs& args) {
         request.mask = checked.mask_pixels->view;
     }
     request.alpha_threshold = alpha_threshold_of(args.alpha_threshold);
+    request.value_extremes = args.extremes;
     return checked;
 }
 
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                     nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                    nb::object alpha_threshold) {
+                    nb::object alpha_threshold, bool extremes) {
     return RequestArgs{mode, std::move(bins), std::move(range), std::move(ev), clamp, std::move(weights), alpha,
-                       std::move(roi), std::move(tiles), std::move(mask), std::move(alpha_threshold)};
+                       std::move(roi), std::move(tiles), std::move(mask), std::move(alpha_threshold), extremes};
 }
 
 std::string device_of(nb::handle device) {

@@ -3,6 +3,7 @@
 #include "bindings.hpp"
 
 #include <cstdio>
+#include <limits>
 
 namespace imghist::python {
 
@@ -30,11 +31,23 @@ nb::object per_channel(const Result& r, Pick pick) {
     return numpy_array(std::move(values), {r.channels.size()});
 }
 
-// A clipping count per channel, or None when any channel's is unknown (interop results).
-nb::object clipped(const Result& r, std::optional<std::uint64_t> ChannelHistogram::*count) {
+// A count per channel, or None when any channel's is unknown: clipping (interop results), the
+// infinities (value extremes not asked for or not found).
+nb::object known_counts(const Result& r, std::optional<std::uint64_t> ChannelHistogram::*count) {
     for (const ChannelHistogram& c : r.channels)
         if (!(c.*count)) return nb::none();
     return per_channel(r, [&](const ChannelHistogram& c) { return *(c.*count); });
+}
+
+// finite_min or finite_max per channel (float64), NaN for a channel without a finite sample;
+// None unless every channel's extremes are known (they are where its infinity counts are).
+nb::object finite_extreme(const Result& r, std::optional<double> ChannelHistogram::*value) {
+    std::vector<double> values;
+    for (const ChannelHistogram& c : r.channels) {
+        if (!c.positive_infinities) return nb::none();
+        values.push_back((c.*value).value_or(std::numeric_limits<double>::quiet_NaN()));
+    }
+    return numpy_array(std::move(values), {r.channels.size()});
 }
 
 }  // namespace
@@ -214,6 +227,15 @@ void bind_channel(nb::module_& m) {
                 "Samples at the lowest value (0; <= 0 for floats), whatever the bins; None if unknown.")
         .def_ro("clipped_high", &CH::clipped_high_count,
                 "Samples at the highest value (255, 65535; >= 1 for floats); None if unknown.")
+        .def_ro("finite_min", &CH::finite_min,
+                "histogram(..., extremes=True), half and float images: the smallest finite sample (the "
+                "luminance for Y), exact, -0 as 0.0 (float); None when no sample is finite or the extremes "
+                "are unknown (not asked for, integer images, CUDA arrays: positive_infinities is None then).")
+        .def_ro("finite_max", &CH::finite_max, "The largest finite sample, as finite_min.")
+        .def_ro("positive_infinities", &CH::positive_infinities,
+                "histogram(..., extremes=True), half and float images: how many samples are +Inf (int); None "
+                "when the extremes are unknown.")
+        .def_ro("negative_infinities", &CH::negative_infinities, "How many samples are -Inf, as positive_infinities.")
         .def("stats", &stats_dict, "Statistics: the command line's JSON 'stats' keys; None where empty.")
         .def("exposure", &exposure_dict, nb::kw_only(), nb::arg("low") = 50.0, nb::arg("high") = 95.0,
              nb::arg("key") = 0.18, kExposureDoc)
@@ -238,7 +260,13 @@ shape (tiles_y, tiles_x, channels, bins) and ``tile(tx, ty)`` is one tile's Hist
 channels stay those of the whole region. Tiled histograms merge tile by tile (same grid).
 With histogram(..., mask=..., alpha_threshold=...): ``counted_pixels`` is how many pixels of
 the region they let through (None without them: every pixel of ``region`` was counted), and
-``tile_counted_pixels`` the same per tile, shape (tiles_y, tiles_x).)";
+``tile_counted_pixels`` the same per tile, shape (tiles_y, tiles_x).
+With histogram(..., extremes=True) of a half or float image in host memory: ``finite_min`` and
+``finite_max`` (float64 per channel, NaN where a channel has no finite sample) are the exact
+smallest and largest finite samples, ``positive_infinities`` and ``negative_infinities``
+(uint64 per channel) the +-Inf counts; each ChannelHistogram and tile(tx, ty) has its own.
+None where they are unknown; a sum keeps the smaller minimum and larger maximum and adds the
+counts, and is unknown where either side is.)";
 
 // The per-channel arrays and the layout, size and origin of the counts.
 void bind_histogram_properties(nb::class_<Result>& histogram) {
@@ -255,10 +283,21 @@ void bind_histogram_properties(nb::class_<Result>& histogram) {
                      "Samples below the range per channel (uint64); in bin 0 when clamped.")
         .def_prop_ro("above", [](const Result& r) { return per_channel(r, [](const ChannelHistogram& c) { return c.above; }); },
                      "Samples above the range per channel (uint64); in the last bin when clamped.")
-        .def_prop_ro("clipped_low", [](const Result& r) { return clipped(r, &ChannelHistogram::clipped_low_count); },
+        .def_prop_ro("clipped_low", [](const Result& r) { return known_counts(r, &ChannelHistogram::clipped_low_count); },
                      "Samples at the lowest value per channel (uint64), exact and independent of the bins.")
-        .def_prop_ro("clipped_high", [](const Result& r) { return clipped(r, &ChannelHistogram::clipped_high_count); },
+        .def_prop_ro("clipped_high", [](const Result& r) { return known_counts(r, &ChannelHistogram::clipped_high_count); },
                      "Samples at the highest value per channel (uint64), exact and independent of the bins.")
+        .def_prop_ro("finite_min", [](const Result& r) { return finite_extreme(r, &ChannelHistogram::finite_min); },
+                     "With extremes=True: the smallest finite sample per channel (float64), NaN for a channel "
+                     "without one; None when the extremes are unknown (not asked for, integer images, CUDA arrays).")
+        .def_prop_ro("finite_max", [](const Result& r) { return finite_extreme(r, &ChannelHistogram::finite_max); },
+                     "With extremes=True: the largest finite sample per channel (float64), as finite_min.")
+        .def_prop_ro("positive_infinities", [](const Result& r) {
+            return known_counts(r, &ChannelHistogram::positive_infinities);
+        }, "With extremes=True: +Inf samples per channel (uint64); None when the extremes are unknown.")
+        .def_prop_ro("negative_infinities", [](const Result& r) {
+            return known_counts(r, &ChannelHistogram::negative_infinities);
+        }, "With extremes=True: -Inf samples per channel (uint64); None when the extremes are unknown.")
         .def_prop_ro("edges", [](const Result& r) { return edges_of(first_channel(r).layout); },
                      "Bin edges (float64, bins + 1); see the class docstring for the closed top bin and edge bins.")
         .def_prop_ro("bins", [](const Result& r) { return first_channel(r).layout.bins; }, "Number of bins.")

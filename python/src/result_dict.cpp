@@ -43,6 +43,12 @@ nb::dict channel_dict(const ChannelHistogram& c) {
     d["nan"] = c.nan;
     d["below"] = c.below;
     d["above"] = c.above;
+    if (c.positive_infinities) {  // value extremes, where known, as the CLI; null: no finite sample
+        d["finite_min"] = c.finite_min ? json_number(*c.finite_min) : nb::object(nb::none());
+        d["finite_max"] = c.finite_max ? json_number(*c.finite_max) : nb::object(nb::none());
+        d["positive_infinities"] = *c.positive_infinities;
+        d["negative_infinities"] = c.negative_infinities.value_or(0);
+    }
     d["stats"] = stats_dict(c);
     return d;
 }
@@ -94,6 +100,27 @@ std::vector<double> edges_from(nb::handle edges, const BinLayout& layout, const 
     return e;
 }
 
+// "finite_min", "finite_max" (a finite number, or null: no finite sample), "positive_infinities"
+// and "negative_infinities", as the command line's merge reads them (src/cli/merge.cpp): present
+// together where the extremes are known; absent (older documents, extremes off): unknown.
+void extremes_from(nb::handle d, ChannelHistogram& c, const std::string& name) {
+    if (!PyDict_GetItemString(d.ptr(), "positive_infinities")) return;
+    c.positive_infinities = member_as<std::uint64_t>(d, "positive_infinities");
+    c.negative_infinities = member_as<std::uint64_t>(d, "negative_infinities");
+    const auto extreme = [&](const char* key) -> std::optional<double> {
+        nb::handle v = member(d, key);
+        if (v.is_none()) return std::nullopt;
+        double x = 0;
+        if (PyBool_Check(v.ptr()) || !nb::try_cast(v, x) || !std::isfinite(x))
+            bad("channel " + name + ": '" + key + "' must be a finite number or null");
+        return x;
+    };
+    c.finite_min = extreme("finite_min");
+    c.finite_max = extreme("finite_max");
+    if (c.finite_min.has_value() != c.finite_max.has_value() || (c.finite_min && !(*c.finite_min <= *c.finite_max)))
+        bad("channel " + name + ": 'finite_min' and 'finite_max' must both be null or numbers with min <= max");
+}
+
 std::optional<Channel> parse_channel(const std::string& name) {
     for (Channel c : {Channel::R, Channel::G, Channel::B, Channel::A, Channel::Y, Channel::gray})
         if (channel_name(c) == name) return c;
@@ -120,6 +147,7 @@ ChannelHistogram channel_from(const std::string& name, nb::handle d, bool intege
     c.nan = member_as<std::uint64_t>(d, "nan");
     c.below = member_as<std::uint64_t>(d, "below");
     c.above = member_as<std::uint64_t>(d, "above");
+    extremes_from(d, c, name);
     PyObject* stats = PyDict_GetItemString(d.ptr(), "stats");
     c.clipped_low_count = optional_count(stats, "clipped_low_count");
     c.clipped_high_count = optional_count(stats, "clipped_high_count");

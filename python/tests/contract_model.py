@@ -10,6 +10,7 @@ bit patterns, as the document specifies.
                     weights="rec709", alpha=False, layout=None, mask=None,
                     alpha_threshold=None) -> ModelResult
     selection(array, alpha_index, mask, alpha_threshold) -> (H, W) bool or None   "Masks and alpha"
+    model_extremes(array, mode=..., mask=..., ...) -> {channel: Extremes} or None   "Value extremes"
     tile_bounds(start, length, n) -> [(first, size)]   the tiles of one side ("Regions and tiles")
 
 A request the document refuses (bad bins, a range the fp32 sequence cannot count alike
@@ -396,6 +397,51 @@ def model_histogram(array, *, mode="all", bins=None, range=None, clamp=False, we
     return result
 
 
+@dataclass(frozen=True)
+class Extremes:
+    """One channel's value extremes: the smallest and largest finite sample (None when no sample
+    is finite) and the +Inf and -Inf counts."""
+
+    finite_min: float | None
+    finite_max: float | None
+    positive_infinities: int
+    negative_infinities: int
+
+
+def extremes_of(values: np.ndarray) -> Extremes:
+    """The extremes of fp32 samples: NaN ignored, -0 reported as +0 (the total order folds it)."""
+    finite = values[np.isfinite(values)]
+    lo = hi = None
+    if finite.size:
+        # + 0.0 turns -0.0 into +0.0 and leaves every other value as it is.
+        lo, hi = float(np.min(finite)) + 0.0, float(np.max(finite)) + 0.0
+    return Extremes(lo, hi, int(np.count_nonzero(values == np.inf)), int(np.count_nonzero(values == -np.inf)))
+
+
+def model_extremes(array, *, mode="all", weights="rec709", alpha=False, layout=None, mask=None,
+                   alpha_threshold=None) -> dict | None:
+    """{channel: Extremes} of the pixels a request counts ("Value extremes"), the luminance Y
+    computed by the fp32 rule; None for integer images, which have none."""
+    _check_denormals_kept()
+    array = np.asarray(array)
+    fmt, kind, _, ri, gi, bi, ai = pixel_format(array, layout)
+    if kind not in ("f16", "f32"):
+        return None
+    pixels = array.reshape(array.shape[0], array.shape[1], -1).astype(np.float32)  # half -> float is exact
+    keep = selection(array, ai, mask, alpha_threshold)
+    if keep is not None:
+        pixels = pixels[keep][None]
+    sources = {"gray": 0, "R": ri, "G": gi, "B": bi, "A": ai}
+    out = {}
+    for name in channel_names(fmt.startswith("gray"), mode, alpha, ai is not None):
+        if name == "Y":
+            values = luma_float(pixels[:, :, ri], pixels[:, :, gi], pixels[:, :, bi], parse_weights(weights))
+        else:
+            values = pixels[:, :, sources[name]]
+        out[name] = extremes_of(values.ravel())
+    return out
+
+
 def _result(fmt: str, names: tuple, counted: list, layout: BinLayout) -> ModelResult:
     counts = np.stack([np.bincount(c.binned, minlength=layout.bins) for c in counted]).astype(np.uint64)
     assert counts.shape == (len(names), layout.bins)
@@ -407,5 +453,6 @@ def _result(fmt: str, names: tuple, counted: list, layout: BinLayout) -> ModelRe
                        column("clipped_low"), column("clipped_high"), layout)
 
 
-__all__ = ["BinLayout", "ModelRefused", "ModelResult", "NAMED_WEIGHTS", "float_key", "luma_float", "luma_int",
-           "model_histogram", "pixel_format", "resolve_layout", "selection", "tile_bounds"]
+__all__ = ["BinLayout", "Extremes", "ModelRefused", "ModelResult", "NAMED_WEIGHTS", "extremes_of", "float_key",
+           "luma_float", "luma_int", "model_extremes", "model_histogram", "pixel_format", "resolve_layout", "selection",
+           "tile_bounds"]

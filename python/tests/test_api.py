@@ -387,9 +387,63 @@ def assert_to_dict_is_the_command_lines_json(tmp_path, image, fmt, kwargs, args)
     path = tmp_path / "pixels.raw"
     path.write_bytes(image.tobytes())
     expected = cli_json(cli, str(path), fmt, image.shape, *args)
+    # The command line finds the value extremes of half and float images unless told not to.
+    kwargs = dict(extremes=np.issubdtype(image.dtype, np.floating) and "--no-extremes" not in args, **kwargs)
     got = imghist.histogram(image, backend="cpu", **kwargs).to_dict()
     assert got == expected
+    assert json.dumps(got) == json.dumps(expected)  # also the keys' order and the numbers' types
     assert imghist.Histogram.from_dict(expected) == imghist.histogram(image, backend="cpu", **kwargs)
+    return expected
+
+
+def extremes_image(dtype=np.float32, channels=3, seed=5):
+    """Values in [-3, 70) with NaN, +Inf, -Inf, -0 and a denormal in known places."""
+    rng = np.random.default_rng(seed)
+    img = (rng.random((11, 13, channels)) * 73 - 3).astype(dtype)
+    img[0, 0] = np.inf
+    img[1, 2] = -np.inf
+    img[2, 3] = np.nan
+    img[3, 4, 0] = -0.0
+    img[4, 5, -1] = np.finfo(dtype).smallest_subnormal
+    img[5, 6, 0], img[6, 7, 0] = np.inf, -np.inf  # R alone: the channels' counts differ
+    return img
+
+
+@pytest.mark.parametrize("image, fmt, kwargs, args", [
+    (extremes_image(), "rgb_f32", {}, []),
+    (extremes_image(np.float16, 4), "rgba_f16", dict(alpha=True, bins=[-1, 0, 1, 64]),
+     ["--alpha", "--edges=-1,0,1,64"]),
+    (extremes_image(channels=4), "rgba_f32", dict(roi=(1, 0, 11, 9), tiles=(2, 3)),
+     ["--roi", "1,0,11,9", "--tiles", "2,3"]),
+    (np.full((5, 6), np.nan, np.float32), "gray_f32", {}, []),  # no finite sample: null
+], ids=["rgb_f32", "rgba_f16-alpha-edges", "rgba_f32-roi-tiles", "all-nan"])
+@pytest.mark.parametrize("masked", [False, True], ids=["whole", "mask"])
+def test_value_extremes_equal_the_command_lines(tmp_path, image, fmt, kwargs, args, masked):
+    if masked:
+        height, width = image.shape[:2]
+        mask = (np.arange(height * width).reshape(height, width) % 3 != 0).astype(np.uint8)
+        mask_path = tmp_path / "mask.pgm"
+        mask_path.write_bytes(f"P5 {width} {height} 255\n".encode() + mask.tobytes())
+        kwargs, args = dict(kwargs, mask=mask), ["--mask", str(mask_path), *args]
+    expected = assert_to_dict_is_the_command_lines_json(tmp_path, image, fmt, kwargs, args)
+    channels = [expected["histograms"], *(t["histograms"] for t in expected.get("tiles", []))]
+    for histograms in channels:  # the keys are there, after "above" and before "stats"
+        for channel in histograms.values():
+            keys = list(channel)
+            at = keys.index("above")
+            assert keys[at + 1:at + 6] == ["finite_min", "finite_max", "positive_infinities", "negative_infinities",
+                                           "stats"]
+    r = expected["histograms"].get("R")
+    if r is not None and not masked and "roi" not in kwargs:  # the specials placed above, all counted
+        assert (r["positive_infinities"], r["negative_infinities"]) == (2, 2)
+        assert r["finite_min"] < 0 and r["finite_max"] > 1
+    if fmt == "gray_f32":
+        assert expected["histograms"]["gray"]["finite_min"] is None
+
+
+def test_no_extremes_equal_the_command_lines_no_extremes(tmp_path):
+    expected = assert_to_dict_is_the_command_lines_json(tmp_path, extremes_image(), "rgb_f32", {}, ["--no-extremes"])
+    assert "finite_min" not in expected["histograms"]["R"]
 
 
 # --- engines, threads, the GIL ------------------------------------------------------------------
