@@ -4,6 +4,11 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define IMGHIST_X86 1
+#endif
+
 #include "contract/binning.h"
 #include "contract/half.h"
 #include "contract/luminance.h"
@@ -15,16 +20,14 @@
 namespace imghist {
 
 namespace {
-// The fp32 bits of sample `index` of a half or float pixel.
-std::uint32_t sample_bits(const std::byte* pixel, int index, SampleType sample) {
-    if (sample == SampleType::f16) {
-        std::uint16_t h;
-        std::memcpy(&h, pixel + 2 * index, 2);
-        return ih_half_to_float_bits(h);
-    }
-    std::uint32_t bits;
-    std::memcpy(&bits, pixel + 4 * index, 4);
-    return bits;
+// Half bits to float bits, looked up: a pass converts every sample of the row.
+const std::uint32_t* half_table() {
+    static const std::vector<std::uint32_t> table = [] {
+        std::vector<std::uint32_t> t(65536);
+        for (std::uint32_t h = 0; h < 65536; ++h) t[h] = ih_half_to_float_bits(h);
+        return t;
+    }();
+    return table.data();
 }
 
 void add_sample(ValueExtremes& e, std::uint32_t bits) {
@@ -38,26 +41,108 @@ void add_sample(ValueExtremes& e, std::uint32_t bits) {
     e.max_key = std::max(e.max_key, key);
 }
 
-// Pixels [0, n) of a packed or strided row.
-void add_row(std::vector<ValueExtremes>& out, const std::byte* row, std::size_t n, const HistogramPlan& plan) {
-    const FormatInfo& info = plan.info;
-    const std::size_t pixel_bytes = info.pixel_bytes();
-    for (std::size_t x = 0; x < n; ++x) {
-        const std::byte* pixel = row + x * pixel_bytes;
-        for (std::size_t c = 0; c < plan.channels.size(); ++c) {
-            std::uint32_t bits;
-            if (plan.sources[c] == kLumaSource) {
-                const auto value = [&](int index) { return std::bit_cast<float>(sample_bits(pixel, index, info.sample)); };
-                bits = std::bit_cast<std::uint32_t>(ih_luma_float(value(info.red), value(info.green), value(info.blue),
-                                                                  plan.weight_float[0], plan.weight_float[1],
-                                                                  plan.weight_float[2]));
-            } else {
-                bits = sample_bits(pixel, plan.sources[c], info.sample);
-            }
-            add_sample(out[c], bits);
+// Half bits to float bits: F16C's conversion where the CPU has it (exact for every half but a
+// signalling NaN, which it quietens: NaN either way, and skipped), else the table.
+#ifdef IMGHIST_X86
+__attribute__((target("f16c,avx"))) void widen_halves_f16c(const std::uint16_t* in, std::size_t n, std::uint32_t* out) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        _mm256_storeu_ps(reinterpret_cast<float*>(out + i), _mm256_cvtph_ps(h));
+    }
+    const std::uint32_t* table = half_table();
+    for (; i < n; ++i) out[i] = table[in[i]];
+}
+#endif
+void widen_halves(const std::uint16_t* in, std::size_t n, std::uint32_t* out) {
+#ifdef IMGHIST_X86
+    static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    if (f16c) return widen_halves_f16c(in, n, out);
+#endif
+    const std::uint32_t* table = half_table();
+    for (std::size_t i = 0; i < n; ++i) out[i] = table[in[i]];
+}
+
+// A run of `count` float bits into the extremes of `period` interleaved channels (bits[i] is
+// channel i % period; period 1, 3 or 4). Lane l of kLanes keeps samples l, l + kLanes, ..., one
+// channel each since kLanes is a multiple of the period; the lanes are locals updated without
+// branches so that they stay in vector registers (AVX2 where the CPU has it: vpminud), and
+// fold into the channels at the end; the samples after the last whole block go one by one.
+constexpr std::size_t kLanes = 24;
+static_assert(kLanes % 3 == 0 && kLanes % 4 == 0, "a lane must hold one channel for 1, 3 and 4 samples a pixel");
+#ifdef IMGHIST_X86
+__attribute__((target_clones("avx2", "default")))
+#endif
+void add_run(ValueExtremes* out, std::size_t period, const std::uint32_t* bits, std::size_t count) {
+    std::uint32_t min_key[kLanes], max_key[kLanes], positive[kLanes], negative[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) min_key[l] = 0xFFFFFFFFu, max_key[l] = positive[l] = negative[l] = 0;
+    const std::size_t blocks = count / kLanes;  // a row has under 2^34 samples: the counts cannot wrap
+    for (std::size_t k = 0; k < blocks; ++k) {
+        const std::uint32_t* block = bits + k * kLanes;
+        for (std::size_t l = 0; l < kLanes; ++l) {
+            const std::uint32_t b = block[l];
+            const bool finite = (b & 0x7FFFFFFFu) < 0x7F800000u;
+            const std::uint32_t key = ih_float_key(b);
+            min_key[l] = std::min(min_key[l], finite ? key : 0xFFFFFFFFu);
+            max_key[l] = std::max(max_key[l], finite ? key : 0u);
+            positive[l] += b == 0x7F800000u;
+            negative[l] += b == 0xFF800000u;
         }
     }
+    for (std::size_t l = 0; l < kLanes; ++l) {
+        ValueExtremes& e = out[l % period];
+        e.min_key = std::min(e.min_key, min_key[l]);
+        e.max_key = std::max(e.max_key, max_key[l]);
+        e.positive_infinities += positive[l];
+        e.negative_infinities += negative[l];
+    }
+    for (std::size_t i = blocks * kLanes; i < count; ++i) add_sample(out[i % period], bits[i]);
 }
+
+// The extremes of one thread's pixels: the samples of each row as fp32 bits (halves widened
+// through the table), then the luminance where a channel counts it.
+class RowExtremes {
+public:
+    explicit RowExtremes(const HistogramPlan& plan)
+        : plan_(plan), samples_(std::size_t(plan.info.channels)), per_sample_(samples_), luma_(1) {}
+
+    void add(const std::byte* row, std::size_t pixels) {
+        const std::size_t n = pixels * samples_;
+        const std::uint32_t* bits;
+        if (plan_.info.sample == SampleType::f16) {
+            widened_.resize(n);
+            widen_halves(reinterpret_cast<const std::uint16_t*>(row), n, widened_.data());  // aligned: validated views
+            bits = widened_.data();
+        } else {
+            bits = reinterpret_cast<const std::uint32_t*>(row);
+        }
+        add_run(per_sample_.data(), samples_, bits, n);
+        if (!plan_.has_luma()) return;
+        luma_bits_.resize(pixels);
+        const FormatInfo& fi = plan_.info;
+        for (std::size_t x = 0; x < pixels; ++x) {
+            const std::uint32_t* p = bits + x * samples_;
+            luma_bits_[x] = std::bit_cast<std::uint32_t>(
+                ih_luma_float(std::bit_cast<float>(p[fi.red]), std::bit_cast<float>(p[fi.green]),
+                              std::bit_cast<float>(p[fi.blue]), plan_.weight_float[0], plan_.weight_float[1],
+                              plan_.weight_float[2]));
+        }
+        add_run(luma_.data(), 1, luma_bits_.data(), pixels);
+    }
+
+    // Each plan channel's extremes.
+    std::vector<ValueExtremes> channels() const {
+        std::vector<ValueExtremes> out;
+        for (int source : plan_.sources) out.push_back(source == kLumaSource ? luma_[0] : per_sample_[std::size_t(source)]);
+        return out;
+    }
+
+private:
+    const HistogramPlan& plan_;
+    std::size_t samples_;
+    std::vector<ValueExtremes> per_sample_, luma_;
+    std::vector<std::uint32_t> widened_, luma_bits_;
+};
 
 // The float a key stands for (ih_float_key's inverse; the folded -0 comes back as +0).
 double value_of_key(std::uint32_t key) {
@@ -78,17 +163,16 @@ std::vector<ValueExtremes> find_value_extremes(const ImageView& image, const His
     if (!plan.is_float()) throw Error("internal error: value extremes of an integer plan");
     const std::size_t row_bytes = image.row_bytes();
     const unsigned threads = host_pass_threads(row_bytes * image.height, image.height);
-    std::vector<std::vector<ValueExtremes>> shares(threads, std::vector<ValueExtremes>(plan.channels.size()));
+    std::vector<std::vector<ValueExtremes>> shares(threads);
     for_row_shares(image.height, threads, [&](unsigned t, std::uint32_t begin, std::uint32_t end) {
+        RowExtremes found(plan);
         std::vector<std::uint64_t> gathered(selector ? (row_bytes + 7) / 8 : 0);  // a row of selected pixels
+        auto* packed = reinterpret_cast<std::byte*>(gathered.data());
         for (std::uint32_t y = begin; y < end; ++y) {
-            if (!selector) {
-                add_row(shares[t], image.row(y), image.width, plan);
-                continue;
-            }
-            auto* packed = reinterpret_cast<std::byte*>(gathered.data());
-            add_row(shares[t], packed, selector->gather_row(y, packed), plan);
+            if (selector) found.add(packed, selector->gather_row(y, packed));
+            else found.add(image.row(y), image.width);
         }
+        shares[t] = found.channels();
     });
     for (unsigned t = 1; t < threads; ++t)
         for (std::size_t c = 0; c < plan.channels.size(); ++c) shares[0][c].add(shares[t][c]);
