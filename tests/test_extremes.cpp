@@ -22,12 +22,7 @@ namespace {
 using testing::make_image;
 using testing::Pattern;
 
-std::vector<std::string> available_backends() {
-    std::vector<std::string> out;
-    for (const Backend* b : backends())
-        if (b->available()) out.push_back(std::string(b->name()));
-    return out;
-}
+std::vector<std::string> available_backends() { return testing::available_backend_names(); }
 
 // This test's own evaluation: plain float comparisons over the finite values.
 struct Expected {

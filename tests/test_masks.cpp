@@ -80,12 +80,7 @@ Result reference_of_selected(const ImageView& v, const Selected& s, Request plai
     return create_engine("reference")->compute(ImageView::packed(s.bytes.data(), std::uint32_t(s.count), 1, v.format), plain);
 }
 
-std::vector<std::string> available_backends() {
-    std::vector<std::string> out;
-    for (const Backend* b : backends())
-        if (b->available()) out.push_back(std::string(b->name()));
-    return out;
-}
+std::vector<std::string> available_backends() { return testing::available_backend_names(); }
 
 TEST(Masks, WorkedByHand) {
     // gray8 4 x 2:  10 20 30 40 / 50 60 70 80, mask 1 0 255 0 / 0 0 7 1: 10, 30, 70 and 80 count.

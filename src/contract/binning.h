@@ -69,6 +69,14 @@ IH_FN IH_U32 ih_is_nan_bits(IH_U32 bits)
     return ((bits & IH_U(0x7FFFFFFF)) > IH_U(0x7F800000)) ? IH_U(1) : IH_U(0);
 }
 
+/* Finite (neither NaN nor an infinity), and the two infinities: the value extremes' classes. */
+#define IH_POS_INF_BITS IH_U(0x7F800000)
+#define IH_NEG_INF_BITS IH_U(0xFF800000)
+IH_FN IH_U32 ih_is_finite_bits(IH_U32 bits)
+{
+    return ((bits & IH_U(0x7FFFFFFF)) < IH_U(0x7F800000)) ? IH_U(1) : IH_U(0);
+}
+
 /*
  * Integer samples (8- and 16-bit values, and integer luminance).
  * mode IH_INT_SHIFT: bin = v >> shift; never out of range.

@@ -31,11 +31,9 @@ const std::uint32_t* half_table() {
 }
 
 void add_sample(ValueExtremes& e, std::uint32_t bits) {
-    if ((bits & 0x7FFFFFFFu) == 0x7F800000u) {
-        ++((bits >> 31) ? e.negative_infinities : e.positive_infinities);
-        return;
-    }
-    if (ih_is_nan_bits(bits)) return;
+    e.positive_infinities += bits == IH_POS_INF_BITS;
+    e.negative_infinities += bits == IH_NEG_INF_BITS;
+    if (!ih_is_finite_bits(bits)) return;
     const std::uint32_t key = ih_float_key(bits);
     e.min_key = std::min(e.min_key, key);
     e.max_key = std::max(e.max_key, key);
@@ -82,12 +80,12 @@ void add_run(ValueExtremes* out, std::size_t period, const std::uint32_t* bits, 
         const std::uint32_t* block = bits + k * kLanes;
         for (std::size_t l = 0; l < kLanes; ++l) {
             const std::uint32_t b = block[l];
-            const bool finite = (b & 0x7FFFFFFFu) < 0x7F800000u;
+            const bool finite = ih_is_finite_bits(b) != 0;
             const std::uint32_t key = ih_float_key(b);
             min_key[l] = std::min(min_key[l], finite ? key : 0xFFFFFFFFu);
             max_key[l] = std::max(max_key[l], finite ? key : 0u);
-            positive[l] += b == 0x7F800000u;
-            negative[l] += b == 0xFF800000u;
+            positive[l] += b == IH_POS_INF_BITS;
+            negative[l] += b == IH_NEG_INF_BITS;
         }
     }
     for (std::size_t l = 0; l < kLanes; ++l) {

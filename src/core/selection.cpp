@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "contract/half.h"
 #include "imghist/error.hpp"
@@ -57,17 +58,19 @@ std::size_t pack_masked_row(const std::byte* in, const std::uint8_t* mask, std::
     return n;
 }
 
-std::size_t pack_masked_row_of(std::size_t pixel_bytes, const std::byte* in, const std::uint8_t* mask,
-                               std::uint32_t width, std::byte* out) {
+// f(std::integral_constant<std::size_t, N>{}) for the pixel size N of every format, so that the
+// packing loops copy pixels of a constant size.
+template <class F>
+std::size_t with_pixel_bytes(std::size_t pixel_bytes, const F& f) {
     switch (pixel_bytes) {
-        case 1: return pack_masked_row<1>(in, mask, width, out);
-        case 2: return pack_masked_row<2>(in, mask, width, out);
-        case 3: return pack_masked_row<3>(in, mask, width, out);
-        case 4: return pack_masked_row<4>(in, mask, width, out);
-        case 6: return pack_masked_row<6>(in, mask, width, out);
-        case 8: return pack_masked_row<8>(in, mask, width, out);
-        case 12: return pack_masked_row<12>(in, mask, width, out);
-        case 16: return pack_masked_row<16>(in, mask, width, out);
+        case 1: return f(std::integral_constant<std::size_t, 1>{});
+        case 2: return f(std::integral_constant<std::size_t, 2>{});
+        case 3: return f(std::integral_constant<std::size_t, 3>{});
+        case 4: return f(std::integral_constant<std::size_t, 4>{});
+        case 6: return f(std::integral_constant<std::size_t, 6>{});
+        case 8: return f(std::integral_constant<std::size_t, 8>{});
+        case 12: return f(std::integral_constant<std::size_t, 12>{});
+        case 16: return f(std::integral_constant<std::size_t, 16>{});
         default: throw Error("internal error: no pixel of " + std::to_string(pixel_bytes) + " bytes");
     }
 }
@@ -75,17 +78,7 @@ std::size_t pack_masked_row_of(std::size_t pixel_bytes, const std::byte* in, con
 template <class Keep>
 std::size_t pack_row_of(std::size_t pixel_bytes, const std::byte* in, std::uint32_t width, std::byte* out,
                         const Keep& keep) {
-    switch (pixel_bytes) {
-        case 1: return pack_row<1>(in, width, out, keep);
-        case 2: return pack_row<2>(in, width, out, keep);
-        case 3: return pack_row<3>(in, width, out, keep);
-        case 4: return pack_row<4>(in, width, out, keep);
-        case 6: return pack_row<6>(in, width, out, keep);
-        case 8: return pack_row<8>(in, width, out, keep);
-        case 12: return pack_row<12>(in, width, out, keep);
-        case 16: return pack_row<16>(in, width, out, keep);
-        default: throw Error("internal error: no pixel of " + std::to_string(pixel_bytes) + " bytes");
-    }
+    return with_pixel_bytes(pixel_bytes, [&](auto n) { return pack_row<n()>(in, width, out, keep); });
 }
 
 template <class T>
@@ -137,7 +130,8 @@ std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out) const {
     const auto* mask = mask_ ? reinterpret_cast<const std::uint8_t*>(mask_->row(y)) : nullptr;
     if (alpha_none_) return 0;
     const auto masked = [mask](std::uint32_t x) { return mask == nullptr || mask[x] != 0; };
-    if (!alpha_) return pack_masked_row_of(info.pixel_bytes(), in, mask, width, out);
+    if (!alpha_)
+        return with_pixel_bytes(info.pixel_bytes(), [&](auto n) { return pack_masked_row<n()>(in, mask, width, out); });
     const std::size_t alpha_at = std::size_t(info.alpha) * std::size_t(info.bytes_per_sample);
     switch (info.sample) {
         case SampleType::u8:

@@ -1,5 +1,7 @@
 #include "test_images.hpp"
 
+#include "imghist/imghist.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -236,6 +238,13 @@ TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t heig
                               x, y, c);
     img.view = ImageView{base, width, height, stride, format};
     return img;
+}
+
+std::vector<std::string> available_backend_names() {
+    std::vector<std::string> out;
+    for (const Backend* b : backends())
+        if (b->available()) out.push_back(std::string(b->name()));
+    return out;
 }
 
 }  // namespace imghist::testing

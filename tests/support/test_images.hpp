@@ -39,6 +39,9 @@ TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t heig
 // small odd range.
 std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& info);
 
+// The names of the compiled backends with a usable device here, in registry order.
+std::vector<std::string> available_backend_names();
+
 // Round-to-nearest-even float -> half bits (only used to build test data).
 std::uint16_t float_to_half(float f);
 
