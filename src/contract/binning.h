@@ -64,6 +64,12 @@ IH_FN IH_U32 ih_float_key(IH_U32 bits)
     return ((bits & IH_U(0x80000000)) != IH_U(0)) ? ~bits : (bits | IH_U(0x80000000));
 }
 
+/* The float bits a key stands for: ih_float_key's inverse (the folded -0 comes back as +0). */
+IH_FN IH_U32 ih_float_bits_of_key(IH_U32 key)
+{
+    return ((key & IH_U(0x80000000)) != IH_U(0)) ? (key & IH_U(0x7FFFFFFF)) : ~key;
+}
+
 IH_FN IH_U32 ih_is_nan_bits(IH_U32 bits)
 {
     return ((bits & IH_U(0x7FFFFFFF)) > IH_U(0x7F800000)) ? IH_U(1) : IH_U(0);

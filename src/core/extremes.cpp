@@ -98,8 +98,8 @@ void add_run(ValueExtremes* out, std::size_t period, const std::uint32_t* bits, 
     for (std::size_t i = blocks * kLanes; i < count; ++i) add_sample(out[i % period], bits[i]);
 }
 
-// The extremes of one thread's pixels: the samples of each row as fp32 bits (halves widened
-// through the table), then the luminance where a channel counts it.
+// The extremes of one thread's pixels: the samples of each row as fp32 bits (halves widened by
+// widen_halves), then the luminance where a channel counts it.
 class RowExtremes {
 public:
     explicit RowExtremes(const HistogramPlan& plan)
@@ -143,11 +143,7 @@ private:
     std::vector<std::uint32_t> widened_, luma_bits_;
 };
 
-// The float a key stands for (ih_float_key's inverse; the folded -0 comes back as +0).
-double value_of_key(std::uint32_t key) {
-    const std::uint32_t bits = (key & 0x80000000u) ? (key & 0x7FFFFFFFu) : ~key;
-    return double(std::bit_cast<float>(bits));
-}
+double value_of_key(std::uint32_t key) { return double(std::bit_cast<float>(ih_float_bits_of_key(key))); }
 }  // namespace
 
 void ValueExtremes::add(const ValueExtremes& other) {
