@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 
 #include "reader_internal.hpp"
@@ -150,18 +151,47 @@ void gather_samples(OIIO::TypeDesc type, const std::byte* src, int src_channels,
     }
 }
 
+// OpenImageIO picks OpenEXR's core or classic library when the reader is created, from the
+// process-wide "openexr:core" setting; EXR readers are created under this lock so that the
+// classic one, made for DWA files, never leaks to another thread's file.
+std::mutex exr_reader_creation;
+
+std::unique_ptr<OIIO::ImageInput> create_input(const std::string& reader, const OIIO::ImageSpec& config,
+                                               bool classic_exr) {
+    if (reader != "openexr") return OIIO::ImageInput::create(reader, false, &config);
+    const std::lock_guard<std::mutex> lock(exr_reader_creation);
+    if (!classic_exr) return OIIO::ImageInput::create(reader, false, &config);
+    OIIO::attribute("openexr:core", 0);
+    auto in = OIIO::ImageInput::create(reader, false, &config);
+    OIIO::attribute("openexr:core", 1);
+    return in;
+}
+
+// OpenEXR 3.1's core library fails every DWAA file and most DWAB files ("Some scanline chunks
+// were missing or corrupted"), which Nuke and Blender write by default; the classic library's
+// DWA decoder is the reference one. The core library still reads every other compression.
+bool needs_classic_exr(const std::string& reader, const OIIO::ImageSpec& spec) {
+    if (reader != "openexr") return false;
+    const std::string compression = spec.get_string_attribute("compression");
+    return compression.rfind("dwa", 0) == 0;
+}
+
 // Opens the file with the named reader, colour as the file stores it (no premultiplication).
 std::unique_ptr<OIIO::ImageInput> open_input(const std::string& path, const std::string& reader, OIIO::ImageSpec& spec) {
     (void)OIIO::geterror();  // drop any stale message this thread holds
     OIIO::ImageSpec config;
     config.attribute("oiio:UnassociatedAlpha", 1);
-    auto in = OIIO::ImageInput::create(reader, false, &config);
-    if (!in || !in->open(path, spec, config)) {
-        std::string err = one_line(in ? in->geterror() : OIIO::geterror());
-        if (err.empty()) err = "not a " + reader + " file OpenImageIO can read";
-        throw ReadError("cannot open (" + reader + "): " + err);
+    for (bool classic_exr : {false, true}) {
+        auto in = create_input(reader, config, classic_exr);
+        if (!in || !in->open(path, spec, config)) {
+            std::string err = one_line(in ? in->geterror() : OIIO::geterror());
+            if (err.empty()) err = "not a " + reader + " file OpenImageIO can read";
+            throw ReadError("cannot open (" + reader + "): " + err);
+        }
+        if (classic_exr || !needs_classic_exr(reader, spec)) return in;
+        in->close();
     }
-    return in;
+    throw ReadError("cannot open (" + reader + ")");  // not reached: the classic pass returns
 }
 
 // What the header alone refuses, before any pixel is read.
