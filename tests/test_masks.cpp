@@ -17,6 +17,7 @@
 #include "core/plan.hpp"
 #include "histogram_asserts.hpp"
 #include "imghist/imghist.hpp"
+#include "selection_checks.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -25,60 +26,11 @@ namespace {
 using testing::make_image;
 using testing::Pattern;
 
-struct Mask {
-    std::uint32_t width, height;
-    std::vector<std::uint8_t> bytes;
-    ImageView view() const { return ImageView::packed(bytes.data(), width, height, PixelFormat::gray8); }
-    bool on(std::uint32_t x, std::uint32_t y) const { return bytes[std::size_t(y) * width + x] != 0; }
-};
-
-// About half the pixels on, in runs and alone, with every non-zero byte value.
-Mask random_mask(std::uint32_t width, std::uint32_t height, std::uint32_t seed) {
-    Mask m{width, height, std::vector<std::uint8_t>(std::size_t(width) * height)};
-    std::mt19937 rng(seed);
-    for (auto& b : m.bytes) b = (rng() & 1) ? std::uint8_t(1 + rng() % 255) : 0;
-    return m;
-}
-
-// The alpha sample of pixel x of a row, as a double: this test's own reading of each format.
-double alpha_of(const ImageView& v, std::uint32_t x, std::uint32_t y) {
-    const FormatInfo& fi = v.info();
-    const std::byte* p = v.row(y) + std::size_t(x) * fi.pixel_bytes() + std::size_t(fi.alpha) * fi.bytes_per_sample;
-    switch (fi.sample) {
-        case SampleType::u8: return double(std::uint8_t(*p));
-        case SampleType::u16: { std::uint16_t a; std::memcpy(&a, p, 2); return a; }
-        case SampleType::f16: { std::uint16_t h; std::memcpy(&h, p, 2); return std::bit_cast<float>(ih_half_to_float_bits(h)); }
-        case SampleType::f32: { float f; std::memcpy(&f, p, 4); return f; }
-    }
-    return 0;
-}
-
-// The pixels a mask and a threshold select, copied one by one into one packed row.
-struct Selected {
-    std::vector<std::byte> bytes;
-    std::uint64_t count = 0;
-};
-Selected select(const ImageView& v, const Mask* mask, std::optional<double> threshold) {
-    Selected s;
-    const std::size_t pb = v.info().pixel_bytes();
-    for (std::uint32_t y = 0; y < v.height; ++y)
-        for (std::uint32_t x = 0; x < v.width; ++x) {
-            if (mask && !mask->on(x, y)) continue;
-            if (threshold && !(alpha_of(v, x, y) > *threshold)) continue;
-            const std::byte* p = v.row(y) + x * pb;
-            s.bytes.insert(s.bytes.end(), p, p + pb);
-            ++s.count;
-        }
-    s.bytes.resize(s.bytes.size() + 16);  // never empty, aligned by the vector
-    return s;
-}
-
-// What the reference counts over the selected pixels alone, as one image.
-Result reference_of_selected(const ImageView& v, const Selected& s, Request plain) {
-    plain.mask.reset();
-    plain.alpha_threshold.reset();
-    return create_engine("reference")->compute(ImageView::packed(s.bytes.data(), std::uint32_t(s.count), 1, v.format), plain);
-}
+using testing::Mask;
+using testing::random_mask;
+using testing::reference_of_selected;
+using testing::select;
+using testing::Selected;
 
 std::vector<std::string> available_backends() { return testing::available_backend_names(); }
 

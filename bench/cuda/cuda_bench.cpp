@@ -12,6 +12,7 @@
 //
 // Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host-sweep | --edges]
 //   --edges  only the edge-bin table (edge bins against uniform bins, issue 17)
+//   --masks  only the device-mask table (masks and alpha thresholds against the whole image)
 //   --tune   also time variants of the kernel's shape (IMGHIST_CUDA_TUNE) on a few inputs
 //   --host-sweep  only host images (8K, 16384^2 RGBA8) through engine->compute() under a grid of
 //            staging tunings (copy_threads, stream_stores, stages, chunk_mb), each against the
@@ -155,6 +156,55 @@ void edges_table(Bench& b, imghist::cuda::Engine& engine) {
                      ih / uniform);
             }
         }
+}
+
+// Issue 17: masks and alpha thresholds on device images, against the same request over the
+// whole image and against reading the mask's bytes (the goal's budget). compute_device returns
+// the Result on the host in both, so both are host-clock medians of the synchronous call.
+void masks_table(Bench& b, imghist::cuda::Engine& engine) {
+    line("%s", "");
+    line("8K, device masks and alpha thresholds (device-resident; compute_device -> Result, host clock)");
+    line("%-34s %9s %9s %9s", "input", "us", "x whole", "mask us");
+    const uint32_t w = 7680, h = 4320;
+    const uint64_t px = uint64_t(w) * h;
+    // The masks of bench_cpu.cpp's masks/ benchmarks: every pixel, a centred disc, noise.
+    std::vector<uint8_t> host_mask(px);
+    void* mask = nullptr;
+    CK(cudaMalloc(&mask, px));
+    const double mask_floor = b.floor_us(mask, px, 50);
+    for (const auto format : {imghist::PixelFormat::rgba8, imghist::PixelFormat::rgba_f32}) {
+        const bool f32 = format == imghist::PixelFormat::rgba_f32;
+        CK(f32 ? generate_rgba_f32(b.image, w, h, kNatural, b.stream) : generate_rgba8(b.image, w, h, kNatural, b.stream));
+        CK(cudaStreamSynchronize(b.stream));
+        const auto view = on_device(b.image, w, h, format);
+        imghist::Request r = rgb_request();
+        const auto time = [&](const imghist::Request& q) {
+            return host_median_us(5, 30, [&] { (void)engine.compute_device(view, q, b.stream); });
+        };
+        const double whole = time(r);
+        const char* name = f32 ? "RGBA f32" : "RGBA8";
+        line("%-34s %9.1f %8.2fx", (std::string(name) + " R,G,B whole").c_str(), whole, 1.0);
+        for (const char* kind : {"all", "disc", "noise"}) {
+            uint32_t state = 12345;
+            for (uint32_t y = 0; y < h; ++y)
+                for (uint32_t x = 0; x < w; ++x) {
+                    const double dx = (double(x) - w / 2.0) / (w / 2.0), dy = (double(y) - h / 2.0) / (h / 2.0);
+                    state = state * 1664525u + 1013904223u;
+                    const bool on = kind[0] == 'a' || (kind[0] == 'd' ? dx * dx + dy * dy < 1 : (state >> 31) != 0);
+                    host_mask[size_t(y) * w + x] = on ? 255 : 0;
+                }
+            CK(cudaMemcpy(mask, host_mask.data(), px, cudaMemcpyHostToDevice));
+            r.device_mask = on_device(mask, w, h, imghist::PixelFormat::gray8);
+            const double us = time(r);
+            line("%-34s %9.1f %8.2fx %9.1f", (std::string(name) + " R,G,B mask " + kind).c_str(), us, us / whole,
+                 mask_floor);
+        }
+        r.device_mask.reset();
+        r.alpha_threshold = f32 ? 0.5 : 127.5;
+        const double us = time(r);
+        line("%-34s %9.1f %8.2fx", (std::string(name) + " R,G,B alpha above half").c_str(), us, us / whole);
+    }
+    CK(cudaFree(mask));
 }
 
 // Small frames: launch-bound one at a time, batched in one call.
@@ -308,7 +358,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
-    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}},
+    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}, {"--masks", &o.masks}},
                                      {{"--out", [&](const char* v) { o.out_path = v; }}});
     const char* base_tune = std::getenv("IMGHIST_CUDA_TUNE");
     o.default_tune = base_tune ? base_tune : "";
@@ -341,6 +391,8 @@ int main(int argc, char** argv) {
         host_sweep(b, o);
     else if (o.edges)
         edges_table(b, *engine);
+    else if (o.masks)
+        masks_table(b, *engine);
     else
         full_report(b, *engine, o);
 

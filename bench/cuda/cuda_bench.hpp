@@ -129,6 +129,7 @@ struct Options {
     bool tune = false, quick = false, sync = false;  // sync: only sync_table (--sync)
     bool host_sweep = false;                         // only host_sweep (--host-sweep)
     bool edges = false;                              // only edges_table (--edges)
+    bool masks = false;                              // only masks_table (--masks)
     std::string default_tune;  // IMGHIST_CUDA_TUNE at the start
 };
 

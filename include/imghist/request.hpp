@@ -71,6 +71,10 @@ struct Request {
     // a gray8 view of the image's own width and height; a roi and tiles select from it at the
     // same coordinates. The view is the caller's, read during the call only.
     std::optional<ImageView> mask;
+    // The same for images in device memory (the interop calls: imghist::opencl::compute,
+    // imghist::cuda::compute ...): a gray8 image in the same device's memory as the image, of its
+    // size. Host images take `mask`, device images `device_mask`; the other is refused.
+    std::optional<DeviceImage> device_mask;
     // Count only the pixels whose alpha sample is above this value, in the sample's own units
     // (0..255, 0..65535, or the half / float value), compared exactly; NaN alpha is never above.
     // Colour is counted as stored, never premultiplied. Needs a format with alpha.
@@ -79,8 +83,8 @@ struct Request {
     // counts (ChannelHistogram::finite_min ...; docs/semantics.md, "Value extremes"), for half
     // and float images in host memory: one more pass over the counted pixels, on the host.
     bool value_extremes = false;
-    // Whether mask or alpha_threshold leave some pixels of the counted region out.
-    bool selects_pixels() const { return mask.has_value() || alpha_threshold.has_value(); }
+    // Whether a mask or alpha_threshold leave some pixels of the counted region out.
+    bool selects_pixels() const { return mask.has_value() || device_mask.has_value() || alpha_threshold.has_value(); }
     bool operator==(const Request&) const = default;
 };
 

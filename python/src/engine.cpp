@@ -132,7 +132,8 @@ alpha_threshold  None, or a number: count only the pixels whose alpha sample is 
          the sample's own units (0..255, 0..65535, or the half / float value), compared exactly;
          NaN alpha is never above. The colour is counted as stored (never premultiplied).
          Needs an image with alpha (RGBA, BGRA); NaN raises InvalidArgument. With mask, a pixel
-         counts where both let it through. Histogram.counted_pixels says how many did.
+         counts where both let it through. Histogram.counted_pixels says how many did. Works on
+         CUDA arrays too (selected on the GPU).
 extremes also find each channel's exact smallest and largest finite value (the luminance
          itself for Y) and its +Inf and -Inf counts, over the counted pixels (each tile its
          own), for float16 and float32 images in host memory: ChannelHistogram.finite_min,

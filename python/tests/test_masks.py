@@ -430,15 +430,20 @@ def test_a_cuda_mask_is_refused():
 
 
 @pytest.mark.parametrize("producer", ["torch", "cupy"])
-def test_cuda_images_refuse_a_selection(producer):
+def test_cuda_images_take_an_alpha_threshold_but_not_a_host_mask(producer):
     to_device = cuda_producer(producer)
-    image = image_of("rgba8")
+    image = image_of("rgba_f32")
+    want = imghist.histogram(image, alpha_threshold=0.5, mode="all", backend="cpu")
+    assert 0 < want.counted_pixels < image.shape[0] * image.shape[1]
+    got = imghist.histogram(to_device(image), alpha_threshold=0.5, mode="all")
+    assert got == want and got.counted_pixels == want.counted_pixels
+    for h in imghist.histogram_batch([to_device(image), to_device(image)], alpha_threshold=0.5, mode="all"):
+        assert h == want and h.counted_pixels == want.counted_pixels
     mask = np.ones(image.shape[:2], bool)
-    for keywords in (dict(mask=mask), dict(alpha_threshold=1)):
-        with pytest.raises(imghist.InvalidArgument):
-            imghist.histogram(to_device(image), **keywords)
-        with pytest.raises(imghist.InvalidArgument):
-            imghist.histogram_batch([to_device(image), to_device(image)], **keywords)
+    with pytest.raises(imghist.InvalidArgument, match="mask: the array lives on CUDA device 0 and the mask in host"):
+        imghist.histogram(to_device(image), mask=mask)
+    with pytest.raises(imghist.InvalidArgument, match="mask: the array lives on CUDA device 0 and the mask in host"):
+        imghist.histogram_batch([to_device(image), to_device(image)], mask=mask)
 
 
 # ---------------------------------------------------------------- to_dict / from_dict, merge

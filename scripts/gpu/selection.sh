@@ -8,6 +8,15 @@ step_masks() {
     --gtest_filter='RequiredBackends.*:Masks*:*MaskedFormats*:AlphaThreshold*:*MasksAndAlpha/*:ValueExtremes*:*FloatFormats*:*PatternsAndRequests/*' > "$log" 2>&1
   note "masks tests: rc=$? $(grep -c '^\[       OK \]' "$log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed"
   grep -E '^\[  FAILED  \] [A-Za-z]' "$log" | sort -u | head -20
+  # Masks in device memory: every interop API against the test's own selection.
+  "$build/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaDevice.*:CudaInterop.*' > "$OUT/masks_cuda.log" 2>&1
+  note "cuda interop tests (device masks): rc=$? $(grep -c '^\[       OK \]' "$OUT/masks_cuda.log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_cuda.log") failed"
+  "$build/tests/opencl/imghist_opencl_tests" --gtest_filter='OpenClInterop.*' > "$OUT/masks_opencl.log" 2>&1
+  note "opencl interop tests (device masks): rc=$? $(grep -c '^\[       OK \]' "$OUT/masks_opencl.log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_opencl.log") failed"
+  grep -hE '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_cuda.log" "$OUT/masks_opencl.log" | sort -u | head -20
+  "$build/bench/cuda/imghist_cuda_bench" --masks > "$OUT/masks_cuda_bench.txt" 2>&1
+  note "cuda device masks bench: rc=$?"
+  tee -a "$summary" < "$OUT/masks_cuda_bench.txt"
   "$build/bench/imghist_bench" --benchmark_filter='masks/|floor/read-mask' --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true > "$OUT/masks_bench.txt" 2>&1
   note "masks bench (medians, ms): rc=$?"

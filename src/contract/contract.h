@@ -11,6 +11,7 @@
  *   value_mode.h   raw 8-bit values counted and classified at the merge; the bank swizzle
  *   kernel_args.h  ih_bin_args, the one struct every kernel takes
  *   regions.h      tiles: where each tile starts and how many pixels it holds
+ *   selection.h    masks and alpha thresholds: whether a pixel is counted
  */
 #ifndef IMGHIST_CONTRACT_H
 #define IMGHIST_CONTRACT_H
@@ -22,6 +23,7 @@
 #include "contract/lang.h"
 #include "contract/luminance.h"
 #include "contract/regions.h"
+#include "contract/selection.h"
 #include "contract/value_mode.h"
 
 #endif /* IMGHIST_CONTRACT_H */

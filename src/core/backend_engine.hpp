@@ -18,6 +18,7 @@ namespace imghist {
 
 class HistogramPlan;
 class PixelSelector;
+struct AlphaTest;
 
 class SlotCounter {
 public:
@@ -44,6 +45,13 @@ public:
                                                              const HistogramPlan& plan, const HistogramPlan* clipping,
                                                              std::span<std::uint64_t> slots,
                                                              std::span<std::uint64_t> extremes);
+
+    // The pixels of device image `rows` that `mask` (a gray8 device image of its size, or null)
+    // and `alpha` select, packed in any order into one row of a buffer of the backend's, which
+    // stays valid until the next call; nullopt when no pixel is selected. count_image() counts
+    // the row with accumulate_device(). The default refuses.
+    virtual std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
+                                                     const AlphaTest& alpha);
 
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,

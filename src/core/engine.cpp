@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +110,27 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
 // or clipping in a masked-out pixel counts nowhere.
 constexpr std::size_t kSelectionChunkBytes = std::size_t(64) << 20;
 
+// The Result of a selection counted in parts (`result`, nullopt when nothing was selected),
+// as a Result of the whole image with `counted` pixels counted.
+template <class Pixels>
+Result selected_result(std::optional<Result> result, const Pixels& image, const Request& plain, std::uint64_t counted,
+                       std::string backend, std::string device) {
+    if (!result) {  // nothing selected: every count is zero, clipping included
+        const HistogramPlan plan(image.format, plain);
+        const std::vector<std::uint64_t> slots(plan.total_slots(), 0);
+        result = plan.make_result(image, slots, std::move(backend), std::move(device));
+        for (ChannelHistogram& c : result->channels) c.clipped_low_count = c.clipped_high_count = 0;
+        if constexpr (std::is_same_v<Pixels, DeviceImage>) add_value_extremes(image, plain, plan, nullptr, *result);
+        else if (plain.value_extremes && plan.is_float())
+            set_value_extremes(result->channels, std::vector<ValueExtremes>(plan.channels.size()));
+    }
+    result->width = image.width;
+    result->height = image.height;
+    result->region = {0, 0, image.width, image.height};
+    result->counted_pixels = counted;
+    return std::move(*result);
+}
+
 Result count_selected(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
                       std::string device) {
     const PixelSelector selector(image, request);
@@ -158,24 +180,34 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
             else result = std::move(part);
         }
     }
-    if (!result) {  // nothing selected: every count is zero, clipping included
-        const HistogramPlan plan(image.format, plain);
-        const std::vector<std::uint64_t> slots(plan.total_slots(), 0);
-        result = plan.make_result(image, slots, std::move(backend), std::move(device));
-        for (ChannelHistogram& c : result->channels) c.clipped_low_count = c.clipped_high_count = 0;
-        if (plain.value_extremes && plan.is_float())
-            set_value_extremes(result->channels, std::vector<ValueExtremes>(plan.channels.size()));
-    }
-    result->width = image.width;
-    result->height = image.height;
-    result->region = {0, 0, image.width, image.height};
-    result->counted_pixels = counted;
-    return std::move(*result);
+    return selected_result(std::move(result), image, plain, counted, std::move(backend), std::move(device));
 }
 
-Result count_selected(SlotCounter&, const DeviceImage&, const Request&, std::string, std::string) {
-    throw InvalidArgument("a mask or an alpha threshold applies to images in host memory only (for now): "
-                          "copy the image to the host, or count it without one");
+// Device images: the backend packs the selected pixels of a round of rows into a buffer of its
+// own (SlotCounter::gather_device), which it then counts as a one-row device image.
+Result count_selected(SlotCounter& counter, const DeviceImage& image, const Request& request, std::string backend,
+                      std::string device) {
+    validate_selection(request, image.format, image.width, image.height, true);
+    const AlphaTest alpha = alpha_test_of(request.alpha_threshold, image.info().sample);
+    Request plain = request;
+    plain.device_mask.reset();
+    plain.alpha_threshold.reset();
+    const auto rows_per_round =
+        std::uint32_t(std::clamp<std::uint64_t>(kSelectionChunkBytes / image.row_bytes(), 1, image.height));
+    std::optional<Result> result;
+    std::uint64_t counted = 0;
+    for (std::uint32_t first = 0; first < image.height; first += rows_per_round) {
+        const Region rows{0, first, image.width, std::min(rows_per_round, image.height - first)};
+        const std::optional<DeviceImage> mask =
+            request.device_mask ? std::optional<DeviceImage>(request.device_mask->crop(rows)) : std::nullopt;
+        const std::optional<DeviceImage> packed = counter.gather_device(image.crop(rows), mask ? &*mask : nullptr, alpha);
+        if (!packed) continue;
+        counted += packed->width;
+        Result part = count_whole(counter, *packed, plain, backend, device);
+        if (result) result->merge(part);
+        else result = std::move(part);
+    }
+    return selected_result(std::move(result), image, plain, counted, std::move(backend), std::move(device));
 }
 
 template <class Pixels>
@@ -213,13 +245,15 @@ Result count_regions_of(const Pixels& image, const Request& request,
                                   " of " + std::to_string(per_tile) + " counters each are more than the " +
                                   std::to_string(kMaxTileCounters) + " (512 MiB) a result may hold: ask for fewer tiles or bins");
     }
-    if (request.selects_pixels()) validate_selection(request, image.format, image.width, image.height);
+    if (request.selects_pixels())
+        validate_selection(request, image.format, image.width, image.height, std::is_same_v<Pixels, DeviceImage>);
     Request plain = request;
     plain.roi.reset();
     plain.tiles = {};
     // The request of one region: the mask seen through the same region.
     const auto plain_for = [&](const Region& region) {
         if (request.mask) plain.mask = request.mask->crop(region);
+        if (request.device_mask) plain.device_mask = request.device_mask->crop(region);
         return plain;
     };
     Result result;
@@ -278,6 +312,11 @@ std::optional<std::uint64_t> SlotCounter::accumulate_selected(const ImageView&, 
 bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan&, const HistogramPlan&,
                                            std::span<std::uint64_t>, std::span<std::uint64_t>) {
     return false;
+}
+
+std::optional<DeviceImage> SlotCounter::gather_device(const DeviceImage&, const DeviceImage*, const AlphaTest&) {
+    throw InvalidArgument("this backend applies a mask or an alpha threshold to images in host memory only: "
+                          "copy the image to the host, or count it without one");
 }
 
 void SlotCounter::accumulate_device(const DeviceImage&, const HistogramPlan&, std::span<std::uint64_t>) {

@@ -3,10 +3,12 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
 #include "contract/half.h"
+#include "contract/selection.h"
 #include "imghist/error.hpp"
 
 namespace imghist {
@@ -87,18 +89,35 @@ T load(const std::byte* p) {
     std::memcpy(&v, p, sizeof v);
     return v;
 }
+
+
+void check_mask(const char* what, PixelFormat mask_format, std::uint32_t mask_width, std::uint32_t mask_height,
+                std::uint32_t width, std::uint32_t height) {
+    if (mask_format != PixelFormat::gray8)
+        throw InvalidArgument(std::string(what) + " must be gray8 (one 8-bit sample a pixel; non-zero counts), not " +
+                              std::string(format_info(mask_format).name));
+    if (mask_width != width || mask_height != height)
+        throw InvalidArgument("the mask is " + size_text(mask_width, mask_height) + " pixels, the image " +
+                              size_text(width, height) + ": a mask must be the image's size");
+}
 }  // namespace
 
-void validate_selection(const Request& request, PixelFormat format, std::uint32_t width, std::uint32_t height) {
+void validate_selection(const Request& request, PixelFormat format, std::uint32_t width, std::uint32_t height,
+                        bool device_image) {
+    if (request.mask && device_image)
+        throw InvalidArgument("the image is in device memory but the mask in host memory: pass the mask as "
+                              "Request::device_mask, in the same device's memory");
+    if (request.device_mask && !device_image)
+        throw InvalidArgument("the image is in host memory but the mask in device memory: pass the mask as "
+                              "Request::mask, in host memory");
     if (request.mask) {
-        const ImageView& m = *request.mask;
-        if (m.format != PixelFormat::gray8)
-            throw InvalidArgument("a mask must be gray8 (one 8-bit sample a pixel; non-zero counts), not " +
-                                  std::string(m.info().name));
-        m.validate();
-        if (m.width != width || m.height != height)
-            throw InvalidArgument("the mask is " + size_text(m.width, m.height) + " pixels, the image " +
-                                  size_text(width, height) + ": a mask must be the image's size");
+        request.mask->validate();
+        check_mask("a mask", request.mask->format, request.mask->width, request.mask->height, width, height);
+    }
+    if (request.device_mask) {
+        request.device_mask->validate();
+        check_mask("a device mask", request.device_mask->format, request.device_mask->width,
+                   request.device_mask->height, width, height);
     }
     if (request.alpha_threshold) {
         if (std::isnan(*request.alpha_threshold)) throw InvalidArgument("the alpha threshold is NaN");
@@ -108,19 +127,28 @@ void validate_selection(const Request& request, PixelFormat format, std::uint32_
     }
 }
 
-PixelSelector::PixelSelector(const ImageView& image, const Request& request)
-    : image_(image), mask_(request.mask ? &*request.mask : nullptr) {
-    validate_selection(request, image.format, image.width, image.height);
-    if (!request.alpha_threshold) return;
-    alpha_ = true;
-    threshold_ = *request.alpha_threshold;
-    const SampleType sample = image.info().sample;
+AlphaTest alpha_test_of(const std::optional<double>& threshold, SampleType sample) {
+    if (!threshold) return {IH_ALPHA_ALL, 0};
+    const double t = *threshold;
     if (sample == SampleType::u8 || sample == SampleType::u16) {
         // An integer a is above T exactly when a >= floor(T) + 1 (every a when T < 0).
         const double largest = sample == SampleType::u8 ? 255 : 65535;
-        alpha_none_ = threshold_ >= largest;
-        alpha_min_ = alpha_none_ || threshold_ < 0 ? 0 : std::uint32_t(std::floor(threshold_)) + 1;
+        if (t >= largest) return {IH_ALPHA_NOTHING, 0};
+        return {IH_ALPHA_INT, t < 0 ? 0u : std::uint32_t(std::floor(t)) + 1};
     }
+    // Half values are fp32 values too, so one fp32 bound serves both: the largest fp32 f <= T
+    // (rounded toward -Inf from the double), then the next fp32 up is the least above T.
+    if (t == std::numeric_limits<double>::infinity()) return {IH_ALPHA_NOTHING, 0};
+    float f = float(t);
+    if (double(f) > t) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    const float least = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return {IH_ALPHA_KEY, ih_float_key(std::bit_cast<std::uint32_t>(least))};
+}
+
+PixelSelector::PixelSelector(const ImageView& image, const Request& request)
+    : image_(image), mask_(request.mask ? &*request.mask : nullptr) {
+    validate_selection(request, image.format, image.width, image.height, false);
+    alpha_ = alpha_test_of(request.alpha_threshold, image.info().sample);
 }
 
 std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out) const {
@@ -128,28 +156,28 @@ std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out) const {
     const std::byte* in = image_.row(y);
     const std::uint32_t width = image_.width;
     const auto* mask = mask_ ? reinterpret_cast<const std::uint8_t*>(mask_->row(y)) : nullptr;
-    if (alpha_none_) return 0;
-    const auto masked = [mask](std::uint32_t x) { return mask == nullptr || mask[x] != 0; };
-    if (!alpha_)
+    if (alpha_.kind == IH_ALPHA_NOTHING) return 0;
+    if (alpha_.kind == IH_ALPHA_ALL)
         return with_pixel_bytes(info.pixel_bytes(), [&](auto n) { return pack_masked_row<n()>(in, mask, width, out); });
+    const auto masked = [mask](std::uint32_t x) { return mask == nullptr || mask[x] != 0; };
+    const auto passes = [this](std::uint32_t alpha) { return ih_alpha_passes(alpha_.kind, alpha_.least, alpha) != 0; };
     const std::size_t alpha_at = std::size_t(info.alpha) * std::size_t(info.bytes_per_sample);
     switch (info.sample) {
         case SampleType::u8:
             return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
-                return masked(x) & (std::uint32_t(load<std::uint8_t>(p + alpha_at)) >= alpha_min_);
+                return masked(x) & passes(load<std::uint8_t>(p + alpha_at));
             });
         case SampleType::u16:
             return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
-                return masked(x) & (std::uint32_t(load<std::uint16_t>(p + alpha_at)) >= alpha_min_);
+                return masked(x) & passes(load<std::uint16_t>(p + alpha_at));
             });
         case SampleType::f16:
             return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
-                const float a = std::bit_cast<float>(ih_half_to_float_bits(load<std::uint16_t>(p + alpha_at)));
-                return masked(x) & (double(a) > threshold_);
+                return masked(x) & passes(ih_half_to_float_bits(load<std::uint16_t>(p + alpha_at)));
             });
         case SampleType::f32:
             return pack_row_of(info.pixel_bytes(), in, width, out, [&](const std::byte* p, std::uint32_t x) {
-                return masked(x) & (double(load<float>(p + alpha_at)) > threshold_);
+                return masked(x) & passes(load<std::uint32_t>(p + alpha_at));
             });
     }
     return 0;

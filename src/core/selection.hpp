@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
@@ -11,9 +12,18 @@
 namespace imghist {
 
 // Throws InvalidArgument when the request's mask or alpha threshold cannot apply to an image of
-// this format and size: a mask that is not gray8 or not the image's size, a threshold that is
-// NaN, or a threshold on a format without alpha.
-void validate_selection(const Request& request, PixelFormat format, std::uint32_t width, std::uint32_t height);
+// this format and size: a mask that is not gray8 or not the image's size, a host mask for a
+// device image or the other way round, a threshold that is NaN, or one on a format without alpha.
+void validate_selection(const Request& request, PixelFormat format, std::uint32_t width, std::uint32_t height,
+                        bool device_image);
+
+// Request::alpha_threshold resolved for one sample type: the test of contract/selection.h
+// (ih_alpha_passes), which the host and every device apply alike.
+struct AlphaTest {
+    std::uint32_t kind = 0;   // IH_ALPHA_ALL, _NOTHING, _INT or _KEY
+    std::uint32_t least = 0;  // the least passing integer, or the least passing fp32 key
+};
+AlphaTest alpha_test_of(const std::optional<double>& threshold, SampleType sample);
 
 // The pixels of `image` that a request's mask and alpha threshold let through, row by row.
 class PixelSelector {
@@ -27,11 +37,7 @@ public:
 private:
     ImageView image_;
     const ImageView* mask_;
-    // The alpha test, resolved once: integer samples keep a >= alpha_min_ (alpha_none_: none
-    // pass); half and float samples compare their exact value with threshold_.
-    bool alpha_ = false, alpha_none_ = false;
-    std::uint32_t alpha_min_ = 0;
-    double threshold_ = 0;
+    AlphaTest alpha_;
 };
 
 }  // namespace imghist

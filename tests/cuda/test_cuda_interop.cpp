@@ -3,6 +3,7 @@
 // into the caller's CUDA graph; bit for bit against the reference backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "cuda_test_support.hpp"
 #include "histogram_asserts.hpp"
 #include "interop_checks.hpp"
+#include "selection_checks.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -222,6 +224,37 @@ TEST(CudaDevice, CapturedFloatLaunchOutlivesTheCodeTable) {
                                "replay " + std::to_string(replay));
     }
     cudaStreamDestroy(stream);
+}
+
+TEST(CudaDevice, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    cudaStream_t stream = nullptr;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    testing::expect_device_selections_match([&](const testing::SelectionCase& c) {
+        const ImageView& v = c.image.view;
+        const FormatInfo& fi = v.info();
+        // The image pitched and one pixel into its allocation; the mask packed.
+        DeviceCopy image = upload(v, v.row_bytes() + fi.bytes_per_sample, fi.pixel_bytes());
+        DeviceCopy mask = upload(c.mask.view());
+        Request r = c.request;
+        if (c.use_mask) r.device_mask = mask.view;
+        return cuda::compute(*engine, image.view, r, stream);
+    });
+    // A host mask for a device image is refused by name, and the engine counts on.
+    const TestImage img = make_image(PixelFormat::rgba8, 16, 4, Pattern::random, 1);
+    const testing::Mask m = testing::random_mask(16, 4, 2);
+    DeviceCopy d = upload(img.view);
+    Request host_mask;
+    host_mask.mask = m.view();
+    EXPECT_THROW(engine->compute_device(d.view, host_mask), InvalidArgument);
+    DeviceCopy dm = upload(m.view());
+    Request r;
+    r.device_mask = dm.view;
+    EXPECT_THROW(engine->compute_batch(std::span<const DeviceImage>(&d.view, 1), r), InvalidArgument);
+    EXPECT_EQ(engine->compute_device(d.view, r).counted_pixels,
+              std::uint64_t(std::count_if(m.bytes.begin(), m.bytes.end(), [](std::uint8_t b) { return b != 0; })));
+    CK(cudaStreamDestroy(stream));
 }
 
 }  // namespace

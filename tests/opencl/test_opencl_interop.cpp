@@ -2,6 +2,7 @@
 // context and queue, against the reference; foreign engines, contexts and short buffers refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,13 @@
 #include "histogram_asserts.hpp"
 #include "interop_checks.hpp"
 #include "opencl_test_support.hpp"
+#include "selection_checks.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
 namespace {
 
+using ocl::Mem;
 using opencl_test::ScopedEnv;
 using testing::expect_same_histograms;
 using testing::make_image;
@@ -231,6 +234,57 @@ TEST(OpenClInterop, OutOfOrderQueueAndNoProfiling) {
                 create_engine("reference")->compute(img.view), "queue without profiling");
     EXPECT_FALSE(opencl::last_device_times(*engine).has_value());
     clReleaseMemObject(buf);
+}
+
+TEST(OpenClInterop, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto engine = opencl::create_engine(s.queue);
+    testing::expect_device_selections_match([&](const testing::SelectionCase& c) {
+        const ImageView& v = c.image.view;
+        // The image after 8 bytes of junk; the mask packed, in a buffer of its own.
+        std::vector<std::byte> bytes(8, std::byte{0x5A});
+        const auto* p = static_cast<const std::byte*>(v.data);
+        bytes.insert(bytes.end(), p, p + v.stride_bytes * v.height);
+        Mem image(upload(s, bytes.data(), bytes.size()));
+        Mem mask(upload(s, c.mask.bytes.data(), c.mask.bytes.size()));
+        Request r = c.request;
+        if (c.use_mask) r.device_mask = opencl::device_image(mask.get(), v.width, v.height, PixelFormat::gray8);
+        return opencl::compute(*engine, opencl::device_image(image.get(), v.width, v.height, v.format, v.stride_bytes, 8), r);
+    });
+}
+
+TEST(OpenClInterop, MasksOfTheWrongKindAreRefusedByName) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto engine = opencl::create_engine(s.queue);
+    const auto img = make_image(PixelFormat::rgba8, 16, 4, Pattern::random, 1);
+    const testing::Mask m = testing::random_mask(16, 4, 2);
+    Mem buf(upload(s, img.view.data, img.view.stride_bytes * img.view.height));
+    Mem mask(upload(s, m.bytes.data(), m.bytes.size()));
+    const DeviceImage src = opencl::device_image(buf.get(), 16, 4, PixelFormat::rgba8);
+    const auto message = [&](const Request& r, const DeviceImage& image) {
+        try {
+            opencl::compute(*engine, image, r);
+        } catch (const InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    Request host_mask;
+    host_mask.mask = m.view();
+    EXPECT_NE(message(host_mask, src).find("pass the mask as Request::device_mask"), std::string::npos);
+    Request r;
+    r.device_mask = opencl::device_image(mask.get(), 16, 3, PixelFormat::gray8);
+    EXPECT_EQ(message(r, src), "the mask is 16 x 3 pixels, the image 16 x 4: a mask must be the image's size");
+    r.device_mask = src;
+    EXPECT_EQ(message(r, src), "a device mask must be gray8 (one 8-bit sample a pixel; non-zero counts), not rgba8");
+    // The engine counts on after a refusal, and a host view refuses a device mask.
+    r.device_mask = opencl::device_image(mask.get(), 16, 4, PixelFormat::gray8);
+    EXPECT_EQ(opencl::compute(*engine, src, r).counted_pixels, std::count_if(m.bytes.begin(), m.bytes.end(), [](std::uint8_t b) { return b != 0; }));
+    EXPECT_THROW(engine->compute(img.view, r), InvalidArgument);
 }
 
 }  // namespace

@@ -53,6 +53,8 @@ void CudaEngine::release() {
     descs_dev_.release();
     out_.release();
     result_host_.release();
+    gathered_.release();
+    gathered_count_.release();
     for (int i = 0; i < kMaxStages; ++i) {
         stage_dev_[i].release();
         descs_stage_[i].release();

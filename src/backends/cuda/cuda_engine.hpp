@@ -53,6 +53,8 @@ public:
 
     // device memory (cuda_interop.cpp)
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
+    std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
+                                             const AlphaTest& alpha) override;
     Result compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) override;
     void compute_device_async(const DeviceImage& image, const Request& request, std::uint64_t* device_slots,
                               cuda::Stream stream) override;
@@ -141,6 +143,8 @@ private:
     DeviceBuffer<unsigned long long> acc_;
     DeviceBuffer<std::uint32_t> tickets_;
     DeviceBuffer<unsigned long long> out_;
+    DeviceBuffer<unsigned char> gathered_;          // gather_device's packed pixels
+    DeviceBuffer<unsigned int> gathered_count_;     // and their number
     PinnedBuffer<std::uint64_t> result_host_;
     DeviceBuffer<unsigned char> stage_dev_[kMaxStages];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/interop.hpp"
+#include "core/selection.hpp"
 #include "cuda_engine.hpp"
 
 namespace imghist::cuda_detail {
@@ -70,10 +71,60 @@ void CudaEngine::accumulate_device(const DeviceImage& image, const HistogramPlan
     std::copy(counts.begin(), counts.end(), slots.begin());
 }
 
+// A mask or an alpha threshold: the selected pixels of `rows`, packed by ih_gather_selected
+// (select.cu) on the legacy default stream, like accumulate_device's counts.
+std::optional<DeviceImage> CudaEngine::gather_device(const DeviceImage& rows, const DeviceImage* mask,
+                                                     const AlphaTest& alpha) {
+    Call call(*this);
+    check_device_pointer(rows);
+    if (mask) check_device_pointer(*mask);
+    const FormatInfo& info = rows.info();
+    gathered_.reserve(std::size_t(rows.pixel_count()) * info.pixel_bytes());
+    gathered_count_.reserve(1);
+    IH_CHECK(cudaMemsetAsync(gathered_count_.ptr, 0, sizeof(unsigned int), nullptr));
+    GatherParams p{};
+    p.image = reinterpret_cast<const unsigned char*>(std::uintptr_t(rows.memory + rows.offset_bytes));
+    p.image_pitch = rows.pitch();
+    if (mask) {
+        p.mask = reinterpret_cast<const unsigned char*>(std::uintptr_t(mask->memory + mask->offset_bytes));
+        p.mask_pitch = mask->pitch();
+    }
+    p.out = gathered_.ptr;
+    p.selected = gathered_count_.ptr;
+    p.width = rows.width;
+    p.rows = rows.height;
+    p.pixel_bytes = std::uint32_t(info.pixel_bytes());
+    p.alpha_kind = alpha.kind;
+    p.alpha_least = alpha.least;
+    p.alpha_at = info.alpha < 0 ? 0 : std::uint32_t(info.alpha * info.bytes_per_sample);
+    p.alpha_type = std::uint32_t(info.sample);
+    IH_CHECK(launch_gather_selected(p, nullptr));
+    unsigned int selected = 0;
+    IH_CHECK(cudaMemcpy(&selected, gathered_count_.ptr, sizeof selected, cudaMemcpyDeviceToHost));
+    call.ok();
+    if (selected == 0) return std::nullopt;
+    DeviceImage packed;
+    packed.memory = std::uint64_t(reinterpret_cast<std::uintptr_t>(gathered_.ptr));
+    packed.width = selected;
+    packed.height = 1;
+    packed.format = rows.format;
+    return packed;
+}
+
 // The caller's stream, and no second pass for the clipping counts (cuda.hpp): the counts that
 // the histogram proves.
 Result CudaEngine::compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) {
     image.validate();
+    if (request.selects_pixels()) {
+        // Gathered and counted in rounds on the legacy default stream, once the caller's
+        // stream has the image (and the mask) ready.
+        {
+            Call call(*this);
+            IH_CHECK(cudaStreamSynchronize(stream));
+            call.ok();
+        }
+        return count_image(*this, image, request, "cuda", device_name());
+    }
     if (request.roi || request.tiles.count() != 1)
         return count_regions(image, request, [&](const DeviceImage& crop, const Request& plain) {
             return compute_device(crop, plain, stream);

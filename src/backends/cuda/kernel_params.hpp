@@ -172,4 +172,20 @@ __host__ __device__ constexpr int packed_float_source(int channels, int nch, int
     if (channels == 1) return 0;
     return nch - luma == 1 ? 3 : c;
 }
+
+// ih_gather_selected (select.cu): the pixels of `rows` rows that the mask (null: none) and the
+// alpha test (contract/selection.h) select, packed in any order into `out`; their number is
+// added to *selected.
+struct GatherParams {
+    const unsigned char* image;
+    std::uint64_t image_pitch;
+    const unsigned char* mask;
+    std::uint64_t mask_pitch;
+    unsigned char* out;
+    unsigned int* selected;
+    std::uint32_t width, rows, pixel_bytes;
+    std::uint32_t alpha_kind, alpha_least, alpha_at, alpha_type;  // alpha_type: IH_T_*
+};
+cudaError_t launch_gather_selected(const GatherParams& params, cudaStream_t stream);
+
 }  // namespace imghist::cuda_detail

@@ -6,6 +6,7 @@
 #endif
 #include <CL/cl.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,15 @@ inline std::string error_message(cl_int code, const char* call, std::string_view
 inline void check(cl_int code, const char* call, std::string_view detail = {}) {
     if (code != CL_SUCCESS) gpu::throw_api_error("OpenCL", call, error_name(code), code, detail);
 }
+
+// Sets kernel argument i to v (a scalar, a struct or a cl_mem).
+template <typename T>
+void set_arg(cl_kernel k, cl_uint i, const T& v) {
+    check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg");
+}
+
+// The cl_mem a DeviceImage's `memory` holds.
+inline cl_mem as_cl_mem(std::uint64_t memory) { return reinterpret_cast<cl_mem>(static_cast<std::uintptr_t>(memory)); }
 
 // An owning handle of one OpenCL object type (retain/release through the given functions).
 template <typename T, cl_int (*Release)(T), cl_int (*Retain)(T)>

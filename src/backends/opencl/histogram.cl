@@ -415,3 +415,42 @@ kernel void ih_accumulate64(global uint* result, global ulong* totals, uint n)
     totals[i] += (ulong)result[i];
     result[i] = 0u;
 }
+
+/* ---- masks and alpha thresholds -----------------------------------------------------------
+ * Packs the pixels of `rows` rows that the mask (has_mask) and the alpha test select
+ * (contract/selection.h) into `out`, in any order: a histogram does not depend on it. The host
+ * then counts `out` as a one-row image. Each work-group numbers its selected pixels with a local
+ * atomic and reserves their place in `out` with one global atomic on `selected`. */
+kernel void ih_gather_selected(global const uchar* image, ulong image_offset, ulong image_pitch, uint width,
+                               uint rows, uint pixel_bytes, global const uchar* mask, ulong mask_offset,
+                               ulong mask_pitch, uint has_mask, uint alpha_kind, uint alpha_least, uint alpha_at,
+                               uint alpha_type, global uchar* out, global uint* selected)
+{
+    local uint group_count, group_base;
+    if (get_local_id(0) == 0u) group_count = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint i = get_global_id(0);
+    uint keep = 0u;
+    ulong from = 0;
+    if (i < width * rows) {
+        const uint y = i / width, x = i - y * width;
+        from = image_offset + (ulong)y * image_pitch + (ulong)x * pixel_bytes;
+        keep = (has_mask == 0u || mask[mask_offset + (ulong)y * mask_pitch + x] != (uchar)0) ? 1u : 0u;
+        if (keep != 0u && alpha_kind != IH_ALPHA_ALL) {
+            global const uchar* a = image + from + alpha_at;
+            uint alpha = (uint)a[0];
+            if (alpha_type != IH_T_U8) alpha |= (uint)a[1] << 8;
+            if (alpha_type == IH_T_F32) alpha |= ((uint)a[2] << 16) | ((uint)a[3] << 24);
+            if (alpha_type == IH_T_F16) alpha = ih_half_to_float_bits(alpha);
+            keep = ih_alpha_passes(alpha_kind, alpha_least, alpha);
+        }
+    }
+    const uint place = keep != 0u ? atomic_inc(&group_count) : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0u) group_base = group_count != 0u ? atomic_add(selected, group_count) : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (keep != 0u) {
+        global uchar* to = out + (ulong)(group_base + place) * pixel_bytes;
+        for (uint b = 0u; b < pixel_bytes; ++b) to[b] = image[from + b];
+    }
+}

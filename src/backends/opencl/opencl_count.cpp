@@ -8,16 +8,6 @@
 #include "gpu/staging.hpp"
 
 namespace imghist::ocl {
-namespace {
-
-template <typename T>
-void set_arg(cl_kernel k, cl_uint i, const T& v) {
-    check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg");
-}
-
-cl_mem as_cl_mem(std::uint64_t memory) { return reinterpret_cast<cl_mem>(static_cast<std::uintptr_t>(memory)); }
-
-}  // namespace
 
 void OpenClEngine::accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
     PixelInput in;

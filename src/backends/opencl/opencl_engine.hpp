@@ -44,6 +44,10 @@ public:
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
                            std::span<std::uint64_t> slots) override;
 
+    // The selected pixels of a buffer, packed by ih_gather_selected into gathered_.
+    std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
+                                             const AlphaTest& alpha) override;
+
     std::optional<opencl::DeviceTimes> last_times() const { return last_times_; }
 
 private:
@@ -97,6 +101,7 @@ private:
     KernelLimitsByName kernel_limits_;
     GrowingBuffer staging_, result32_, result64_, partials_;
     GrowingBuffer edge_keys_;  // the plan's edge keys (upload_edge_keys)
+    GrowingBuffer gathered_, gathered_count_;  // gather_device's packed pixels and their number
     std::vector<std::uint32_t> uploaded_edge_keys_;
     struct Timed {
         Event event;
