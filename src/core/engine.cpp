@@ -184,7 +184,11 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
 }
 
 // Device images: the backend packs the selected pixels of a round of rows into a buffer of its
-// own (SlotCounter::gather_device), which it then counts as a one-row device image.
+// own (SlotCounter::gather_device), which it then counts as a one-row device image. Each round
+// waits for its selected count on the host, so device rounds are larger than the host's (an 8K
+// RGBA float image in 3 rounds; the H200 took 1.6 ms with these against 5.3 with 64 MiB ones
+// and byte copies); the buffer costs as much device memory.
+constexpr std::size_t kDeviceSelectionChunkBytes = std::size_t(256) << 20;
 Result count_selected(SlotCounter& counter, const DeviceImage& image, const Request& request, std::string backend,
                       std::string device) {
     validate_selection(request, image.format, image.width, image.height, true);
@@ -193,7 +197,7 @@ Result count_selected(SlotCounter& counter, const DeviceImage& image, const Requ
     plain.device_mask.reset();
     plain.alpha_threshold.reset();
     const auto rows_per_round =
-        std::uint32_t(std::clamp<std::uint64_t>(kSelectionChunkBytes / image.row_bytes(), 1, image.height));
+        std::uint32_t(std::clamp<std::uint64_t>(kDeviceSelectionChunkBytes / image.row_bytes(), 1, image.height));
     std::optional<Result> result;
     std::uint64_t counted = 0;
     for (std::uint32_t first = 0; first < image.height; first += rows_per_round) {

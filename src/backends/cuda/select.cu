@@ -1,13 +1,13 @@
 // Masks and alpha thresholds on device images (CudaEngine::gather_device): the selected pixels
-// packed into one row, which the engine then counts like any device image. Each block numbers
-// its selected pixels in shared memory and reserves their place in the output with one atomic.
+// packed into one row, which the engine then counts like any device image. Each warp numbers its
+// selected pixels by ballot, each block reserves their place in the output with one atomic.
 #include "contract/contract.h"
 #include "kernel_params.hpp"
 
 namespace imghist::cuda_detail {
 namespace {
 
-constexpr unsigned kGatherBlock = 256;
+constexpr unsigned kGatherBlock = 256;  // a multiple of the warp: every lane takes part in the ballot
 
 __global__ void gather_selected(GatherParams p) {
     __shared__ unsigned int block_count, block_base;
@@ -29,13 +29,26 @@ __global__ void gather_selected(GatherParams p) {
             keep = ih_alpha_passes(p.alpha_kind, p.alpha_least, alpha) != 0;
         }
     }
-    const unsigned int place = keep ? atomicAdd(&block_count, 1u) : 0u;
+    // Warp-aggregated: one shared atomic per warp, each lane's place from the ballot below it.
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int ballot = __ballot_sync(0xffffffffu, keep);
+    unsigned int warp_first = 0;
+    if (lane == 0 && ballot != 0) warp_first = atomicAdd(&block_count, unsigned(__popc(ballot)));
+    warp_first = __shfl_sync(0xffffffffu, warp_first, 0);
+    const unsigned int place = warp_first + unsigned(__popc(ballot & ((1u << lane) - 1u)));
     __syncthreads();
     if (threadIdx.x == 0) block_base = block_count != 0 ? atomicAdd(p.selected, block_count) : 0u;
     __syncthreads();
     if (keep) {
         unsigned char* to = p.out + std::uint64_t(block_base + place) * p.pixel_bytes;
-        for (std::uint32_t b = 0; b < p.pixel_bytes; ++b) to[b] = from[b];
+        if (p.pixel_bytes == 16 && (reinterpret_cast<std::uintptr_t>(from) & 15) == 0) {
+            *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
+        } else if ((p.pixel_bytes & 3) == 0 && (reinterpret_cast<std::uintptr_t>(from) & 3) == 0) {
+            for (std::uint32_t b = 0; b < p.pixel_bytes; b += 4)
+                *reinterpret_cast<std::uint32_t*>(to + b) = *reinterpret_cast<const std::uint32_t*>(from + b);
+        } else {
+            for (std::uint32_t b = 0; b < p.pixel_bytes; ++b) to[b] = from[b];
+        }
     }
 }
 

@@ -451,6 +451,11 @@ kernel void ih_gather_selected(global const uchar* image, ulong image_offset, ul
     barrier(CLK_LOCAL_MEM_FENCE);
     if (keep != 0u) {
         global uchar* to = out + (ulong)(group_base + place) * pixel_bytes;
-        for (uint b = 0u; b < pixel_bytes; ++b) to[b] = image[from + b];
+        if ((pixel_bytes & 3u) == 0u && (from & 3ul) == 0ul) {  /* whole words where aligned */
+            for (uint b = 0u; b < pixel_bytes; b += 4u)
+                *(global uint*)(to + b) = *(global const uint*)(image + from + b);
+        } else {
+            for (uint b = 0u; b < pixel_bytes; ++b) to[b] = image[from + b];
+        }
     }
 }
