@@ -15,8 +15,9 @@ Stream = Any
 # roi=: None (every pixel) or (x, y, width, height); tiles=: None or (tiles_x, tiles_y).
 Roi = Optional[Tuple[int, int, int, int]]
 Tiles = Optional[Tuple[int, int]]
-# mask=: None or a 2-D uint8 / bool host array of the image's (height, width), non-zero where a
-# pixel counts (numpy, or another array with the buffer protocol or DLPack).
+# mask=: None or a 2-D uint8 / bool array of the image's (height, width), non-zero where a pixel
+# counts: a host array (numpy, or the buffer protocol or DLPack) for a host image, a CUDA array
+# (torch, cupy; rows contiguous) on the image's device for a CUDA image.
 # alpha_threshold=: None or a number; pixels whose alpha sample is above it count.
 Mask = Optional[Union[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]]
 AlphaThreshold = Optional[float]

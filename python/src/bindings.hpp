@@ -83,19 +83,23 @@ struct RequestArgs {
     nb::object mask, alpha_threshold;  // None, a 2-D uint8 / bool array and None, a number
     bool extremes = false;             // Request::value_extremes
 };
-// mask=, viewed as gray8 (view.cpp): the array's own bytes, or a packed copy of a strided one.
+// mask=, viewed as gray8 (view.cpp): a host array's own bytes, or a packed copy of a strided
+// one; or a CUDA array in place (device_view), for images on the same CUDA device.
 struct MaskPixels {
     Array array;
     std::vector<std::uint8_t> packed;  // the copy, when the array's pixels are not packed
     ImageView view;
+    std::optional<DeviceImage> device_view;  // a CUDA mask (then `view` is unset)
 };
-std::shared_ptr<const MaskPixels> mask_of(nb::handle mask);
+// `image_where`: where the images the mask goes with live (null: host memory, e.g. files). A
+// CUDA mask is exported for the images' stream.
+std::shared_ptr<const MaskPixels> mask_of(nb::handle mask, const Placement* image_where);
 // A Request and the memory its mask views, which must outlive every count of the request.
 struct CheckedRequest {
     Request request;
     std::shared_ptr<const MaskPixels> mask_pixels;
 };
-CheckedRequest request_of(const RequestArgs& args);
+CheckedRequest request_of(const RequestArgs& args, const Placement* image_where = nullptr);
 // The keywords of histogram() in a call (engine.cpp).
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                     nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,

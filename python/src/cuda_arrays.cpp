@@ -120,12 +120,6 @@ std::vector<Result> compute_on_cuda(Engine& engine, const std::vector<ImageView>
 #ifdef IMGHIST_PYTHON_CUDA
     auto* cuda_engine = dynamic_cast<cuda::Engine*>(&engine);
     if (cuda_engine == nullptr) throw InvalidArgument(on_device(where) + ", and this engine is not a CUDA engine");
-    // The C++ API takes masks of device images in device memory (Request::device_mask); the
-    // mask= keyword takes host arrays only, so far.
-    if (request.mask)
-        throw InvalidArgument("mask: " + on_device(where) + " and the mask in host memory; mask= takes host arrays "
-                              "for host images only, so far: copy the image to the host (e.g. tensor.cpu()) to count "
-                              "it with a mask (alpha_threshold= works on CUDA arrays)");
     std::vector<DeviceImage> images;
     images.reserve(views.size());
     for (const ImageView& v : views)

@@ -18,7 +18,7 @@ Prepared prepare(nb::handle image, nb::handle stream, const RequestArgs& args,
                  const std::optional<std::string>& layout) {
     Prepared p;
     p.pixels = pixels_of(image, stream, layout);  // the image's errors come before the keywords'
-    p.checked = request_of(args);
+    p.checked = request_of(args, &p.pixels.where);
     return p;
 }
 struct PreparedBatch {
@@ -27,7 +27,9 @@ struct PreparedBatch {
 };
 PreparedBatch prepare_batch(nb::handle images, nb::handle stream, const RequestArgs& args,
                             const std::optional<std::string>& layout) {
-    return {batch_images_of(images, stream, layout), request_of(args)};
+    PreparedBatch batch{batch_images_of(images, stream, layout), {}};
+    batch.checked = request_of(args, &batch.images.where);
+    return batch;
 }
 
 // A C++ Engine may be used by one thread at a time (engine.hpp): the lock lets Python threads
@@ -123,11 +125,12 @@ tiles    None or (tiles_x, tiles_y): also one histogram per tile of a grid of ti
          side of L pixels in n tiles every tile is L // n pixels and the last also takes the
          remainder; a count of 0, or more tiles than pixels along a side, raises InvalidArgument.
          The channels' counts stay those of the whole region (the tiles' exact sum).
-mask     None, or a 2-D numpy array of uint8 or bool, of shape (H, W) like the image's: count
+mask     None, or a 2-D array of uint8 or bool, of shape (H, W) like the image's: count
          only the pixels where it is non-zero (True). A roi and tiles select from it at the same
          coordinates. Read without a copy where its rows are packed (a column slice or one
          channel of an image, mask=rgba[..., 3], is copied: one byte a pixel). Another dtype,
-         dimension or size raises InvalidArgument. Host images only (not CUDA arrays).
+         dimension or size raises InvalidArgument. A CUDA image takes a CUDA mask on its device
+         (torch, cupy; rows contiguous), read in place on the image's stream.
 alpha_threshold  None, or a number: count only the pixels whose alpha sample is above it, in
          the sample's own units (0..255, 0..65535, or the half / float value), compared exactly;
          NaN alpha is never above. The colour is counted as stored (never premultiplied).

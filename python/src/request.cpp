@@ -182,7 +182,7 @@ void bins_of(const RequestArgs& args, BinSpec& spec) {
 
 }  // namespace
 
-CheckedRequest request_of(const RequestArgs& args) {
+CheckedRequest request_of(const RequestArgs& args, const Placement* image_where) {
     CheckedRequest checked;
     Request& request = checked.request;
     const auto mode = parse_mode(args.mode);
@@ -195,8 +195,9 @@ CheckedRequest request_of(const RequestArgs& args) {
     request.roi = roi_of(args.roi);
     request.tiles = tiles_of(args.tiles);
     if (given(args.mask)) {
-        checked.mask_pixels = mask_of(args.mask);
-        request.mask = checked.mask_pixels->view;
+        checked.mask_pixels = mask_of(args.mask, image_where);
+        if (checked.mask_pixels->device_view) request.device_mask = checked.mask_pixels->device_view;
+        else request.mask = checked.mask_pixels->view;
     }
     request.alpha_threshold = alpha_threshold_of(args.alpha_threshold);
     request.value_extremes = args.extremes;

@@ -115,18 +115,21 @@ bool is_mask_dtype(nb::dlpack::dtype t) {
 constexpr const char* kMaskUsage =
     "a mask is a 2-D uint8 or bool array of the image's (height, width), non-zero (True) where a pixel counts";
 
-// The mask's array, imported without a copy; a mask lives in host memory (the core selects
-// pixels on the host only).
-Array mask_array_of(nb::handle mask) {
-    std::optional<Placement> cuda;
-    try {
-        cuda = cuda_placement_of(mask);
-    } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("mask: ") + e.what());
-    }
-    if (cuda)
-        throw InvalidArgument("mask: the array lives on CUDA device " + std::to_string(cuda->device) +
-                              "; a mask must be a host array (e.g. numpy, tensor.cpu())");
+// What every mask array must be: one byte a sample, 2-D, not empty, each side below 2^32.
+void check_mask_array(const Array& array) {
+    if (!is_mask_dtype(array.dtype()))
+        throw InvalidArgument("mask dtype " + dtype_name(array.dtype()) + " is not supported: " + kMaskUsage +
+                              " (e.g. mask != 0)");
+    if (array.ndim() != 2) throw InvalidArgument("mask shape " + shape_text(array) + " is not 2-D: " + kMaskUsage);
+    if (array.shape(0) == 0 || array.shape(1) == 0)
+        throw InvalidArgument("mask shape " + shape_text(array) + " is empty: " + kMaskUsage);
+    for (std::size_t axis = 0; axis < 2; ++axis)
+        if (array.shape(axis) > std::numeric_limits<std::uint32_t>::max())
+            throw InvalidArgument("mask shape " + shape_text(array) + " is above 2^32 - 1 pixels along a side");
+}
+
+// A host mask's array, imported without a copy.
+Array host_mask_array_of(nb::handle mask) {
     Array array;
     if (!nb::try_cast(mask, array, /*convert=*/false)) {
         PyErr_Clear();  // as in array_of: the exporter's error may be left set
@@ -140,23 +143,61 @@ Array mask_array_of(nb::handle mask) {
     if (device != nb::device::cpu::value && device != nb::device::cuda_host::value)
         throw InvalidArgument("mask: the array is not in host memory (DLPack device type " + std::to_string(device) +
                               "); a mask must be a host array");
-    if (!is_mask_dtype(array.dtype()))
-        throw InvalidArgument("mask dtype " + dtype_name(array.dtype()) + " is not supported: " + kMaskUsage +
-                              " (e.g. mask != 0)");
-    if (array.ndim() != 2) throw InvalidArgument("mask shape " + shape_text(array) + " is not 2-D: " + kMaskUsage);
-    if (array.shape(0) == 0 || array.shape(1) == 0)
-        throw InvalidArgument("mask shape " + shape_text(array) + " is empty: " + kMaskUsage);
-    for (std::size_t axis = 0; axis < 2; ++axis)
-        if (array.shape(axis) > std::numeric_limits<std::uint32_t>::max())
-            throw InvalidArgument("mask shape " + shape_text(array) + " is above 2^32 - 1 pixels along a side");
+    check_mask_array(array);
     return array;
+}
+
+// A CUDA mask for CUDA images at `image_where`: exported for the images' stream (its producer
+// makes it ready there) and read in place as Request::device_mask.
+std::shared_ptr<const MaskPixels> cuda_mask_of(nb::handle mask, const Placement& image_where) {
+    auto pixels = std::make_shared<MaskPixels>();
+    Placement where = image_where;
+    nb::object capsule = export_cuda(mask, where, nb::int_(image_where.stream));
+    if (!nb::try_cast(capsule, pixels->array, /*convert=*/false)) {
+        PyErr_Clear();
+        throw nb::type_error("mask: the array's __dlpack__() did not give a DLPack tensor that imghist can read");
+    }
+    const Array& a = pixels->array;
+    check_mask_array(a);
+    const auto height = std::uint32_t(a.shape(0)), width = std::uint32_t(a.shape(1));
+    if ((width > 1 && a.stride(1) != 1) || (height > 1 && a.stride(0) < std::int64_t(width)))
+        throw InvalidArgument("mask: a CUDA mask's rows must be contiguous, one byte a pixel, first row first "
+                              "(e.g. mask.contiguous())");
+    DeviceImage view;
+    view.memory = std::uint64_t(reinterpret_cast<std::uintptr_t>(a.data()));
+    view.width = width;
+    view.height = height;
+    view.stride_bytes = height > 1 ? std::uint64_t(a.stride(0)) : 0;
+    view.format = PixelFormat::gray8;
+    pixels->device_view = view;
+    return pixels;
 }
 
 }  // namespace
 
-std::shared_ptr<const MaskPixels> mask_of(nb::handle mask) {
+std::shared_ptr<const MaskPixels> mask_of(nb::handle mask, const Placement* image_where) {
+    std::optional<Placement> cuda;
+    try {
+        cuda = cuda_placement_of(mask);
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("mask: ") + e.what());
+    }
+    const bool image_on_cuda = image_where != nullptr && image_where->cuda;
+    if (cuda && !image_on_cuda)
+        throw InvalidArgument("mask: the array lives on CUDA device " + std::to_string(cuda->device) +
+                              " but the image in host memory: a host image takes a host mask (e.g. numpy, "
+                              "tensor.cpu())");
+    if (cuda && cuda->device != image_where->device)
+        throw InvalidArgument("mask: the array lives on CUDA device " + std::to_string(cuda->device) +
+                              ", the image on CUDA device " + std::to_string(image_where->device) +
+                              ": give the mask on the image's device");
+    if (cuda) return cuda_mask_of(mask, *image_where);
+    if (image_on_cuda)
+        throw InvalidArgument("mask: the image lives on CUDA device " + std::to_string(image_where->device) +
+                              " but the mask in host memory: give the mask on the same device (e.g. "
+                              "torch.from_numpy(m).cuda()), or count a host copy of the image");
     auto pixels = std::make_shared<MaskPixels>();
-    pixels->array = mask_array_of(mask);
+    pixels->array = host_mask_array_of(mask);
     const Array& a = pixels->array;
     const auto height = std::uint32_t(a.shape(0)), width = std::uint32_t(a.shape(1));
     const auto* first = static_cast<const std::uint8_t*>(a.data());

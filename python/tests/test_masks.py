@@ -423,8 +423,8 @@ def test_a_cuda_mask_is_refused():
     image = image_of("rgb8")
     fake = FakeDeviceArray(image.shape[:2], np.uint8, device_type=CUDA)
     for call in both_calls(image, mask=fake):
-        with pytest.raises(imghist.InvalidArgument, match="mask: the array lives on CUDA device 0; a mask must be a "
-                                                          "host array"):
+        with pytest.raises(imghist.InvalidArgument, match="mask: the array lives on CUDA device 0 but the image in "
+                                                          "host memory: a host image takes a host mask"):
             call()
     assert fake.exports == 0  # refused from __dlpack_device__, never exported
 
@@ -440,10 +440,48 @@ def test_cuda_images_take_an_alpha_threshold_but_not_a_host_mask(producer):
     for h in imghist.histogram_batch([to_device(image), to_device(image)], alpha_threshold=0.5, mode="all"):
         assert h == want and h.counted_pixels == want.counted_pixels
     mask = np.ones(image.shape[:2], bool)
-    with pytest.raises(imghist.InvalidArgument, match="mask: the array lives on CUDA device 0 and the mask in host"):
+    with pytest.raises(imghist.InvalidArgument, match="mask: the image lives on CUDA device 0 but the mask in host"):
         imghist.histogram(to_device(image), mask=mask)
-    with pytest.raises(imghist.InvalidArgument, match="mask: the array lives on CUDA device 0 and the mask in host"):
+    with pytest.raises(imghist.InvalidArgument, match="mask: the image lives on CUDA device 0 but the mask in host"):
         imghist.histogram_batch([to_device(image), to_device(image)], mask=mask)
+
+
+@pytest.mark.parametrize("mask_dtype", [bool, np.uint8], ids=["bool", "uint8"])
+@pytest.mark.parametrize("fmt", ["gray8", "rgb8", "rgba8", "rgba16", "rgba_f16", "rgba_f32"])
+@pytest.mark.parametrize("producer", ["torch", "cupy"])
+def test_cuda_masks_against_numpy(producer, fmt, mask_dtype):
+    to_device = cuda_producer(producer)
+    plain = image_of(fmt, seed=61)
+    mask = random_mask(plain.shape[:2], mask_dtype, seed=62)
+    image = poison(plain, mask == 0, seed=63)
+    got = imghist.histogram(to_device(image), mask=to_device(mask), mode="all", alpha=alpha_of(fmt))
+    assert got.backend == "cuda"
+    assert_like_model(got, model_histogram(image, mask=mask, mode="all", alpha=alpha_of(fmt)))
+    assert got.counted_pixels == np.count_nonzero(mask) > 0
+    if alpha_of(fmt):  # both: the pixels the mask keeps whose alpha is above the threshold
+        threshold = 0.25 if np.issubdtype(image.dtype, np.floating) else 100
+        both = imghist.histogram(to_device(image), mask=to_device(mask), alpha_threshold=threshold)
+        assert both == imghist.histogram(image, mask=mask, alpha_threshold=threshold, backend="cpu")
+        assert both.counted_pixels == np.count_nonzero(selection(image, 3, mask, threshold))
+
+
+@pytest.mark.parametrize("producer", ["torch", "cupy"])
+def test_cuda_masks_with_regions_batches_and_bad_layouts(producer):
+    to_device = cuda_producer(producer)
+    image = image_of("rgba8", 40, 45, seed=64)
+    mask = random_mask(image.shape[:2], np.uint8, seed=65)
+    host = imghist.histogram(image, mask=mask, roi=(2, 3, 40, 33), tiles=(3, 2), backend="cpu")
+    got = imghist.histogram(to_device(image), mask=to_device(mask), roi=(2, 3, 40, 33), tiles=(3, 2))
+    assert got == host
+    np.testing.assert_array_equal(got.tile_counted_pixels, host.tile_counted_pixels)
+    batch = imghist.histogram_batch([to_device(image), to_device(image)], mask=to_device(mask))
+    want = imghist.histogram(image, mask=mask, backend="cpu")
+    assert all(h == want and h.counted_pixels == want.counted_pixels for h in batch)
+    # A mask of another size, and one whose rows are not contiguous, are refused by name.
+    with pytest.raises(imghist.InvalidArgument, match="must be the image's size"):
+        imghist.histogram(to_device(image), mask=to_device(mask[:-1]))
+    with pytest.raises(imghist.InvalidArgument, match="rows must be contiguous"):
+        imghist.histogram(to_device(image), mask=to_device(np.ones((45, 40), np.uint8)).T)
 
 
 # ---------------------------------------------------------------- to_dict / from_dict, merge
