@@ -52,6 +52,8 @@ public:
     // the row with accumulate_device(). The default refuses.
     virtual std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
                                                      const AlphaTest& alpha);
+    // The most bytes of rows one gather_device() call takes: count_image()'s rounds.
+    virtual std::uint64_t gather_round_bytes() const;
 
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,

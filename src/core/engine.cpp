@@ -197,7 +197,7 @@ Result count_selected(SlotCounter& counter, const DeviceImage& image, const Requ
     plain.device_mask.reset();
     plain.alpha_threshold.reset();
     const auto rows_per_round =
-        std::uint32_t(std::clamp<std::uint64_t>(kDeviceSelectionChunkBytes / image.row_bytes(), 1, image.height));
+        std::uint32_t(std::clamp<std::uint64_t>(counter.gather_round_bytes() / image.pitch(), 1, image.height));
     std::optional<Result> result;
     std::uint64_t counted = 0;
     for (std::uint32_t first = 0; first < image.height; first += rows_per_round) {
@@ -317,6 +317,8 @@ bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan
                                            std::span<std::uint64_t>, std::span<std::uint64_t>) {
     return false;
 }
+
+std::uint64_t SlotCounter::gather_round_bytes() const { return kDeviceSelectionChunkBytes; }
 
 std::optional<DeviceImage> SlotCounter::gather_device(const DeviceImage&, const DeviceImage*, const AlphaTest&) {
     throw InvalidArgument("this backend applies a mask or an alpha threshold to images in host memory only: "

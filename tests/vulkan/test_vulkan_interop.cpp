@@ -17,6 +17,7 @@
 #include "imghist/vulkan.hpp"
 #include "histogram_asserts.hpp"
 #include "interop_checks.hpp"
+#include "selection_checks.hpp"
 #include "test_images.hpp"
 #include "vulkan_test_support.hpp"
 
@@ -167,6 +168,22 @@ TEST_F(VulkanInterop, EngineOnTheCallersDeviceAndQueue) {
         EXPECT_NE(std::string(e.what()).find("create_engine(\"vulkan\")"), std::string::npos) << e.what();
     }
     EXPECT_THROW(vulkan::create_engine(context, VK_NULL_HANDLE), InvalidArgument);
+}
+
+// Masks in the caller's VkBuffer and alpha thresholds (gather.comp), through vulkan::compute.
+TEST_F(VulkanInterop, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
+    const vulkan::DeviceContext context{app_->physical, app_->device, app_->family, app_->float_controls};
+    std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
+    testing::expect_device_selections_match([&](const testing::SelectionCase& c) {
+        const ImageView& v = c.image.view;
+        // The image 16 bytes into its buffer (a non-zero binding offset); the mask 3 bytes into its.
+        vk::Allocation pixels = app_->upload(v.data, v.stride_bytes * v.height, 16);
+        vk::Allocation mask = app_->upload(c.mask.bytes.data(), c.mask.bytes.size(), 3);
+        Request r = c.request;
+        if (c.use_mask) r.device_mask = vulkan::device_image(mask.buffer.get(), 3, v.width, v.height, 0, PixelFormat::gray8);
+        return vulkan::compute(*engine, vulkan::device_image(pixels.buffer.get(), 16, v.width, v.height, v.stride_bytes,
+                                                              v.format), r);
+    });
 }
 
 TEST_F(VulkanInterop, ComputeRejectsEnginesNotMadeOnTheCallersDevice) {

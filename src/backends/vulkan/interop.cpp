@@ -3,7 +3,10 @@
 // Impl as the slot counter of device images.
 #include "imghist/vulkan.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
+#include <optional>
 
 #include "backends/vulkan/vk_histogram.hpp"
 #include "backends/vulkan/vk_tuning.hpp"
@@ -28,6 +31,12 @@ struct Histogrammer::Impl final : SlotCounter {
     }
     // Records `plan` into a command buffer of its own, submits it to `queue`, waits, reads back.
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
+    // The selected pixels packed by gather.comp into `gathered`, from its byte kGatherPixelsAt.
+    std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
+                                             const AlphaTest& alpha) override;
+    std::uint64_t gather_round_bytes() const override {
+        return std::min(SlotCounter::gather_round_bytes(), core.gather_round_bytes());
+    }
 
     // Zeroes the work counters and records `image` into `result` (overwritten).
     void record(VkCommandBuffer cmd, const DeviceImage& image, const HistogramPlan& plan, VkBuffer result_buffer,
@@ -46,10 +55,14 @@ struct Histogrammer::Impl final : SlotCounter {
     vk::CommandPool pool;
     vk::Fence fence;
     vk::GrowingBuffer result;  // compute()'s counters, host-visible
+    vk::GrowingBuffer gathered;        // gather_device's packed pixels (device-local)
+    vk::GrowingBuffer gathered_count;  // and their number, copied back (host-visible)
 
 private:
     void make_pool();
-    void submit_and_wait(VkCommandBuffer cmd);
+    // Records one command buffer with `record`, after a barrier on the caller's earlier writes
+    // to the pixels (in submission order on this queue), submits it to `queue` and waits.
+    void run_once(const std::function<void(VkCommandBuffer)>& record);
 };
 
 void Histogrammer::Impl::make_pool() {
@@ -66,24 +79,9 @@ void Histogrammer::Impl::make_pool() {
     fence = vk::Fence(context.device, f);
 }
 
-void Histogrammer::Impl::submit_and_wait(VkCommandBuffer cmd) {
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cmd;
-    VkFence f = fence.get();
-    IMGHIST_VK(vkResetFences, context.device, 1, &f);
-    IMGHIST_VK(vkQueueSubmit, queue, 1, &submit, f);
-    const VkResult waited = vkWaitForFences(context.device, 1, &f, VK_TRUE, UINT64_MAX);
-    arena.reset();
-    vk::check(waited, "vkWaitForFences");
-}
-
-void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
-                                           std::span<std::uint64_t> slots) {
+void Histogrammer::Impl::run_once(const std::function<void(VkCommandBuffer)>& record) {
     make_pool();
     const VkDevice device = context.device;
-    const VkDeviceSize bytes = VkDeviceSize(plan.total_slots()) * 8;
-    result.ensure(bytes, {context.physical_device, device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = pool.get();
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -100,15 +98,59 @@ void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const Histo
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     IMGHIST_VK(vkBeginCommandBuffer, cmd, &begin);
-    // The caller's earlier writes to the pixels, in submission order on this queue.
     vk::barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT);
-    record(cmd, image, plan, result.get().buffer.get(), 0);
-    vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                VK_ACCESS_HOST_READ_BIT);
+    record(cmd);
     IMGHIST_VK(vkEndCommandBuffer, cmd);
-    submit_and_wait(cmd);
+
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cmd;
+    VkFence f = fence.get();
+    IMGHIST_VK(vkResetFences, device, 1, &f);
+    IMGHIST_VK(vkQueueSubmit, queue, 1, &submit, f);
+    const VkResult waited = vkWaitForFences(device, 1, &f, VK_TRUE, UINT64_MAX);
+    arena.reset();
+    vk::check(waited, "vkWaitForFences");
+}
+
+void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
+                                           std::span<std::uint64_t> slots) {
+    const VkDeviceSize bytes = VkDeviceSize(plan.total_slots()) * 8;
+    result.ensure(bytes, {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
+    run_once([&](VkCommandBuffer cmd) {
+        record(cmd, image, plan, result.get().buffer.get(), 0);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_ACCESS_HOST_READ_BIT);
+    });
     std::memcpy(slots.data(), result.get().mapped, slots.size() * sizeof(std::uint64_t));
+}
+
+std::optional<DeviceImage> Histogrammer::Impl::gather_device(const DeviceImage& rows, const DeviceImage* mask,
+                                                             const AlphaTest& alpha) {
+    if (rows.extent_bytes() > core.gather_round_bytes())
+        throw InvalidArgument("vulkan: a row of " + std::to_string(rows.extent_bytes()) +
+                              " bytes is more than one storage-buffer binding of this device spans, so it cannot "
+                              "take a mask or an alpha threshold");
+    const VkDeviceSize out_bytes =
+        vk::HistogramCore::kGatherPixelsAt + (rows.pixel_count() * rows.info().pixel_bytes() + 3) / 4 * 4;
+    gathered.ensure(out_bytes, {context.physical_device, context.device,
+                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                false});
+    gathered_count.ensure(4, {context.physical_device, context.device, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true});
+    const VkBuffer out = gathered.get().buffer.get();
+    run_once([&](VkCommandBuffer cmd) {
+        core.record_gather(cmd, arena, rows, mask, alpha, out, out_bytes);
+        const VkBufferCopy count{0, 0, 4};
+        vkCmdCopyBuffer(cmd, out, gathered_count.get().buffer.get(), 1, &count);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_ACCESS_HOST_READ_BIT);
+    });
+    std::uint32_t selected = 0;
+    std::memcpy(&selected, gathered_count.get().mapped, sizeof selected);
+    if (selected == 0) return std::nullopt;
+    return vulkan::device_image(out, vk::HistogramCore::kGatherPixelsAt, selected, 1, 0, rows.format);
 }
 
 Histogrammer::Histogrammer(const DeviceContext& context) {

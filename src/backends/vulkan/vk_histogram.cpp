@@ -6,7 +6,7 @@
 
 #include "imghist/error.hpp"
 
-// SPIR-V compiled from histogram.comp / flush.comp at build time (CMakeLists.txt).
+// SPIR-V compiled from histogram.comp / flush.comp / gather.comp at build time (CMakeLists.txt).
 #define IMGHIST_SPIRV(name)                       \
     extern const unsigned char imghist_vk_##name[]; \
     extern const unsigned long long imghist_vk_##name##_size;
@@ -26,6 +26,7 @@ IMGHIST_SPIRV(hist_f32p_1)
 IMGHIST_SPIRV(hist_f32p_3)
 IMGHIST_SPIRV(hist_f32p_4)
 IMGHIST_SPIRV(flush)
+IMGHIST_SPIRV(gather)
 #undef IMGHIST_SPIRV
 
 namespace imghist::vk {
@@ -52,6 +53,15 @@ const Spirv kHistSpirv[5][3] = {
 
 constexpr std::uint32_t kFlushGroupSize = 256;  // local_size_x of flush.comp
 constexpr std::uint32_t kMaxChannels = 5;        // R, G, B, A, Y
+
+constexpr std::uint32_t kGatherGroupSize = 256;  // local_size_x of gather.comp
+
+// Push constants of gather.comp: its Params block.
+struct GatherPushConstants {
+    std::uint32_t image_base, image_pitch, width, rows, pixel_bytes;
+    std::uint32_t mask_base, mask_pitch, has_mask;
+    std::uint32_t alpha_kind, alpha_least, alpha_at, alpha_type;
+};
 
 // Push constants of histogram.comp: its Params block, the contract's ih_bin_args first.
 struct HistPushConstants {
@@ -152,13 +162,15 @@ HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning 
     make_layouts();
     flush_module_ = make_module(device_, Spirv{imghist_vk_flush, imghist_vk_flush_size});
     flush_pipeline_ = make_pipeline(device_, flush_module_.get(), flush_layout_.get(), nullptr);
+    gather_module_ = make_module(device_, Spirv{imghist_vk_gather, imghist_vk_gather_size});
+    gather_pipeline_ = make_pipeline(device_, gather_module_.get(), gather_layout_.get(), nullptr);
     const VkDeviceSize count_bytes = VkDeviceSize(kMaxChannels) * (max_bins() + IH_EXTRA_SLOTS) * 4;
     counts_ = allocate_buffer(physical_, device_, count_bytes,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
 }
 
-// One descriptor set layout (kBindings storage buffers) for both shaders, and their pipeline
-// layouts; flush.comp reads bindings 0 and 1 only.
+// One descriptor set layout (kBindings storage buffers) for the three shaders, and their
+// pipeline layouts; flush.comp reads bindings 0 and 1 only.
 void HistogramCore::make_layouts() {
     VkDescriptorSetLayoutBinding bindings[kBindings] = {};
     for (std::uint32_t i = 0; i < kBindings; ++i) {
@@ -187,6 +199,7 @@ void HistogramCore::make_layouts() {
     };
     hist_layout_ = make_layout(sizeof(HistPushConstants));
     flush_layout_ = make_layout(sizeof(FlushParams));
+    gather_layout_ = make_layout(sizeof(GatherPushConstants));
 }
 
 VkShaderModule HistogramCore::module(int variant) {
@@ -293,6 +306,60 @@ void HistogramCore::record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const
     vkCmdDispatch(cmd, (launch.total_slots + kFlushGroupSize - 1) / kFlushGroupSize, 1, 1);
     barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+std::uint64_t HistogramCore::gather_round_bytes() const {
+    return limits_.max_range - limits_.offset_alignment - kGatherPixelsAt - 16;
+}
+
+void HistogramCore::record_gather(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& rows,
+                                  const DeviceImage* mask, const AlphaTest& alpha, VkBuffer out, VkDeviceSize out_bytes) {
+    // A binding starts on the device's offset alignment; the pixels start base bytes into it.
+    const auto bind = [&](const DeviceImage& image, std::uint32_t& base) {
+        const VkDeviceSize offset = image.offset_bytes / limits_.offset_alignment * limits_.offset_alignment;
+        base = std::uint32_t(image.offset_bytes - offset);
+        return VkDescriptorBufferInfo{vulkan::buffer_of(image), offset, (base + image.extent_bytes() + 3) / 4 * 4};
+    };
+    const FormatInfo& info = rows.info();
+    GatherPushConstants pc{};
+    const VkDescriptorBufferInfo image_info = bind(rows, pc.image_base);
+    // Without a mask, binding 1 is the image again (never read).
+    const VkDescriptorBufferInfo mask_info = mask ? bind(*mask, pc.mask_base) : image_info;
+    const VkDescriptorBufferInfo out_info{out, 0, out_bytes};
+    const VkDescriptorSet set = write_set(arena, image_info, mask_info, out);
+    // write_set binds the third buffer whole; bind the output's own range instead.
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = 2;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = &out_info;
+    vkUpdateDescriptorSets(device_, 1, &w, 0, nullptr);
+    pc.image_pitch = std::uint32_t(rows.pitch());
+    pc.width = rows.width;
+    pc.rows = rows.height;
+    pc.pixel_bytes = std::uint32_t(info.pixel_bytes());
+    pc.mask_pitch = mask ? std::uint32_t(mask->pitch()) : 0;
+    pc.has_mask = mask ? 1 : 0;
+    pc.alpha_kind = alpha.kind;
+    pc.alpha_least = alpha.least;
+    pc.alpha_at = info.alpha < 0 ? 0 : std::uint32_t(info.alpha * info.bytes_per_sample);
+    pc.alpha_type = std::uint32_t(info.sample);
+
+    barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cmd, out, 0, out_bytes, 0);
+    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_pipeline_.get());
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_layout_.get(), 0, 1, &set, 0, nullptr);
+    vkCmdPushConstants(cmd, gather_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    const std::uint64_t groups = (rows.pixel_count() + kGatherGroupSize - 1) / kGatherGroupSize;
+    const std::uint64_t groups_x = std::min<std::uint64_t>(groups, limits_.max_groups_x);
+    vkCmdDispatch(cmd, std::uint32_t(groups_x), std::uint32_t((groups + groups_x - 1) / groups_x), 1);
+    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
 }
 
 }  // namespace imghist::vk

@@ -13,6 +13,7 @@
 #include "backends/vulkan/vk_launch.hpp"
 #include "backends/vulkan/vk_util.hpp"
 #include "core/plan.hpp"
+#include "core/selection.hpp"
 #include "imghist/vulkan.hpp"
 
 namespace imghist::vk {
@@ -57,6 +58,17 @@ public:
     void record_image(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& image,
                       const HistogramPlan& plan, VkBuffer totals, VkDeviceSize totals_offset, bool overwrite);
 
+    // Masks and alpha thresholds (gather.comp): zeroes `out` up to `out_bytes`, then packs the
+    // pixels of `rows` (its memory a VkBuffer) that `mask` (or none) and `alpha` keep into
+    // `out` from byte kGatherPixelsAt, their number into its first word. Ends with a
+    // compute-to-compute-and-transfer barrier. `rows` and the output must fit one binding
+    // (gather_round_bytes).
+    static constexpr VkDeviceSize kGatherPixelsAt = 256;
+    void record_gather(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& rows, const DeviceImage* mask,
+                       const AlphaTest& alpha, VkBuffer out, VkDeviceSize out_bytes);
+    // The most bytes of rows (and so of packed pixels) one record_gather may take.
+    std::uint64_t gather_round_bytes() const;
+
     // What record_image() dispatches, for reports and the benchmark.
     Shape shape(const DeviceImage& image, const HistogramPlan& plan) const {
         return decide_shape(plan, image, limits_, tuning_);
@@ -85,6 +97,9 @@ private:
     std::map<int, ShaderModule> modules_;
     ShaderModule flush_module_;
     Pipeline flush_pipeline_;
+    PipelineLayout gather_layout_;
+    ShaderModule gather_module_;
+    Pipeline gather_pipeline_;
     std::map<std::pair<int, SpecConstants>, Pipeline> pipelines_;
     Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
     // Edge keys (binding 2), one buffer per distinct set, kept while the core lives: command
