@@ -55,6 +55,14 @@ public:
     // The most bytes of rows one gather_device() call takes: count_image()'s rounds.
     virtual std::uint64_t gather_round_bytes() const;
 
+    // Every region of `image` (a tile grid's tiles) counted in one pass: region i into
+    // slots[i * plan.total_slots() ...] and, with `clipping` (see accumulate_with_extremes),
+    // its extremes into extremes[i * 2 * channels ...]; both arrive zeroed. A backend that cannot
+    // returns false having counted nothing, and count_image() counts the regions one by one.
+    virtual bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                                  const HistogramPlan* clipping, std::span<std::uint64_t> slots,
+                                  std::span<std::uint64_t> extremes);
+
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
                                    std::span<std::uint64_t> slots);

@@ -221,25 +221,17 @@ Result count_one_region(SlotCounter& counter, const Pixels& image, const Request
     return count_whole(counter, image, request, std::move(backend), std::move(device));
 }
 
-template <class Pixels>
-Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
-                    std::string device) {
-    if (!request.roi && request.tiles.count() == 1)
-        return count_one_region(counter, image, request, std::move(backend), std::move(device));
-    return count_regions(image, request, [&](const Pixels& crop, const Request& plain) {
-        return count_one_region(counter, crop, plain, backend, device);
-    });
-}
-
 // A roi and tiles are sub-views of the image, each counted as a whole image by the same
-// backend: a roi reads only its own rows, and tiles read every counted pixel once.
+// backend: a roi reads only its own rows, and tiles read every counted pixel once. A backend that
+// counts every tile in one pass (SlotCounter::accumulate_tiles) does so for host images.
 // Tile histograms are held whole in the Result: at most this many 64-bit counters in all (512 MiB),
 // so that a grid times a wide layout is refused by name rather than exhausting memory.
 constexpr std::uint64_t kMaxTileCounters = std::uint64_t(1) << 26;
 
+// The counted area of a request with a roi or tiles, its checks done: the tile grid's size
+// and the selection's fit.
 template <class Pixels>
-Result count_regions_of(const Pixels& image, const Request& request,
-                        const std::function<Result(const Pixels&, const Request&)>& count_whole_image) {
+Region checked_area(const Pixels& image, const Request& request) {
     const Region area = counted_region(request, image.width, image.height);
     if (request.tiles.count() > 1) {
         const std::uint64_t per_tile = std::uint64_t(channels_for(image.format, request).size()) *
@@ -251,40 +243,109 @@ Result count_regions_of(const Pixels& image, const Request& request,
     }
     if (request.selects_pixels())
         validate_selection(request, image.format, image.width, image.height, std::is_same_v<Pixels, DeviceImage>);
+    return area;
+}
+
+// The request of one region: no roi or tiles, the mask seen through the region.
+Request region_request(const Request& request, const Region& region) {
     Request plain = request;
     plain.roi.reset();
     plain.tiles = {};
-    // The request of one region: the mask seen through the same region.
-    const auto plain_for = [&](const Region& region) {
-        if (request.mask) plain.mask = request.mask->crop(region);
-        if (request.device_mask) plain.device_mask = request.device_mask->crop(region);
-        return plain;
-    };
+    if (request.mask) plain.mask = request.mask->crop(region);
+    if (request.device_mask) plain.device_mask = request.device_mask->crop(region);
+    return plain;
+}
+
+// The tiles of the grid over `area`, in row-major order.
+std::vector<Region> tile_regions(const Region& area, const TileGrid& grid) {
+    std::vector<Region> regions;
+    regions.reserve(grid.count());
+    for (std::uint32_t ty = 0; ty < grid.y; ++ty)
+        for (std::uint32_t tx = 0; tx < grid.x; ++tx) regions.push_back(tile_region(area, grid, tx, ty));
+    return regions;
+}
+
+// One Result of the tiles' Results (in tile_regions' order): their sum, and each tile's own.
+Result assemble_tiles(std::vector<Result> tile_results, const std::vector<Region>& regions, const TileGrid& grid) {
+    Result result;
+    std::vector<TileHistogram> tiles;
+    tiles.reserve(regions.size());
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        Result& tile = tile_results[i];
+        if (i == 0) result = tile;
+        else result.merge(tile);
+        tiles.push_back({regions[i], std::move(tile.channels), tile.counted_pixels});
+    }
+    result.tile_grid = grid;
+    result.tiles = std::move(tiles);
+    return result;
+}
+
+template <class Pixels>
+Result count_regions_of(const Pixels& image, const Request& request,
+                        const std::function<Result(const Pixels&, const Request&)>& count_whole_image) {
+    const Region area = checked_area(image, request);
     Result result;
     if (request.tiles.count() == 1) {
-        result = count_whole_image(image.crop(area), plain_for(area));
+        result = count_whole_image(image.crop(area), region_request(request, area));
     } else {
-        std::vector<TileHistogram> tiles;
-        tiles.reserve(request.tiles.count());
-        for (std::uint32_t ty = 0; ty < request.tiles.y; ++ty)
-            for (std::uint32_t tx = 0; tx < request.tiles.x; ++tx) {
-                const Region region = tile_region(area, request.tiles, tx, ty);
-                Result tile = count_whole_image(image.crop(region), plain_for(region));
-                if (tiles.empty()) {
-                    result = tile;
-                } else {
-                    result.merge(tile);
-                }
-                tiles.push_back({region, std::move(tile.channels), tile.counted_pixels});
-            }
-        result.tile_grid = request.tiles;
-        result.tiles = std::move(tiles);
+        const std::vector<Region> regions = tile_regions(area, request.tiles);
+        std::vector<Result> tile_results;
+        tile_results.reserve(regions.size());
+        for (const Region& region : regions)
+            tile_results.push_back(count_whole_image(image.crop(region), region_request(request, region)));
+        result = assemble_tiles(std::move(tile_results), regions, request.tiles);
     }
     result.width = image.width;
     result.height = image.height;
     result.region = area;
     return result;
 }
+
+// Tiles of a host image in one pass of a backend that can (SlotCounter::accumulate_tiles): the
+// same Result count_regions_of assembles from one count per tile. Not for selections.
+std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageView& image, const Request& request,
+                                              const std::string& backend, const std::string& device) {
+    if (request.tiles.count() <= 1 || request.selects_pixels()) return std::nullopt;
+    const Region area = checked_area(image, request);
+    const std::vector<Region> regions = tile_regions(area, request.tiles);
+    const Request plain = region_request(request, area);
+    Counting counting(image.format, plain);
+    const std::size_t slots_per_tile = counting.slots.size(), extremes_per_tile = counting.extremes.size();
+    std::vector<std::uint64_t> slots(regions.size() * slots_per_tile, 0), extremes(regions.size() * extremes_per_tile, 0);
+    counter.take_notes();
+    if (!counter.accumulate_tiles(image, regions, counting.plan, counting.clipping_plan(), slots, extremes))
+        return std::nullopt;
+    const std::vector<std::string> notes = counter.take_notes();
+    std::vector<Result> tile_results;
+    tile_results.reserve(regions.size());
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        std::copy_n(slots.begin() + std::ptrdiff_t(i * slots_per_tile), slots_per_tile, counting.slots.begin());
+        std::copy_n(extremes.begin() + std::ptrdiff_t(i * extremes_per_tile), extremes_per_tile, counting.extremes.begin());
+        const ImageView tile = image.crop(regions[i]);
+        tile_results.push_back(counting.result(tile, backend, device, counting.clipping.has_value()));
+        tile_results.back().notes = notes;
+        add_value_extremes(tile, plain, counting.plan, nullptr, tile_results.back());
+    }
+    Result result = assemble_tiles(std::move(tile_results), regions, request.tiles);
+    result.width = image.width;
+    result.height = image.height;
+    result.region = area;
+    return result;
+}
+template <class Pixels>
+Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
+                    std::string device) {
+    if (!request.roi && request.tiles.count() == 1)
+        return count_one_region(counter, image, request, std::move(backend), std::move(device));
+    if constexpr (std::is_same_v<Pixels, ImageView>)
+        if (std::optional<Result> tiled = count_tiles_in_one_pass(counter, image, request, backend, device))
+            return std::move(*tiled);
+    return count_regions(image, request, [&](const Pixels& crop, const Request& plain) {
+        return count_one_region(counter, crop, plain, backend, device);
+    });
+}
+
 }  // namespace
 
 Result count_regions(const ImageView& image, const Request& request,
@@ -315,6 +376,11 @@ std::optional<std::uint64_t> SlotCounter::accumulate_selected(const ImageView&, 
 
 bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan&, const HistogramPlan&,
                                            std::span<std::uint64_t>, std::span<std::uint64_t>) {
+    return false;
+}
+
+bool SlotCounter::accumulate_tiles(const ImageView&, std::span<const Region>, const HistogramPlan&, const HistogramPlan*,
+                                   std::span<std::uint64_t>, std::span<std::uint64_t>) {
     return false;
 }
 

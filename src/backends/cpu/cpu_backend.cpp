@@ -112,33 +112,76 @@ public:
         return count(image, plan, clipping, slots, extremes, &selector);
     }
 
+    // Tiles in one pass: the workers take whole tiles from a shared counter, count each on
+    // their own thread (no per-tile hand-off: a tile of 1024 in 8K is too small to split), and
+    // move their totals into the tile's slots.
+    bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                          const HistogramPlan* clipping, std::span<std::uint64_t> slots,
+                          std::span<std::uint64_t> extremes) override {
+        const Counting counting = prepare(image.pixel_count(), plan, clipping);
+        const std::uint64_t workers = std::min<std::uint64_t>(
+            {threads_, regions.size(), std::max<std::uint64_t>(1, image.pixel_count() / kMinPixelsPerThread)});
+        const std::size_t slots_per_tile = plan.total_slots(), extremes_per_tile = clipping ? 2 * plan.channels.size() : 0;
+        std::atomic<std::size_t> next{0};
+        run_workers(workers, [&](std::uint64_t) {
+            Counters k;
+            k.init(plan, clipping, counting.kernel ? &counting.tables->slots : nullptr);
+            for (;;) {
+                const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
+                if (i >= regions.size()) break;
+                const ImageView tile = image.crop(regions[i]);
+                counting.count_pixels(k, tile, 0, tile.pixel_count());
+                if (counting.kernel) k.flush();
+                std::copy(k.totals.begin(), k.totals.end(), slots.begin() + std::ptrdiff_t(i * slots_per_tile));
+                std::copy(k.extremes.begin(), k.extremes.end(), extremes.begin() + std::ptrdiff_t(i * extremes_per_tile));
+                std::fill(k.totals.begin(), k.totals.end(), 0);
+                std::fill(k.extremes.begin(), k.extremes.end(), 0);
+            }
+        });
+        return true;
+    }
+
 private:
+    // The kernel and tables a count of `pixels` pixels uses (none: the direct path).
+    struct Counting {
+        KernelFn kernel = nullptr;
+        const Tables* tables = nullptr;
+        cpu::Context ctx;
+        void count_pixels(Counters& k, const ImageView& view, std::uint64_t begin, std::uint64_t end) const {
+            if (kernel) kernel(k, ctx, view, begin, end);
+            else cpu::count_direct(k, view, begin, end);
+        }
+    };
+    Counting prepare(std::uint64_t pixels, const HistogramPlan& plan, const HistogramPlan* clipping) {
+        Counting c;
+        const cpu::ChannelSet cs = cpu::channel_set(plan);
+        if (cs.ok && pixels >= kMinPixelsForTables && plan.bins() <= kMaxTableBins) {
+            c.tables = &tables_for(Classifier{plan, clipping}, pixels * plan.channels.size(), cs.luma);
+            c.kernel = cpu::pick_kernel(plan, *c.tables, cs);
+        }
+        c.ctx = cpu::Context{&plan, c.tables};
+        return c;
+    }
+
     // Counts every pixel of `image`, or with a selector the pixels it lets through; returns how
     // many were counted.
     std::uint64_t count(const ImageView& image, const HistogramPlan& plan, const HistogramPlan* clipping,
                         std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                         const PixelSelector* selector) {
         const std::uint64_t pixels = image.pixel_count();
-        const cpu::ChannelSet cs = cpu::channel_set(plan);
-        KernelFn kernel = nullptr;
-        const Tables* tables = nullptr;
-        if (cs.ok && pixels >= kMinPixelsForTables && plan.bins() <= kMaxTableBins) {
-            tables = &tables_for(Classifier{plan, clipping}, pixels * plan.channels.size(), cs.luma);
-            kernel = cpu::pick_kernel(plan, *tables, cs);
-        }
+        const Counting counting = prepare(pixels, plan, clipping);
+        const KernelFn kernel = counting.kernel;
 
         const std::uint64_t workers =
             std::min<std::uint64_t>(threads_, std::max<std::uint64_t>(1, pixels / kMinPixelsPerThread));
         std::vector<Counters> counters(workers);
-        for (auto& k : counters) k.init(plan, clipping, kernel ? &tables->slots : nullptr);
-        const cpu::Context ctx{&plan, tables};
+        for (auto& k : counters) k.init(plan, clipping, kernel ? &counting.tables->slots : nullptr);
         const std::uint64_t chunk =
             workers == 1 ? pixels : std::max(kMinPixelsPerThread, pixels / (workers * kChunksPerWorker));
         std::atomic<std::uint64_t> next{0};
         std::vector<std::uint64_t> selected(workers, 0);
         const auto count_pixels = [&](Counters& k, const ImageView& view, std::uint64_t begin, std::uint64_t end) {
-            if (kernel) kernel(k, ctx, view, begin, end);
-            else cpu::count_direct(k, view, begin, end);
+            counting.count_pixels(k, view, begin, end);
         };
         run_workers(workers, [&](std::uint64_t t) {
             Counters& k = counters[t];
