@@ -130,9 +130,6 @@ std::vector<Result> compute_on_cuda(Engine& engine, const std::vector<ImageView>
     std::vector<Result> results;
     if (images.size() == 1) results.push_back(cuda_engine->compute_device(images.front(), request, stream));
     else results = cuda_engine->compute_batch(images, request, stream);
-    // As Engine::compute says of device images (src/core/engine.cpp): the extremes stay unknown.
-    if (request.value_extremes && format_info(views.front().format).is_float())
-        for (Result& r : results) r.notes.push_back("value extremes are found for images in host memory only");
     return results;
 #else
     (void)engine, (void)views, (void)request;

@@ -76,18 +76,6 @@ struct Counting {
     }
 };
 
-// Request::value_extremes: found on the host for host images of half and float samples.
-void add_value_extremes(const ImageView& image, const Request& request, const HistogramPlan& plan,
-                        const PixelSelector* selector, Result& result) {
-    if (request.value_extremes && plan.is_float())
-        set_value_extremes(result.channels, find_value_extremes(image, plan, selector));
-}
-void add_value_extremes(const DeviceImage&, const Request& request, const HistogramPlan& plan, const PixelSelector*,
-                        Result& result) {
-    if (request.value_extremes && plan.is_float())
-        result.notes.push_back("value extremes are found for images in host memory only");
-}
-
 // Every pixel of `image`, for a request without roi or tiles.
 template <class Pixels>
 Result count_whole(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,

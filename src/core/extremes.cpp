@@ -188,4 +188,16 @@ void set_value_extremes(std::vector<ChannelHistogram>& channels, const std::vect
     }
 }
 
+void add_value_extremes(const ImageView& image, const Request& request, const HistogramPlan& plan,
+                        const PixelSelector* selector, Result& result) {
+    if (request.value_extremes && plan.is_float())
+        set_value_extremes(result.channels, find_value_extremes(image, plan, selector));
+}
+
+void add_value_extremes(const DeviceImage&, const Request& request, const HistogramPlan& plan, const PixelSelector*,
+                        Result& result) {
+    if (request.value_extremes && plan.is_float())
+        result.notes.push_back("value extremes are found for images in host memory only");
+}
+
 }  // namespace imghist

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "imghist/image.hpp"
+#include "imghist/request.hpp"
 #include "imghist/result.hpp"
 
 namespace imghist {
@@ -29,5 +30,13 @@ std::vector<ValueExtremes> find_value_extremes(const ImageView& image, const His
 
 // Writes them into the channels' finite_min, finite_max and infinity counts.
 void set_value_extremes(std::vector<ChannelHistogram>& channels, const std::vector<ValueExtremes>& extremes);
+
+// Request::value_extremes for `result`, a count of `image` by `plan` (of half or float samples):
+// found on the host for host images (over the pixels `selector` lets through); a note for images
+// in device memory, which the host cannot read. Every backend's Result takes them this way.
+void add_value_extremes(const ImageView& image, const Request& request, const HistogramPlan& plan,
+                        const PixelSelector* selector, Result& result);
+void add_value_extremes(const DeviceImage& image, const Request& request, const HistogramPlan& plan,
+                        const PixelSelector* selector, Result& result);
 
 }  // namespace imghist

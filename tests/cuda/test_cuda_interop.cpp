@@ -257,5 +257,38 @@ TEST(CudaDevice, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
     CK(cudaStreamDestroy(stream));
 }
 
+// Request::value_extremes on every CUDA call that returns a Result: host batches find them,
+// device images say why they have none (they were dropped silently before).
+TEST(CudaDevice, ValueExtremesOnBatchesAndDeviceImages) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    Request r;
+    r.value_extremes = true;
+    const TestImage a = make_image(PixelFormat::rgba_f32, 61, 17, Pattern::specials, 71);
+    const TestImage b = make_image(PixelFormat::rgba_f32, 61, 17, Pattern::natural, 72);
+    const ImageView views[] = {a.view, b.view};
+    const std::vector<Result> batch = engine->compute_batch(std::span<const ImageView>(views), r);
+    ASSERT_EQ(batch.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const Result want = reference->compute(views[i], r);
+        for (std::size_t c = 0; c < want.channels.size(); ++c) {
+            ASSERT_TRUE(want.channels[c].finite_min.has_value());
+            EXPECT_EQ(batch[i].channels[c].finite_min, want.channels[c].finite_min) << i << " " << c;
+            EXPECT_EQ(batch[i].channels[c].finite_max, want.channels[c].finite_max) << i << " " << c;
+            EXPECT_EQ(batch[i].channels[c].positive_infinities, want.channels[c].positive_infinities);
+            EXPECT_EQ(batch[i].channels[c].negative_infinities, want.channels[c].negative_infinities);
+        }
+    }
+    const DeviceCopy d = upload(a.view);
+    const auto noted = [](const Result& x) {
+        return std::find(x.notes.begin(), x.notes.end(), "value extremes are found for images in host memory only") !=
+               x.notes.end();
+    };
+    EXPECT_TRUE(noted(engine->compute_device(d.view, r)));
+    const DeviceImage two[] = {d.view, d.view};
+    for (const Result& x : engine->compute_batch(std::span<const DeviceImage>(two), r)) EXPECT_TRUE(noted(x));
+}
+
 }  // namespace
 }  // namespace imghist

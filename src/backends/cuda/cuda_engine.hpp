@@ -88,7 +88,8 @@ private:
     void release();
     void recover();
     void check_device_pointer(const DeviceImage& image) const;
-    std::vector<Result> results(std::span<const DeviceImage> images, const HistogramPlan& plan,
+    // The Results of counted device images (with Request::value_extremes' note).
+    std::vector<Result> results(std::span<const DeviceImage> images, const Request& request, const HistogramPlan& plan,
                                 std::span<const std::uint64_t> slots) const;
     std::span<const std::uint64_t> count_on_device(std::span<const DeviceImage> images, const HistogramPlan& plan,
                                                    cudaStream_t stream);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/extremes.hpp"
 #include "cuda_engine.hpp"
 #include "gpu/staging.hpp"
 
@@ -82,9 +83,11 @@ std::vector<Result> CudaEngine::compute_batch(std::span<const ImageView> images,
     call.ok();
     std::vector<Result> out;
     out.reserve(images.size());
-    for (std::size_t i = 0; i < images.size(); ++i)
+    for (std::size_t i = 0; i < images.size(); ++i) {
         out.push_back(plan.make_result(images[i], std::span<const std::uint64_t>(slots.data() + i * ts, ts), "cuda",
                                        device_name()));
+        add_value_extremes(images[i], request, plan, nullptr, out.back());
+    }
     return out;
 }
 

@@ -2,6 +2,7 @@
 // stream.
 #include <algorithm>
 
+#include "core/extremes.hpp"
 #include "core/interop.hpp"
 #include "core/selection.hpp"
 #include "cuda_engine.hpp"
@@ -54,13 +55,15 @@ std::span<const std::uint64_t> CudaEngine::count_on_device(std::span<const Devic
     return {result_host_.ptr, n};
 }
 
-std::vector<Result> CudaEngine::results(std::span<const DeviceImage> images, const HistogramPlan& plan,
-                                        std::span<const std::uint64_t> slots) const {
+std::vector<Result> CudaEngine::results(std::span<const DeviceImage> images, const Request& request,
+                                        const HistogramPlan& plan, std::span<const std::uint64_t> slots) const {
     const std::size_t ts = plan.total_slots();
     std::vector<Result> out;
     out.reserve(images.size());
-    for (std::size_t i = 0; i < images.size(); ++i)
+    for (std::size_t i = 0; i < images.size(); ++i) {
         out.push_back(plan.make_result(images[i], slots.subspan(i * ts, ts), "cuda", device_name()));
+        add_value_extremes(images[i], request, plan, nullptr, out.back());  // a note: device memory
+    }
     return out;
 }
 
@@ -130,8 +133,8 @@ Result CudaEngine::compute_device(const DeviceImage& image, const Request& reque
             return compute_device(crop, plain, stream);
         });
     const HistogramPlan plan(image.format, request);
-    return plan.make_result(image, count_on_device(std::span<const DeviceImage>(&image, 1), plan, stream), "cuda",
-                            device_name());
+    return std::move(results(std::span<const DeviceImage>(&image, 1), request, plan,
+                             count_on_device(std::span<const DeviceImage>(&image, 1), plan, stream)).front());
 }
 
 void CudaEngine::compute_device_async(const DeviceImage& image, const Request& request,
@@ -150,7 +153,7 @@ std::vector<Result> CudaEngine::compute_batch(std::span<const DeviceImage> image
     if (images.empty()) return {};
     validate_batch(images);
     const HistogramPlan plan(images[0].format, request);
-    return results(images, plan, count_on_device(images, plan, stream));
+    return results(images, request, plan, count_on_device(images, plan, stream));
 }
 
 void CudaEngine::compute_batch_device_async(std::span<const DeviceImage> images, const Request& request,
