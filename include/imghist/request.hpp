@@ -73,7 +73,9 @@ struct Request {
     std::optional<ImageView> mask;
     // The same for images in device memory (the interop calls: imghist::opencl::compute,
     // imghist::cuda::compute ...): a gray8 image in the same device's memory as the image, of its
-    // size. Host images take `mask`, device images `device_mask`; the other is refused.
+    // size, under its API's rules for device images (imghist/vulkan.hpp: the buffer extends to
+    // the next multiple of 4 bytes). Host images take `mask`, device images `device_mask`; the
+    // other is refused.
     std::optional<DeviceImage> device_mask;
     // Count only the pixels whose alpha sample is above this value, in the sample's own units
     // (0..255, 0..65535, or the half / float value), compared exactly; NaN alpha is never above.
