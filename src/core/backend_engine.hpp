@@ -57,11 +57,14 @@ public:
 
     // Every region of `image` (a tile grid's tiles) counted in one pass: region i into
     // slots[i * plan.total_slots() ...] and, with `clipping` (see accumulate_with_extremes),
-    // its extremes into extremes[i * 2 * channels ...]; both arrive zeroed. A backend that cannot
-    // returns false having counted nothing, and count_image() counts the regions one by one.
+    // its extremes into extremes[i * 2 * channels ...]; both arrive zeroed. With `selectors`
+    // (one per region, over that region), only the pixels each lets through. counted[i]: the
+    // pixels region i counted. A backend that cannot returns false having counted nothing, and
+    // count_image() counts the regions one by one.
     virtual bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
-                                  const HistogramPlan* clipping, std::span<std::uint64_t> slots,
-                                  std::span<std::uint64_t> extremes);
+                                  const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
+                                  std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
+                                  std::span<std::uint64_t> counted);
 
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,

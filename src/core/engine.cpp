@@ -291,18 +291,35 @@ Result count_regions_of(const Pixels& image, const Request& request,
 }
 
 // Tiles of a host image in one pass of a backend that can (SlotCounter::accumulate_tiles): the
-// same Result count_regions_of assembles from one count per tile. Not for selections.
+// same Result count_regions_of assembles from one count per tile, a selection's included.
 std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageView& image, const Request& request,
                                               const std::string& backend, const std::string& device) {
-    if (request.tiles.count() <= 1 || request.selects_pixels()) return std::nullopt;
+    if (request.tiles.count() <= 1) return std::nullopt;
     const Region area = checked_area(image, request);
     const std::vector<Region> regions = tile_regions(area, request.tiles);
-    const Request plain = region_request(request, area);
+    // Each tile's request and selector (which points into its request's mask).
+    std::vector<Request> tile_requests;
+    std::vector<PixelSelector> selectors;
+    std::vector<const PixelSelector*> selector_of;
+    if (request.selects_pixels()) {
+        tile_requests.reserve(regions.size());
+        selectors.reserve(regions.size());
+        for (const Region& region : regions) {
+            tile_requests.push_back(region_request(request, region));
+            selectors.emplace_back(image.crop(region), tile_requests.back());
+            selector_of.push_back(&selectors.back());
+        }
+    }
+    Request plain = region_request(request, area);
+    plain.mask.reset();
+    plain.alpha_threshold.reset();
     Counting counting(image.format, plain);
     const std::size_t slots_per_tile = counting.slots.size(), extremes_per_tile = counting.extremes.size();
     std::vector<std::uint64_t> slots(regions.size() * slots_per_tile, 0), extremes(regions.size() * extremes_per_tile, 0);
+    std::vector<std::uint64_t> counted(regions.size(), 0);
     counter.take_notes();
-    if (!counter.accumulate_tiles(image, regions, counting.plan, counting.clipping_plan(), slots, extremes))
+    if (!counter.accumulate_tiles(image, regions, counting.plan, counting.clipping_plan(), selector_of, slots, extremes,
+                                  counted))
         return std::nullopt;
     const std::vector<std::string> notes = counter.take_notes();
     std::vector<Result> tile_results;
@@ -311,9 +328,10 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageV
         std::copy_n(slots.begin() + std::ptrdiff_t(i * slots_per_tile), slots_per_tile, counting.slots.begin());
         std::copy_n(extremes.begin() + std::ptrdiff_t(i * extremes_per_tile), extremes_per_tile, counting.extremes.begin());
         const ImageView tile = image.crop(regions[i]);
-        tile_results.push_back(counting.result(tile, backend, device, counting.clipping.has_value()));
-        tile_results.back().notes = notes;
-        add_value_extremes(tile, plain, counting.plan, nullptr, tile_results.back());
+        Result& r = tile_results.emplace_back(counting.result(tile, backend, device, counting.clipping.has_value()));
+        r.notes = notes;
+        if (!selectors.empty()) r.counted_pixels = counted[i];
+        add_value_extremes(tile, plain, counting.plan, selectors.empty() ? nullptr : &selectors[i], r);
     }
     Result result = assemble_tiles(std::move(tile_results), regions, request.tiles);
     result.width = image.width;
@@ -321,6 +339,7 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageV
     result.region = area;
     return result;
 }
+
 template <class Pixels>
 Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
                     std::string device) {
@@ -368,6 +387,7 @@ bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan
 }
 
 bool SlotCounter::accumulate_tiles(const ImageView&, std::span<const Region>, const HistogramPlan&, const HistogramPlan*,
+                                   std::span<const PixelSelector* const>, std::span<std::uint64_t>,
                                    std::span<std::uint64_t>, std::span<std::uint64_t>) {
     return false;
 }

@@ -113,24 +113,36 @@ public:
     }
 
     // Tiles in one pass: the workers take whole tiles from a shared counter, count each on
-    // their own thread (no per-tile hand-off: a tile of 1024 in 8K is too small to split), and
-    // move their totals into the tile's slots.
+    // their own thread (no per-tile hand-off: a tile of 1024 in 8K is too small to split), with
+    // a selection through the worker's buffer as accumulate_selected does, and move their totals
+    // into the tile's slots.
     bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
-                          const HistogramPlan* clipping, std::span<std::uint64_t> slots,
-                          std::span<std::uint64_t> extremes) override {
+                          const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
+                          std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
+                          std::span<std::uint64_t> counted) override {
         const Counting counting = prepare(image.pixel_count(), plan, clipping);
         const std::uint64_t workers = std::min<std::uint64_t>(
             {threads_, regions.size(), std::max<std::uint64_t>(1, image.pixel_count() / kMinPixelsPerThread)});
         const std::size_t slots_per_tile = plan.total_slots(), extremes_per_tile = clipping ? 2 * plan.channels.size() : 0;
         std::atomic<std::size_t> next{0};
+        const auto count_pixels = [&](Counters& k, const ImageView& view, std::uint64_t begin, std::uint64_t end) {
+            counting.count_pixels(k, view, begin, end);
+        };
         run_workers(workers, [&](std::uint64_t) {
             Counters k;
             k.init(plan, clipping, counting.kernel ? &counting.tables->slots : nullptr);
+            std::vector<std::uint64_t> buffer;  // the selected pixels of a tile's rows
             for (;;) {
                 const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
                 if (i >= regions.size()) break;
                 const ImageView tile = image.crop(regions[i]);
-                counting.count_pixels(k, tile, 0, tile.pixel_count());
+                if (selectors.empty()) {
+                    counting.count_pixels(k, tile, 0, tile.pixel_count());
+                    counted[i] = tile.pixel_count();
+                } else {
+                    std::atomic<std::uint64_t> rows{0};
+                    counted[i] = count_selected_rows(k, tile, *selectors[i], tile.pixel_count(), rows, count_pixels, buffer);
+                }
                 if (counting.kernel) k.flush();
                 std::copy(k.totals.begin(), k.totals.end(), slots.begin() + std::ptrdiff_t(i * slots_per_tile));
                 std::copy(k.extremes.begin(), k.extremes.end(), extremes.begin() + std::ptrdiff_t(i * extremes_per_tile));
@@ -186,7 +198,8 @@ private:
         run_workers(workers, [&](std::uint64_t t) {
             Counters& k = counters[t];
             if (selector) {
-                selected[t] = count_selected_rows(k, image, *selector, chunk, next, count_pixels);
+                std::vector<std::uint64_t> buffer;
+                selected[t] = count_selected_rows(k, image, *selector, chunk, next, count_pixels, buffer);
             } else {
                 for (;;) {
                     const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
@@ -212,10 +225,10 @@ private:
     template <class CountPixels>
     static std::uint64_t count_selected_rows(Counters& k, const ImageView& image, const PixelSelector& selector,
                                              std::uint64_t chunk, std::atomic<std::uint64_t>& next,
-                                             const CountPixels& count_pixels) {
+                                             const CountPixels& count_pixels, std::vector<std::uint64_t>& buffer) {
         const std::size_t pixel_bytes = image.info().pixel_bytes();
         const std::size_t capacity = std::max<std::size_t>(image.width, kSelectedPixels);
-        std::vector<std::uint64_t> buffer((capacity * pixel_bytes + 7) / 8);  // 8-byte aligned
+        buffer.resize(std::max(buffer.size(), (capacity * pixel_bytes + 7) / 8));  // 8-byte aligned, kept by the worker
         auto* packed = reinterpret_cast<std::byte*>(buffer.data());
         const std::uint64_t rows_per_chunk = std::max<std::uint64_t>(1, chunk / image.width);
         std::uint64_t total = 0;
