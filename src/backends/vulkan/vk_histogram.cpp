@@ -241,10 +241,9 @@ VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
 }
 
 VkDescriptorSet HistogramCore::write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
-                                         const VkDescriptorBufferInfo& binding1, VkBuffer edge_keys) {
+                                         const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2) {
     VkDescriptorSet set = arena.allocate(set_layout_.get());
     VkWriteDescriptorSet w[kBindings] = {};
-    const VkDescriptorBufferInfo binding2{edge_keys, 0, VK_WHOLE_SIZE};
     const VkDescriptorBufferInfo* infos[kBindings] = {&binding0, &binding1, &binding2};
     for (std::uint32_t i = 0; i < kBindings; ++i) {
         w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
@@ -267,7 +266,7 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
     const VkDescriptorBufferInfo counts_info{counts_.buffer.get(), 0, VkDeviceSize(launch.total_slots) * 4};
     const VkDescriptorBufferInfo totals_info{totals, launch.totals_bind, launch.totals_bytes};
     const VkBuffer keys = edge_keys(plan);
-    const VkDescriptorSet flush_set = write_set(arena, counts_info, totals_info, keys);
+    const VkDescriptorSet flush_set = write_set(arena, counts_info, totals_info, {keys, 0, VK_WHOLE_SIZE});
     for (const TileLaunch& tile : launch.tiles) {
         record_tile(cmd, arena, launch, tile, image, pipelines, keys);
         record_flush(cmd, flush_set, launch, overwrite);
@@ -280,7 +279,7 @@ void HistogramCore::record_tile(VkCommandBuffer cmd, DescriptorArena& arena, con
                                 const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys) {
     const VkDescriptorBufferInfo image_info{vulkan::buffer_of(image), tile.bind_offset, tile.bind_bytes};
     const VkDescriptorBufferInfo counts_info{counts_.buffer.get(), 0, VkDeviceSize(launch.total_slots) * 4};
-    const VkDescriptorSet set = write_set(arena, image_info, counts_info, edge_keys);
+    const VkDescriptorSet set = write_set(arena, image_info, counts_info, {edge_keys, 0, VK_WHOLE_SIZE});
     HistPushConstants pc{};
     pc.pixels = tile.pixels;
     pc.base_byte = tile.base_byte;
@@ -325,16 +324,7 @@ void HistogramCore::record_gather(VkCommandBuffer cmd, DescriptorArena& arena, c
     const VkDescriptorBufferInfo image_info = bind(rows, pc.image_base);
     // Without a mask, binding 1 is the image again (never read).
     const VkDescriptorBufferInfo mask_info = mask ? bind(*mask, pc.mask_base) : image_info;
-    const VkDescriptorBufferInfo out_info{out, 0, out_bytes};
-    const VkDescriptorSet set = write_set(arena, image_info, mask_info, out);
-    // write_set binds the third buffer whole; bind the output's own range instead.
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstSet = set;
-    w.dstBinding = 2;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &out_info;
-    vkUpdateDescriptorSets(device_, 1, &w, 0, nullptr);
+    const VkDescriptorSet set = write_set(arena, image_info, mask_info, {out, 0, out_bytes});
     pc.image_pitch = std::uint32_t(rows.pitch());
     pc.width = rows.width;
     pc.rows = rows.height;

@@ -80,8 +80,9 @@ private:
                      const DeviceImage& image, const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys);
     // Moves the work counters into the totals (flush.comp) and zeroes them.
     void record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const LaunchPlan& launch, bool overwrite);
+    // A descriptor set of the three storage-buffer bindings (edge keys, or gather's output, third).
     VkDescriptorSet write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
-                              const VkDescriptorBufferInfo& binding1, VkBuffer edge_keys);
+                              const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2);
     VkBuffer edge_keys(const HistogramPlan& plan);
     VkPipeline pipeline(int variant, const SpecConstants& spec);
     VkShaderModule module(int variant);
