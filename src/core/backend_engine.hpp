@@ -55,13 +55,15 @@ public:
     // The most bytes of rows one gather_device() call takes: count_image()'s rounds.
     virtual std::uint64_t gather_round_bytes() const;
 
+    // Whether accumulate_tiles() counts a tile grid of host images; otherwise count_image()
+    // counts the tiles one by one.
+    virtual bool counts_tiles_in_one_pass() const { return false; }
     // Every region of `image` (a tile grid's tiles) counted in one pass: region i into
     // slots[i * plan.total_slots() ...] and, with `clipping` (see accumulate_with_extremes),
     // its extremes into extremes[i * 2 * channels ...]; both arrive zeroed. With `selectors`
-    // (one per region, over that region), only the pixels each lets through. counted[i]: the
-    // pixels region i counted. A backend that cannot returns false having counted nothing, and
-    // count_image() counts the regions one by one.
-    virtual bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+    // (one per region, over that region), only the pixels each lets through, and counted[i]
+    // says how many. The default refuses.
+    virtual void accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                                   const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                                   std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                                   std::span<std::uint64_t> counted);

@@ -290,11 +290,12 @@ Result count_regions_of(const Pixels& image, const Request& request,
     return result;
 }
 
-// Tiles of a host image in one pass of a backend that can (SlotCounter::accumulate_tiles): the
-// same Result count_regions_of assembles from one count per tile, a selection's included.
+// Tiles of a host image in one pass of a backend that counts them so (SlotCounter::
+// accumulate_tiles): the same Result count_regions_of assembles from one count per tile, a
+// selection's included; nullopt for other backends.
 std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageView& image, const Request& request,
                                               const std::string& backend, const std::string& device) {
-    if (request.tiles.count() <= 1) return std::nullopt;
+    if (request.tiles.count() <= 1 || !counter.counts_tiles_in_one_pass()) return std::nullopt;
     const Region area = checked_area(image, request);
     const std::vector<Region> regions = tile_regions(area, request.tiles);
     // Each tile's request and selector (which points into its request's mask).
@@ -318,9 +319,7 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageV
     std::vector<std::uint64_t> slots(regions.size() * slots_per_tile, 0), extremes(regions.size() * extremes_per_tile, 0);
     std::vector<std::uint64_t> counted(regions.size(), 0);
     counter.take_notes();
-    if (!counter.accumulate_tiles(image, regions, counting.plan, counting.clipping_plan(), selector_of, slots, extremes,
-                                  counted))
-        return std::nullopt;
+    counter.accumulate_tiles(image, regions, counting.plan, counting.clipping_plan(), selector_of, slots, extremes, counted);
     const std::vector<std::string> notes = counter.take_notes();
     std::vector<Result> tile_results;
     tile_results.reserve(regions.size());
@@ -386,10 +385,10 @@ bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan
     return false;
 }
 
-bool SlotCounter::accumulate_tiles(const ImageView&, std::span<const Region>, const HistogramPlan&, const HistogramPlan*,
+void SlotCounter::accumulate_tiles(const ImageView&, std::span<const Region>, const HistogramPlan&, const HistogramPlan*,
                                    std::span<const PixelSelector* const>, std::span<std::uint64_t>,
                                    std::span<std::uint64_t>, std::span<std::uint64_t>) {
-    return false;
+    throw Error("internal error: this backend does not count tiles in one pass");
 }
 
 std::uint64_t SlotCounter::gather_round_bytes() const { return kDeviceSelectionChunkBytes; }

@@ -90,7 +90,6 @@ T load(const std::byte* p) {
     return v;
 }
 
-
 void check_mask(const char* what, PixelFormat mask_format, std::uint32_t mask_width, std::uint32_t mask_height,
                 std::uint32_t width, std::uint32_t height) {
     if (mask_format != PixelFormat::gray8)

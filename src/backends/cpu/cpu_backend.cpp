@@ -116,7 +116,8 @@ public:
     // their own thread (no per-tile hand-off: a tile of 1024 in 8K is too small to split), with
     // a selection through the worker's buffer as accumulate_selected does, and move their totals
     // into the tile's slots.
-    bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+    bool counts_tiles_in_one_pass() const override { return true; }
+    void accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                           const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                           std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                           std::span<std::uint64_t> counted) override {
@@ -125,9 +126,6 @@ public:
             {threads_, regions.size(), std::max<std::uint64_t>(1, image.pixel_count() / kMinPixelsPerThread)});
         const std::size_t slots_per_tile = plan.total_slots(), extremes_per_tile = clipping ? 2 * plan.channels.size() : 0;
         std::atomic<std::size_t> next{0};
-        const auto count_pixels = [&](Counters& k, const ImageView& view, std::uint64_t begin, std::uint64_t end) {
-            counting.count_pixels(k, view, begin, end);
-        };
         run_workers(workers, [&](std::uint64_t) {
             Counters k;
             k.init(plan, clipping, counting.kernel ? &counting.tables->slots : nullptr);
@@ -141,7 +139,7 @@ public:
                     counted[i] = tile.pixel_count();
                 } else {
                     std::atomic<std::uint64_t> rows{0};
-                    counted[i] = count_selected_rows(k, tile, *selectors[i], tile.pixel_count(), rows, count_pixels, buffer);
+                    counted[i] = count_selected_rows(k, counting, tile, *selectors[i], tile.pixel_count(), rows, buffer);
                 }
                 if (counting.kernel) k.flush();
                 std::copy(k.totals.begin(), k.totals.end(), slots.begin() + std::ptrdiff_t(i * slots_per_tile));
@@ -150,7 +148,6 @@ public:
                 std::fill(k.extremes.begin(), k.extremes.end(), 0);
             }
         });
-        return true;
     }
 
 private:
@@ -192,19 +189,16 @@ private:
             workers == 1 ? pixels : std::max(kMinPixelsPerThread, pixels / (workers * kChunksPerWorker));
         std::atomic<std::uint64_t> next{0};
         std::vector<std::uint64_t> selected(workers, 0);
-        const auto count_pixels = [&](Counters& k, const ImageView& view, std::uint64_t begin, std::uint64_t end) {
-            counting.count_pixels(k, view, begin, end);
-        };
         run_workers(workers, [&](std::uint64_t t) {
             Counters& k = counters[t];
             if (selector) {
                 std::vector<std::uint64_t> buffer;
-                selected[t] = count_selected_rows(k, image, *selector, chunk, next, count_pixels, buffer);
+                selected[t] = count_selected_rows(k, counting, image, *selector, chunk, next, buffer);
             } else {
                 for (;;) {
                     const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
                     if (begin >= pixels) break;
-                    count_pixels(k, image, begin, std::min(pixels, begin + chunk));
+                    counting.count_pixels(k, image, begin, std::min(pixels, begin + chunk));
                 }
             }
             if (kernel) k.flush();
@@ -222,10 +216,9 @@ private:
     // One worker's share of a selection: rows taken from `next` about `chunk` pixels at a time,
     // their selected pixels gathered into a buffer of kSelectedPixels (at least a row) and
     // counted from it as one packed row; returns how many.
-    template <class CountPixels>
-    static std::uint64_t count_selected_rows(Counters& k, const ImageView& image, const PixelSelector& selector,
-                                             std::uint64_t chunk, std::atomic<std::uint64_t>& next,
-                                             const CountPixels& count_pixels, std::vector<std::uint64_t>& buffer) {
+    static std::uint64_t count_selected_rows(Counters& k, const Counting& counting, const ImageView& image,
+                                             const PixelSelector& selector, std::uint64_t chunk,
+                                             std::atomic<std::uint64_t>& next, std::vector<std::uint64_t>& buffer) {
         const std::size_t pixel_bytes = image.info().pixel_bytes();
         const std::size_t capacity = std::max<std::size_t>(image.width, kSelectedPixels);
         buffer.resize(std::max(buffer.size(), (capacity * pixel_bytes + 7) / 8));  // 8-byte aligned, kept by the worker
@@ -234,7 +227,7 @@ private:
         std::uint64_t total = 0;
         std::size_t n = 0;
         const auto flush = [&] {
-            if (n) count_pixels(k, ImageView::packed(packed, std::uint32_t(n), 1, image.format), 0, n);
+            if (n) counting.count_pixels(k, ImageView::packed(packed, std::uint32_t(n), 1, image.format), 0, n);
             total += n;
             n = 0;
         };
