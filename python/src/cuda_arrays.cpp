@@ -127,10 +127,8 @@ std::vector<Result> compute_on_cuda(Engine& engine, const std::vector<ImageView>
     // DLPack's 1 is the legacy default stream, which the engine calls nullptr; 2
     // (cudaStreamPerThread) and real handles are CUDA's own values.
     const auto stream = where.stream == 1 ? cuda::Stream(nullptr) : reinterpret_cast<cuda::Stream>(where.stream);
-    std::vector<Result> results;
-    if (images.size() == 1) results.push_back(cuda_engine->compute_device(images.front(), request, stream));
-    else results = cuda_engine->compute_batch(images, request, stream);
-    return results;
+    if (images.size() == 1) return {cuda_engine->compute_device(images.front(), request, stream)};
+    return cuda_engine->compute_batch(images, request, stream);
 #else
     (void)engine, (void)views, (void)request;
     throw BackendUnavailable(on_device(where) + ", but this build of imghist has no CUDA backend");

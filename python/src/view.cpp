@@ -128,6 +128,11 @@ void check_mask_array(const Array& array) {
             throw InvalidArgument("mask shape " + shape_text(array) + " is above 2^32 - 1 pixels along a side");
 }
 
+// Whether a 2-D mask array's rows are packed: one byte a pixel, each row after the one before.
+bool rows_packed(const Array& a) {
+    return (a.shape(1) <= 1 || a.stride(1) == 1) && (a.shape(0) <= 1 || a.stride(0) >= std::int64_t(a.shape(1)));
+}
+
 // A host mask's array, imported without a copy.
 Array host_mask_array_of(nb::handle mask) {
     Array array;
@@ -160,7 +165,7 @@ std::shared_ptr<const MaskPixels> cuda_mask_of(nb::handle mask, const Placement&
     const Array& a = pixels->array;
     check_mask_array(a);
     const auto height = std::uint32_t(a.shape(0)), width = std::uint32_t(a.shape(1));
-    if ((width > 1 && a.stride(1) != 1) || (height > 1 && a.stride(0) < std::int64_t(width)))
+    if (!rows_packed(a))
         throw InvalidArgument("mask: a CUDA mask's rows must be contiguous, one byte a pixel, first row first "
                               "(e.g. mask.contiguous())");
     DeviceImage view;
@@ -202,9 +207,7 @@ std::shared_ptr<const MaskPixels> mask_of(nb::handle mask, const Placement* imag
     const auto height = std::uint32_t(a.shape(0)), width = std::uint32_t(a.shape(1));
     const auto* first = static_cast<const std::uint8_t*>(a.data());
     // bool is one byte, non-zero where True, so both dtypes read as gray8 samples.
-    const bool packed_rows =
-        (width <= 1 || a.stride(1) == 1) && (height <= 1 || a.stride(0) >= std::int64_t(width));
-    if (packed_rows) {
+    if (rows_packed(a)) {
         pixels->view = ImageView::packed(first, width, height, PixelFormat::gray8);
         if (height > 1) pixels->view.stride_bytes = std::size_t(a.stride(0));
         return pixels;
