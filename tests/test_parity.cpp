@@ -184,6 +184,24 @@ std::vector<float> values_around(double lo, double hi, std::uint32_t bins) {
 }
 
 // The same fixture, instantiated for the float formats only (below).
+// Grids of thousands of tiles over images larger than a GPU backend's staging chunks, so that
+// bands of staged rows cut through rows of tiles (backends that count every tile in one pass
+// describe each band as one piece per tile it crosses).
+class TileParity : public BackendParity {};
+
+TEST_P(TileParity, LargeGridsAcrossStagingChunks) {
+    const PixelFormat format = std::get<1>(GetParam());
+    auto img = make_image(format, 1600, 1200, Pattern::specials, 47, 20);
+    Request r;
+    r.count_alpha = true;
+    r.tiles = {61, 37};
+    expect_same(img.view, r, "tiles 61,37");
+    r.roi = Region{5, 3, 1591, 1190};
+    r.tiles = {9, 150};
+    r.mode = Mode::luma;
+    expect_same(img.view, r, "roi 5,3,1591,1190, tiles 9,150, luminance");
+}
+
 class FloatRangeParity : public BackendParity {};
 
 TEST_P(FloatRangeParity, FloatRangesAtTheAcceptedBounds) {
@@ -277,6 +295,15 @@ std::vector<PixelFormat> float_formats() {
         if (format_info(f).is_float()) out.push_back(f);
     return out;
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    AllBackends, TileParity,
+    ::testing::Combine(::testing::ValuesIn(backends_under_test()),
+                       ::testing::Values(PixelFormat::gray8, PixelFormat::rgba8, PixelFormat::rgb16,
+                                         PixelFormat::gray_f16, PixelFormat::rgba_f32)),
+    [](const auto& info) {
+        return std::get<0>(info.param) + "_" + std::string(format_info(std::get<1>(info.param)).name);
+    });
 
 INSTANTIATE_TEST_SUITE_P(
     AllBackends, FloatRangeParity,

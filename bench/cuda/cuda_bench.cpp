@@ -10,9 +10,10 @@
 // (Kernels and CUB live in bench_kernels.cu; host-resident images and the --tune variants in
 // cuda_bench_host.cpp.)
 //
-// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host-sweep | --edges]
+// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host-sweep | --edges | --masks | --tiles]
 //   --edges  only the edge-bin table (edge bins against uniform bins, issue 17)
 //   --masks  only the device-mask table (masks and alpha thresholds against the whole image)
+//   --tiles  only the device tile-grid table (one launch for every tile, against one call per tile)
 //   --tune   also time variants of the kernel's shape (IMGHIST_CUDA_TUNE) on a few inputs
 //   --host-sweep  only host images (8K, 16384^2 RGBA8) through engine->compute() under a grid of
 //            staging tunings (copy_threads, stream_stores, stages, chunk_mb), each against the
@@ -207,6 +208,40 @@ void masks_table(Bench& b, imghist::cuda::Engine& engine) {
     CK(cudaFree(mask));
 }
 
+// Issue 17: a tile grid of a device image counted in one launch (compute_device with
+// Request::tiles), against the whole image and against one compute_device call per tile (how
+// tiles were counted before). Host-clock medians of the synchronous call.
+void tiles_table(Bench& b, imghist::cuda::Engine& engine) {
+    line("%s", "");
+    line("8K, tile grids of device images (compute_device -> Result, host clock)");
+    line("%-30s %11s %9s %15s %9s", "input", "one launch", "x whole", "call per tile", "x whole");
+    const uint32_t w = 7680, h = 4320;
+    for (const auto format : {imghist::PixelFormat::rgba8, imghist::PixelFormat::rgba_f32}) {
+        const bool f32 = format == imghist::PixelFormat::rgba_f32;
+        CK(f32 ? generate_rgba_f32(b.image, w, h, kNatural, b.stream) : generate_rgba8(b.image, w, h, kNatural, b.stream));
+        CK(cudaStreamSynchronize(b.stream));
+        const auto view = on_device(b.image, w, h, format);
+        const imghist::Request whole_request = rgb_request();
+        const double whole = host_median_us(5, 30, [&] { (void)engine.compute_device(view, whole_request, b.stream); });
+        const char* name = f32 ? "RGBA f32" : "RGBA8";
+        line("%-30s %11.1f %8.2fx", (std::string(name) + " R,G,B whole").c_str(), whole, 1.0);
+        for (const uint32_t n : {8u, 32u, 64u}) {
+            imghist::Request r = whole_request;
+            r.tiles = {n, n};
+            const double one = host_median_us(3, 15, [&] { (void)engine.compute_device(view, r, b.stream); });
+            const double each = host_median_us(1, 3, [&] {
+                for (uint32_t ty = 0; ty < n; ++ty)
+                    for (uint32_t tx = 0; tx < n; ++tx)
+                        (void)engine.compute_device(view.crop(imghist::tile_region({0, 0, w, h}, r.tiles, tx, ty)),
+                                                    whole_request, b.stream);
+            });
+            line("%-30s %11.1f %8.2fx %15.1f %8.2fx",
+                 (std::string(name) + " tiles " + std::to_string(n) + "x" + std::to_string(n)).c_str(), one,
+                 one / whole, each, each / whole);
+        }
+    }
+}
+
 // Small frames: launch-bound one at a time, batched in one call.
 void batch_table(Bench& b, imghist::cuda::Engine& engine) {
     const imghist::Request rgb = rgb_request();
@@ -358,7 +393,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
-    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}, {"--masks", &o.masks}},
+    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}, {"--masks", &o.masks}, {"--tiles", &o.tiles}},
                                      {{"--out", [&](const char* v) { o.out_path = v; }}});
     const char* base_tune = std::getenv("IMGHIST_CUDA_TUNE");
     o.default_tune = base_tune ? base_tune : "";
@@ -393,6 +428,8 @@ int main(int argc, char** argv) {
         edges_table(b, *engine);
     else if (o.masks)
         masks_table(b, *engine);
+    else if (o.tiles)
+        tiles_table(b, *engine);
     else
         full_report(b, *engine, o);
 

@@ -130,6 +130,7 @@ struct Options {
     bool host_sweep = false;                         // only host_sweep (--host-sweep)
     bool edges = false;                              // only edges_table (--edges)
     bool masks = false;                              // only masks_table (--masks)
+    bool tiles = false;                              // only tiles_table (--tiles)
     std::string default_tune;  // IMGHIST_CUDA_TUNE at the start
 };
 

@@ -55,18 +55,24 @@ public:
     // The most bytes of rows one gather_device() call takes: count_image()'s rounds.
     virtual std::uint64_t gather_round_bytes() const;
 
-    // Whether accumulate_tiles() counts a tile grid of host images; otherwise count_image()
+    // Whether accumulate_tiles() counts a tile grid of host images (device_image false) or of
+    // device images (true), with a selection where `selects_pixels`; otherwise count_image()
     // counts the tiles one by one.
-    virtual bool counts_tiles_in_one_pass() const { return false; }
+    virtual bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const;
     // Every region of `image` (a tile grid's tiles) counted in one pass: region i into
     // slots[i * plan.total_slots() ...] and, with `clipping` (see accumulate_with_extremes),
-    // its extremes into extremes[i * 2 * channels ...]; both arrive zeroed. With `selectors`
-    // (one per region, over that region), only the pixels each lets through, and counted[i]
-    // says how many. The default refuses.
-    virtual void accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+    // its extremes into extremes[i * 2 * channels ...]; both arrive zeroed. Returns whether it
+    // counted the extremes; where it did not, count_image() counts the tiles that need them with
+    // `clipping` as the plan, in one more call. With `selectors` (one per region, over that
+    // region), only the pixels each lets through, and counted[i] says how many. The default
+    // refuses.
+    virtual bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                                   const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                                   std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                                   std::span<std::uint64_t> counted);
+    // accumulate_tiles() of a device image, without a selection or the extremes.
+    virtual void accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions,
+                                         const HistogramPlan& plan, std::span<std::uint64_t> slots);
 
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
@@ -95,12 +101,13 @@ Result count_image(SlotCounter& counter, const DeviceImage& image, const Request
                    std::string device);
 
 // A request's roi and tiles (docs/semantics.md, "Regions and tiles") counted as plain requests
-// over sub-views of the image, each by count_whole_image, and assembled into one Result.
-// count_image() uses it; so do the interop calls that count on a caller's stream.
-Result count_regions(const ImageView& image, const Request& request,
-                     const std::function<Result(const ImageView&, const Request&)>& count_whole_image);
-Result count_regions(const DeviceImage& image, const Request& request,
-                     const std::function<Result(const DeviceImage&, const Request&)>& count_whole_image);
+// over sub-views of the image by `count_views` (every tile in one call: views[i] with
+// requests[i], Results in the same order), and assembled into one Result. count_image() uses
+// it; so do the interop calls that count on a caller's stream.
+template <class Pixels>
+using ViewCounter = std::function<std::vector<Result>(std::span<const Pixels> views, std::span<const Request> requests)>;
+Result count_regions(const ImageView& image, const Request& request, const ViewCounter<ImageView>& count_views);
+Result count_regions(const DeviceImage& image, const Request& request, const ViewCounter<DeviceImage>& count_views);
 
 template <class PublicEngine = Engine>
 class BackendEngine : public PublicEngine, public SlotCounter {

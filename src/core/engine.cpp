@@ -270,68 +270,128 @@ Result assemble_tiles(std::vector<Result> tile_results, const std::vector<Region
 }
 
 template <class Pixels>
-Result count_regions_of(const Pixels& image, const Request& request,
-                        const std::function<Result(const Pixels&, const Request&)>& count_whole_image) {
+Result count_regions_of(const Pixels& image, const Request& request, const ViewCounter<Pixels>& count_views) {
     const Region area = checked_area(image, request);
-    Result result;
-    if (request.tiles.count() == 1) {
-        result = count_whole_image(image.crop(area), region_request(request, area));
-    } else {
-        const std::vector<Region> regions = tile_regions(area, request.tiles);
-        std::vector<Result> tile_results;
-        tile_results.reserve(regions.size());
-        for (const Region& region : regions)
-            tile_results.push_back(count_whole_image(image.crop(region), region_request(request, region)));
-        result = assemble_tiles(std::move(tile_results), regions, request.tiles);
+    const std::vector<Region> regions =
+        request.tiles.count() == 1 ? std::vector<Region>{area} : tile_regions(area, request.tiles);
+    std::vector<Pixels> views;
+    std::vector<Request> requests;
+    views.reserve(regions.size());
+    requests.reserve(regions.size());
+    for (const Region& region : regions) {
+        views.push_back(image.crop(region));
+        requests.push_back(region_request(request, region));
     }
+    std::vector<Result> counted = count_views(views, requests);
+    Result result = request.tiles.count() == 1 ? std::move(counted.front())
+                                               : assemble_tiles(std::move(counted), regions, request.tiles);
     result.width = image.width;
     result.height = image.height;
     result.region = area;
     return result;
 }
 
-// Tiles of a host image in one pass of a backend that counts them so (SlotCounter::
-// accumulate_tiles): the same Result count_regions_of assembles from one count per tile, a
-// selection's included; nullopt for other backends.
-std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageView& image, const Request& request,
+// Whether a Result's clipping counts are all known (e.g. 16-bit default bins whose end bins are
+// empty prove that nothing clipped), so that no pass with the clipping plan is needed.
+bool clipping_known(const Result& result) {
+    for (const ChannelHistogram& c : result.channels)
+        if (!c.clipped_low_count || !c.clipped_high_count) return false;
+    return true;
+}
+
+// The clipping plan's below / above counts of slots (one channel after another) as a Result's
+// clipping counts.
+void set_clipping(const HistogramPlan& clipping, std::span<const std::uint64_t> slots, Result& result) {
+    for (std::size_t c = 0; c < result.channels.size(); ++c) {
+        const std::uint64_t* s = slots.data() + c * clipping.slots_per_channel();
+        result.channels[c].clipped_low_count = s[clipping.bins() + IH_SLOT_BELOW];
+        result.channels[c].clipped_high_count = s[clipping.bins() + IH_SLOT_ABOVE];
+    }
+}
+
+// The tile grid counted in one call of a backend that can (SlotCounter::accumulate_tiles):
+// the tiles' slots, and whether their extremes were counted too.
+bool accumulate_tiles_of(SlotCounter& counter, const ImageView& image, std::span<const Region> regions,
+                         const HistogramPlan& plan, const HistogramPlan* clipping,
+                         std::span<const PixelSelector* const> selectors, std::span<std::uint64_t> slots,
+                         std::span<std::uint64_t> extremes, std::span<std::uint64_t> counted) {
+    return counter.accumulate_tiles(image, regions, plan, clipping, selectors, slots, extremes, counted);
+}
+bool accumulate_tiles_of(SlotCounter& counter, const DeviceImage& image, std::span<const Region> regions,
+                         const HistogramPlan& plan, const HistogramPlan* clipping, std::span<const PixelSelector* const>,
+                         std::span<std::uint64_t> slots, std::span<std::uint64_t>, std::span<std::uint64_t> counted) {
+    counter.accumulate_tiles_device(image, regions, plan, slots);
+    for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
+    return clipping == nullptr;
+}
+
+// Tiles in one pass of a backend that counts them so (SlotCounter::accumulate_tiles): the same
+// Result count_regions_of assembles from one count per tile, a selection's included; nullopt
+// where the backend cannot.
+template <class Pixels>
+std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const Pixels& image, const Request& request,
                                               const std::string& backend, const std::string& device) {
-    if (request.tiles.count() <= 1 || !counter.counts_tiles_in_one_pass()) return std::nullopt;
+    constexpr bool on_device = std::is_same_v<Pixels, DeviceImage>;
+    if (request.tiles.count() <= 1 || !counter.counts_tiles_in_one_pass(on_device, request.selects_pixels()))
+        return std::nullopt;
     const Region area = checked_area(image, request);
     const std::vector<Region> regions = tile_regions(area, request.tiles);
     // Each tile's request and selector (which points into its request's mask).
     std::vector<Request> tile_requests;
     std::vector<PixelSelector> selectors;
     std::vector<const PixelSelector*> selector_of;
-    if (request.selects_pixels()) {
-        tile_requests.reserve(regions.size());
-        selectors.reserve(regions.size());
-        for (const Region& region : regions) {
-            tile_requests.push_back(region_request(request, region));
-            selectors.emplace_back(image.crop(region), tile_requests.back());
-            selector_of.push_back(&selectors.back());
+    if constexpr (!on_device) {
+        if (request.selects_pixels()) {
+            tile_requests.reserve(regions.size());
+            selectors.reserve(regions.size());
+            for (const Region& region : regions) {
+                tile_requests.push_back(region_request(request, region));
+                selectors.emplace_back(image.crop(region), tile_requests.back());
+                selector_of.push_back(&selectors.back());
+            }
         }
     }
     Request plain = region_request(request, area);
     plain.mask.reset();
+    plain.device_mask.reset();
     plain.alpha_threshold.reset();
     Counting counting(image.format, plain);
     const std::size_t slots_per_tile = counting.slots.size(), extremes_per_tile = counting.extremes.size();
     std::vector<std::uint64_t> slots(regions.size() * slots_per_tile, 0), extremes(regions.size() * extremes_per_tile, 0);
     std::vector<std::uint64_t> counted(regions.size(), 0);
     counter.take_notes();
-    counter.accumulate_tiles(image, regions, counting.plan, counting.clipping_plan(), selector_of, slots, extremes, counted);
+    const bool extremes_counted = accumulate_tiles_of(counter, image, regions, counting.plan, counting.clipping_plan(),
+                                                      selector_of, slots, extremes, counted);
     const std::vector<std::string> notes = counter.take_notes();
     std::vector<Result> tile_results;
     tile_results.reserve(regions.size());
+    bool clipping_missing = false;
     for (std::size_t i = 0; i < regions.size(); ++i) {
         std::copy_n(slots.begin() + std::ptrdiff_t(i * slots_per_tile), slots_per_tile, counting.slots.begin());
         std::copy_n(extremes.begin() + std::ptrdiff_t(i * extremes_per_tile), extremes_per_tile, counting.extremes.begin());
-        const ImageView tile = image.crop(regions[i]);
-        Result& r = tile_results.emplace_back(counting.result(tile, backend, device, counting.clipping.has_value()));
+        const Pixels tile = image.crop(regions[i]);
+        Result& r = tile_results.emplace_back(
+            counting.result(tile, backend, device, counting.clipping.has_value() && extremes_counted));
         r.notes = notes;
         if (!selectors.empty()) r.counted_pixels = counted[i];
-        add_value_extremes(tile, plain, counting.plan, selectors.empty() ? nullptr : &selectors[i], r);
+        clipping_missing = clipping_missing || !clipping_known(r);
     }
+    if (counting.clipping && !extremes_counted && clipping_missing) {
+        // One more pass over every tile with the clipping plan, whose below / above are the extremes.
+        const HistogramPlan& clipping = *counting.clipping;
+        std::vector<std::uint64_t> clip_slots(regions.size() * clipping.total_slots(), 0);
+        counter.take_notes();
+        accumulate_tiles_of(counter, image, regions, clipping, nullptr, selector_of, clip_slots, {}, counted);
+        counter.take_notes();  // notes about the internal pass would only confuse
+        for (std::size_t i = 0; i < regions.size(); ++i)
+            if (!clipping_known(tile_results[i]))
+                set_clipping(clipping, std::span<const std::uint64_t>(clip_slots).subspan(i * clipping.total_slots(),
+                                                                                            clipping.total_slots()),
+                             tile_results[i]);
+    }
+    for (std::size_t i = 0; i < regions.size(); ++i)
+        add_value_extremes(image.crop(regions[i]), plain, counting.plan, selectors.empty() ? nullptr : &selectors[i],
+                           tile_results[i]);
     Result result = assemble_tiles(std::move(tile_results), regions, request.tiles);
     result.width = image.width;
     result.height = image.height;
@@ -344,23 +404,24 @@ Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& re
                     std::string device) {
     if (!request.roi && request.tiles.count() == 1)
         return count_one_region(counter, image, request, std::move(backend), std::move(device));
-    if constexpr (std::is_same_v<Pixels, ImageView>)
-        if (std::optional<Result> tiled = count_tiles_in_one_pass(counter, image, request, backend, device))
-            return std::move(*tiled);
-    return count_regions(image, request, [&](const Pixels& crop, const Request& plain) {
-        return count_one_region(counter, crop, plain, backend, device);
+    if (std::optional<Result> tiled = count_tiles_in_one_pass(counter, image, request, backend, device))
+        return std::move(*tiled);
+    return count_regions_of<Pixels>(image, request, [&](std::span<const Pixels> views, std::span<const Request> requests) {
+        std::vector<Result> results;
+        results.reserve(views.size());
+        for (std::size_t i = 0; i < views.size(); ++i)
+            results.push_back(count_one_region(counter, views[i], requests[i], backend, device));
+        return results;
     });
 }
 
 }  // namespace
 
-Result count_regions(const ImageView& image, const Request& request,
-                     const std::function<Result(const ImageView&, const Request&)>& count_whole_image) {
-    return count_regions_of(image, request, count_whole_image);
+Result count_regions(const ImageView& image, const Request& request, const ViewCounter<ImageView>& count_views) {
+    return count_regions_of(image, request, count_views);
 }
-Result count_regions(const DeviceImage& image, const Request& request,
-                     const std::function<Result(const DeviceImage&, const Request&)>& count_whole_image) {
-    return count_regions_of(image, request, count_whole_image);
+Result count_regions(const DeviceImage& image, const Request& request, const ViewCounter<DeviceImage>& count_views) {
+    return count_regions_of(image, request, count_views);
 }
 
 Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
@@ -385,10 +446,17 @@ bool SlotCounter::accumulate_with_extremes(const ImageView&, const HistogramPlan
     return false;
 }
 
-void SlotCounter::accumulate_tiles(const ImageView&, std::span<const Region>, const HistogramPlan&, const HistogramPlan*,
+bool SlotCounter::counts_tiles_in_one_pass(bool, bool) const { return false; }
+
+bool SlotCounter::accumulate_tiles(const ImageView&, std::span<const Region>, const HistogramPlan&, const HistogramPlan*,
                                    std::span<const PixelSelector* const>, std::span<std::uint64_t>,
                                    std::span<std::uint64_t>, std::span<std::uint64_t>) {
     throw Error("internal error: this backend does not count tiles in one pass");
+}
+
+void SlotCounter::accumulate_tiles_device(const DeviceImage&, std::span<const Region>, const HistogramPlan&,
+                                          std::span<std::uint64_t>) {
+    throw Error("internal error: this backend does not count device tiles in one pass");
 }
 
 std::uint64_t SlotCounter::gather_round_bytes() const { return kDeviceSelectionChunkBytes; }
@@ -406,20 +474,13 @@ std::vector<std::string> SlotCounter::take_notes() { return std::exchange(notes_
 
 template <class Pixels>
 void SlotCounter::count_clipping(const Pixels& image, const HistogramPlan& clipping, Result& result) {
-    bool proven = true;
-    for (const ChannelHistogram& c : result.channels)
-        proven = proven && c.clipped_low_count && c.clipped_high_count;
-    if (proven) return;  // e.g. 16-bit default bins whose end bins are empty
+    if (clipping_known(result)) return;  // e.g. 16-bit default bins whose end bins are empty
     // A second pass of the same backend: its below / above counters are the extremes.
     std::vector<std::uint64_t> slots(clipping.total_slots(), 0);
     const std::size_t notes_before = notes_.size();
     accumulate_pixels(*this, image, clipping, slots);
     notes_.resize(notes_before);  // notes about the internal pass would only confuse
-    for (std::size_t c = 0; c < result.channels.size(); ++c) {
-        const std::uint64_t* s = slots.data() + c * clipping.slots_per_channel();
-        result.channels[c].clipped_low_count = s[clipping.bins() + IH_SLOT_BELOW];
-        result.channels[c].clipped_high_count = s[clipping.bins() + IH_SLOT_ABOVE];
-    }
+    set_clipping(clipping, slots, result);
 }
 template void SlotCounter::count_clipping(const ImageView&, const HistogramPlan&, Result&);
 template void SlotCounter::count_clipping(const DeviceImage&, const HistogramPlan&, Result&);

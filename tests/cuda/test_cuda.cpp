@@ -88,6 +88,39 @@ TEST(CudaHost, EveryFormatWithAutomaticChunksPackedAndPadded) {
     }
 }
 
+// Tiles in one pass of host images (CudaEngine::accumulate_tiles): 1 MiB chunks cut bands
+// through rows of tiles; a row of more tiles than a launch takes (pieces) counts each tile as an
+// image of a batch instead; floats with default bins need the clipping plan's second pass.
+// Against cpu, which counts the same tiles in one pass of its own.
+TEST(CudaHost, TilesInOnePassAcrossChunksAndWideRows) {
+    REQUIRE_GPU();
+    auto cpu = create_engine("cpu");
+    for (const char* tune : {"chunk_mb=1,ramp=1", "chunk_mb=1,stages=2,ramp=0"}) {
+        TuneScope scope(tune);
+        auto engine = cuda::create_engine();
+        for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb_f16, PixelFormat::rgba_f32}) {
+            const TestImage img = make_image(format, 1500, 900, Pattern::specials, 9, 12);
+            Request r;
+            r.count_alpha = true;
+            r.tiles = {250, 7};
+            expect_same_histograms(engine->compute(img.view, r), cpu->compute(img.view, r),
+                                   std::string(format_info(format).name) + " tiles 250,7, " + tune);
+            r.roi = Region{1, 2, 1497, 897};
+            r.tiles = {3, 299};
+            expect_same_histograms(engine->compute(img.view, r), cpu->compute(img.view, r),
+                                   std::string(format_info(format).name) + " roi, tiles 3,299, " + tune);
+        }
+    }
+    auto engine = cuda::create_engine();
+    const TestImage wide = make_image(PixelFormat::gray8, 40000, 3, Pattern::random, 4, 3);
+    Request r;
+    r.bins.bins = 4;
+    r.tiles = {40000, 3};  // 40000 tiles a row: more than a launch's pieces
+    const Result got = engine->compute(wide.view, r);
+    expect_same_histograms(got, cpu->compute(wide.view, r), "gray8 40000x3, tiles 40000,3");
+    ASSERT_EQ(got.tiles.size(), 120000u);
+}
+
 TEST(CudaErrors, HostPointerIsRejectedAndEngineStaysUsable) {
     REQUIRE_GPU();
     auto engine = cuda::create_engine();

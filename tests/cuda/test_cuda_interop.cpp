@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_test_support.hpp"
@@ -94,6 +96,31 @@ TEST(CudaDevice, FreeComputeOnTheCallersStreamAndTheDefaultOne) {
                                std::string(fi.name) + " roi and tiles on a stream");
     }
     CK(cudaStreamDestroy(stream));
+}
+
+// A tile grid of a device image is one batch launch of its tiles (every tile an image of it),
+// padded rows included.
+TEST(CudaDevice, LargeTileGridsInOneLaunch) {
+    REQUIRE_GPU();
+    std::unique_ptr<Engine> engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    for (PixelFormat format : {PixelFormat::gray8, PixelFormat::rgba8, PixelFormat::rgb16, PixelFormat::rgba_f16,
+                               PixelFormat::rgba_f32}) {
+        const FormatInfo& fi = format_info(format);
+        const TestImage img = make_image(format, 1500, 900, Pattern::specials, 31);
+        DeviceCopy d = upload(img.view, img.view.row_bytes() + 2 * fi.pixel_bytes(), fi.pixel_bytes());
+        ASSERT_NE(d.mem.ptr, nullptr);
+        Request r;
+        r.count_alpha = true;
+        for (const auto& [grid, roi] : {std::pair{TileGrid{250, 7}, std::optional<Region>{}},
+                                        std::pair{TileGrid{3, 299}, std::optional<Region>{Region{1, 2, 1497, 897}}}}) {
+            r.tiles = grid;
+            r.roi = roi;
+            expect_same_histograms(cuda::compute(*engine, d.view, r), reference->compute(img.view, r),
+                                   std::string(fi.name) + " tiles " + std::to_string(grid.x) + "," +
+                                       std::to_string(grid.y));
+        }
+    }
 }
 
 // Rejected before any CUDA call, so this runs without a GPU too.

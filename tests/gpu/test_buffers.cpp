@@ -3,6 +3,7 @@
 // and the row pieces and row copies against expectations computed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,7 +12,9 @@
 #include "gpu/api_error.hpp"
 #include "gpu/growing_buffer.hpp"
 #include "gpu/staging.hpp"
+#include "gpu/tile_bands.hpp"
 #include "imghist/error.hpp"
+#include "imghist/request.hpp"
 
 namespace imghist {
 namespace {
@@ -224,6 +227,70 @@ TEST(GpuStaging, CopyRowsWithStreamingStores) {
     expect_copied(200, 600, 600, 0, 9, true);  // the one-copy path
     expect_copied(200, 601, 640, 2, 5, true);  // padded rows on both sides
     expect_copied(97, 300, 291, 3, 6, true);
+}
+
+// ---- tile bands ---------------------------------------------------------------------------
+
+// A grid over `area` cut into bands of at most `band_rows` rows whose pieces number at most
+// `max_pieces`: every pixel of the area lies in exactly one piece, that piece is its own tile's,
+// and no band has more pieces than allowed.
+void expect_bands_cover_the_grid(const Region& area, const TileGrid& grid, std::uint32_t band_rows,
+                                 std::uint64_t max_pieces) {
+    std::vector<Region> regions;
+    for (std::uint32_t ty = 0; ty < grid.y; ++ty)
+        for (std::uint32_t tx = 0; tx < grid.x; ++tx) regions.push_back(tile_region(area, grid, tx, ty));
+    const gpu::TileBands bands(regions);
+    ASSERT_EQ(bands.area, area);
+    std::vector<int> owner(std::size_t(area.width) * area.height, -1);
+    std::uint32_t row = 0;
+    while (row < area.height) {
+        const std::uint32_t n = bands.rows_within(row, std::min(band_rows, area.height - row), max_pieces);
+        ASSERT_GT(n, 0u) << "row " << row;
+        std::uint64_t pieces = 0;
+        bands.for_each_piece(row, n, [&](std::uint32_t tile, std::uint32_t x, std::uint32_t width, std::uint32_t first,
+                                         std::uint32_t rows) {
+            ++pieces;
+            ASSERT_GE(first, row);
+            ASSERT_LE(first + rows, row + n);
+            const Region& t = regions[tile];
+            for (std::uint32_t y = first; y < first + rows; ++y)
+                for (std::uint32_t c = x; c < x + width; ++c) {
+                    ASSERT_GE(area.x + c, t.x);
+                    ASSERT_LT(area.x + c, t.x + t.width);
+                    ASSERT_GE(area.y + y, t.y);
+                    ASSERT_LT(area.y + y, t.y + t.height);
+                    int& o = owner[std::size_t(y) * area.width + c];
+                    ASSERT_EQ(o, -1) << "pixel " << c << "," << y << " in two pieces";
+                    o = int(tile);
+                }
+        });
+        ASSERT_LE(pieces, max_pieces) << "band from row " << row;
+        row += n;
+    }
+    for (std::size_t i = 0; i < owner.size(); ++i) ASSERT_NE(owner[i], -1) << "pixel " << i << " in no piece";
+}
+
+TEST(GpuTileBands, BandsCoverEveryPixelOnceWithinThePieceBudget) {
+    expect_bands_cover_the_grid({0, 0, 40, 30}, {4, 3}, 7, 1000);           // bands across tile rows
+    expect_bands_cover_the_grid({3, 5, 41, 31}, {4, 3}, 31, 1000);          // a roi's grid, one band
+    expect_bands_cover_the_grid({3, 5, 41, 31}, {4, 3}, 31, 4);             // one row of tiles a band
+    expect_bands_cover_the_grid({3, 5, 41, 31}, {4, 3}, 31, 9);             // two rows of tiles a band
+    expect_bands_cover_the_grid({0, 0, 13, 17}, {13, 17}, 5, 13);           // one-pixel tiles
+    expect_bands_cover_the_grid({0, 0, 10, 23}, {3, 4}, 1, 3);              // one row a band
+    expect_bands_cover_the_grid({0, 0, 9, 7}, {1, 1}, 2, 1);
+}
+
+TEST(GpuTileBands, ABandThatCannotHoldARowOfTilesIsEmpty) {
+    std::vector<Region> regions;
+    for (std::uint32_t tx = 0; tx < 5; ++tx) regions.push_back(tile_region({0, 0, 10, 4}, {5, 2}, tx, 0));
+    for (std::uint32_t tx = 0; tx < 5; ++tx) regions.push_back(tile_region({0, 0, 10, 4}, {5, 2}, tx, 1));
+    const gpu::TileBands bands(regions);
+    EXPECT_EQ(bands.rows_within(0, 4, 4), 0u);
+    EXPECT_EQ(bands.rows_within(0, 4, 5), 2u);   // the first row of tiles
+    EXPECT_EQ(bands.rows_within(1, 3, 5), 1u);   // the rest of it
+    EXPECT_EQ(bands.rows_within(0, 4, 10), 4u);
+    EXPECT_EQ(bands.rows_within(0, 0, 10), 0u);
+    EXPECT_EQ(bands.tiles_x(), 5u);
 }
 
 }  // namespace

@@ -116,8 +116,8 @@ public:
     // their own thread (no per-tile hand-off: a tile of 1024 in 8K is too small to split), with
     // a selection through the worker's buffer as accumulate_selected does, and move their totals
     // into the tile's slots.
-    bool counts_tiles_in_one_pass() const override { return true; }
-    void accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+    bool counts_tiles_in_one_pass(bool device_image, bool) const override { return !device_image; }
+    bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                           const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                           std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                           std::span<std::uint64_t> counted) override {
@@ -148,6 +148,7 @@ public:
                 std::fill(k.extremes.begin(), k.extremes.end(), 0);
             }
         });
+        return true;
     }
 
 private:

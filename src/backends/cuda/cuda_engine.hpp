@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -30,6 +31,7 @@
 #include "cuda_support.hpp"
 #include "cuda_tune.hpp"
 #include "gpu/copy_pool.hpp"
+#include "gpu/tile_bands.hpp"
 #include "imghist/cuda.hpp"
 #include "imghist/cuda_decode.hpp"
 #include "kernel_params.hpp"
@@ -50,6 +52,11 @@ public:
     // host memory (cuda_host.cpp)
     void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
     std::vector<Result> compute_batch(std::span<const ImageView> images, const Request& request) override;
+    bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const override;
+    bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                          const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
+                          std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
+                          std::span<std::uint64_t> counted) override;
 
     // device memory (cuda_interop.cpp)
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
@@ -91,8 +98,9 @@ private:
     // The Results of counted device images (with Request::value_extremes' note).
     std::vector<Result> results(std::span<const DeviceImage> images, const Request& request, const HistogramPlan& plan,
                                 std::span<const std::uint64_t> slots) const;
+    // With check_pointers false, the caller has checked the memory the images lie in.
     std::span<const std::uint64_t> count_on_device(std::span<const DeviceImage> images, const HistogramPlan& plan,
-                                                   cudaStream_t stream);
+                                                   cudaStream_t stream, bool check_pointers = true);
 
     // Work ordering (cuda_engine.cpp): the accumulator is shared by every call, so work on a
     // stream waits for the last work the engine queued on another stream.
@@ -122,6 +130,9 @@ private:
     // Host images (cuda_host.cpp).
     struct Staging;
     void run_host(std::span<const ImageView> images, const HistogramPlan& plan, std::span<std::uint64_t> slots);
+    void run_staged(std::span<const ImageView> sized_by, const HistogramPlan& plan, std::size_t counts,
+                    std::span<std::uint64_t> slots, const std::function<void(Staging&)>& stage);
+    void stage_tiles(Staging& st, const ImageView& area, const gpu::TileBands& bands);
     void dispatch(Staging& st);
     void stage_packed(Staging& st, const ImageView& v, std::uint32_t slot);
     void stage_rows(Staging& st, const ImageView& v, std::uint32_t slot);

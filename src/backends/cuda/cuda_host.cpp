@@ -3,6 +3,7 @@
 // engine's copy pool (persistent threads), with streaming stores where Tune::stream_stores.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "core/extremes.hpp"
@@ -92,14 +93,28 @@ std::vector<Result> CudaEngine::compute_batch(std::span<const ImageView> images,
 }
 
 void CudaEngine::run_host(std::span<const ImageView> images, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    run_staged(images, plan, images.size(), slots, [&](Staging& st) {
+        for (std::size_t i = 0; i < images.size(); ++i) {
+            const ImageView& v = images[i];
+            if (v.stride_bytes == v.row_bytes() || v.height == 1) stage_packed(st, v, std::uint32_t(i));
+            else stage_rows(st, v, std::uint32_t(i));
+        }
+    });
+}
+
+// One staged run: the chunks and copy threads sized by the bytes of `sized_by`, `stage` filling
+// them (it dispatches full ones), then the last chunk sent and the counts of `counts` slot sets
+// ([set][total_slots]) added into slots.
+void CudaEngine::run_staged(std::span<const ImageView> sized_by, const HistogramPlan& plan, std::size_t counts,
+                            std::span<std::uint64_t> slots, const std::function<void(Staging&)>& stage) {
     Staging st;
     st.sh = make_shape(plan);
     const std::size_t ts = st.sh.params.total_slots;
-    acc_.reserve(images.size() * ts, true);
-    result_host_.reserve(images.size() * ts);
-    const std::uint64_t total = total_bytes(images);
-    st.chunk = chunk_bytes(images, total, tune_);
-    st.limit = tune_.ramp ? at_least_a_row(images, st.chunk / 8) : st.chunk;
+    acc_.reserve(counts * ts, true);
+    result_host_.reserve(counts * ts);
+    const std::uint64_t total = total_bytes(sized_by);
+    st.chunk = chunk_bytes(sized_by, total, tune_);
+    st.limit = tune_.ramp ? at_least_a_row(sized_by, st.chunk / 8) : st.chunk;
     // Every core copies from 64 MiB a call: 8K took 3.0 ms with 16 threads, 3.2-3.7 with 8.
     st.copy_threads = tune_.copy_threads > 0 ? tune_.copy_threads
                       : total >= kMidCall ? int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u))
@@ -113,13 +128,62 @@ void CudaEngine::run_host(std::span<const ImageView> images, const HistogramPlan
         stage_dev_[i].reserve(st.chunk, false);
     }
     for (int i = 0; i < st.stages; ++i) order_after_last(streams_[i]);
-    for (std::size_t i = 0; i < images.size(); ++i) {
-        const ImageView& v = images[i];
-        if (v.stride_bytes == v.row_bytes() || v.height == 1) stage_packed(st, v, std::uint32_t(i));
-        else stage_rows(st, v, std::uint32_t(i));
-    }
+    stage(st);
     dispatch(st);
-    collect_host(images.size() * ts, slots);
+    collect_host(counts * ts, slots);
+}
+
+// Tiles in one pass (SlotCounter::accumulate_tiles) of host images: the rows of the grid's area
+// are staged in bands, as stage_rows stages an image, and each band is described to the kernel
+// as one piece per tile it crosses (the tile's columns of the band's rows, into the tile's
+// slots), so every tile of the grid is counted in the launches of the image's chunks.
+bool CudaEngine::counts_tiles_in_one_pass(bool, bool selects_pixels) const { return !selects_pixels; }
+
+bool CudaEngine::accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                                  const HistogramPlan* clipping, std::span<const PixelSelector* const>,
+                                  std::span<std::uint64_t> slots, std::span<std::uint64_t>,
+                                  std::span<std::uint64_t> counted) {
+    const gpu::TileBands bands(regions);
+    const ImageView area = image.crop(bands.area);
+    Call call(*this);
+    if (bands.tiles_x() <= std::uint32_t(kMaxLaunchImages) / 2) {
+        run_staged(std::span<const ImageView>(&area, 1), plan, regions.size(), slots, [&](Staging& st) {
+            stage_tiles(st, area, bands);
+        });
+    } else {  // a row of tiles is more pieces than a launch takes: each tile a strided image of the batch
+        std::vector<ImageView> crops;
+        crops.reserve(regions.size());
+        for (const Region& region : regions) crops.push_back(image.crop(region));
+        run_host(crops, plan, slots);
+    }
+    call.ok();
+    for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
+    return clipping == nullptr;
+}
+
+void CudaEngine::stage_tiles(Staging& st, const ImageView& area, const gpu::TileBands& bands) {
+    const std::size_t row_bytes = area.row_bytes(), pb = st.sh.pixel_bytes;
+    std::uint32_t row = 0;
+    while (row < area.height) {
+        const std::uint64_t room_pieces = std::uint64_t(kMaxLaunchImages) - st.pieces.size();
+        std::uint32_t n = std::uint32_t(gpu::rows_that_fit(st.room(), row_bytes, area.height - row));
+        n = bands.rows_within(row, n, room_pieces);
+        if (n == 0) {
+            if (st.pieces.empty()) throw Error("cuda: a row of tiles does not fit one launch");
+            dispatch(st);
+            continue;
+        }
+        unsigned char* staged = stage_host_[st.stream].ptr + st.used;
+        copy_rows(st, staged, area, row, n);
+        const unsigned char* on_device = stage_dev_[st.stream].ptr + st.used;
+        bands.for_each_piece(row, n, [&](std::uint32_t slot, std::uint32_t x, std::uint32_t width, std::uint32_t first,
+                                         std::uint32_t rows) {
+            st.pieces.push_back({on_device + std::size_t(first - row) * row_bytes + std::size_t(x) * pb, row_bytes, width,
+                                 rows, slot});
+        });
+        st.used = (st.used + std::size_t(n) * row_bytes + 255) / 256 * 256;
+        row += n;
+    }
 }
 
 // Sends the staged chunk of the current stream and counts it there; the next stream's buffers

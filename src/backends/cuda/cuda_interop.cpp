@@ -41,9 +41,11 @@ void CudaEngine::check_device_pointer(const DeviceImage& image) const {
 // Counts validated device images on `stream`; their counts ([image][total_slots], in the
 // engine's pinned buffer until its next call) once the stream has them.
 std::span<const std::uint64_t> CudaEngine::count_on_device(std::span<const DeviceImage> images,
-                                                           const HistogramPlan& plan, cudaStream_t stream) {
+                                                           const HistogramPlan& plan, cudaStream_t stream,
+                                                           bool check_pointers) {
     Call call(*this);
-    for (const DeviceImage& v : images) check_device_pointer(v);
+    if (check_pointers)
+        for (const DeviceImage& v : images) check_device_pointer(v);
     const std::size_t n = plan.total_slots() * images.size();
     out_.reserve(n, false);
     result_host_.reserve(n);
@@ -128,10 +130,18 @@ Result CudaEngine::compute_device(const DeviceImage& image, const Request& reque
         }
         return count_image(*this, image, request, "cuda", device_name());
     }
-    if (request.roi || request.tiles.count() != 1)
-        return count_regions(image, request, [&](const DeviceImage& crop, const Request& plain) {
-            return compute_device(crop, plain, stream);
+    if (request.roi || request.tiles.count() != 1) {
+        // A roi is one crop; tiles are a batch of crops counted in one launch.
+        return count_regions(image, request, [&](std::span<const DeviceImage> crops, std::span<const Request> plain) {
+            const HistogramPlan plan(image.format, plain.front());
+            {
+                Call call(*this);
+                check_device_pointer(image);
+                call.ok();
+            }
+            return results(crops, plain.front(), plan, count_on_device(crops, plan, stream, false));
         });
+    }
     const HistogramPlan plan(image.format, request);
     return std::move(results(std::span<const DeviceImage>(&image, 1), request, plan,
                              count_on_device(std::span<const DeviceImage>(&image, 1), plan, stream)).front());
