@@ -3,6 +3,7 @@
 // piece of its own, so that all tiles are counted in one pass. API-free.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -23,6 +24,10 @@ public:
 
     Region area;  // the grid's bounding box
     std::uint32_t tiles_x() const { return tiles_x_; }
+    std::uint32_t tiles_y() const { return tiles_y_; }
+    std::size_t tiles() const { return regions_.size(); }
+    // The row of tiles that row `row` of the area lies in.
+    std::uint32_t tile_row_of(std::uint32_t row) const { return ih_tile_of(row, area.height, tiles_y_); }
 
     // How many of the `n` rows from row `row` of the area a band may take so that its pieces
     // (one per tile of each row of tiles it crosses) number at most `max_pieces`: n, or fewer
@@ -31,8 +36,8 @@ public:
         if (n == 0) return 0;
         const std::uint64_t tile_rows = max_pieces / tiles_x_;
         if (tile_rows == 0) return 0;
-        const std::uint32_t t0 = ih_tile_of(row, area.height, tiles_y_);
-        if (ih_tile_of(row + n - 1, area.height, tiles_y_) - t0 < tile_rows) return n;
+        const std::uint32_t t0 = tile_row_of(row);
+        if (tile_row_of(row + n - 1) - t0 < tile_rows) return n;
         return ih_tile_start(t0 + std::uint32_t(tile_rows), area.height, tiles_y_) - row;
     }
 
@@ -42,7 +47,7 @@ public:
     template <class F>
     void for_each_piece(std::uint32_t row, std::uint32_t n, F&& f) const {
         const std::uint32_t end = row + n;
-        for (std::uint32_t ty = ih_tile_of(row, area.height, tiles_y_); ty < tiles_y_; ++ty) {
+        for (std::uint32_t ty = tile_row_of(row); ty < tiles_y_; ++ty) {
             const Region& left = regions_[std::size_t(ty) * tiles_x_];
             const std::uint32_t top = left.y - area.y;
             if (top >= end) break;

@@ -99,6 +99,37 @@ TEST(OpenClVariants, ChannelPassesAndGlobalFallbackAreNoted) {
     EXPECT_TRUE(create_engine("opencl")->compute(img.view).notes.empty());
 }
 
+// A tile grid in one pass (the tile kernels, ih_hist_tiles_*) under the configurations that
+// change it: staged tiles of 1000 pixels with launches of 300 (a tile of the grid spread over
+// several launches and staged tiles, 64-bit accumulation), copies (packed counters are never
+// used by a tile pass), channel passes, the generic build, small work-groups, and global
+// atomics, where the grid is counted tile by tile instead.
+TEST(OpenClTiles, TileGridsUnderEveryConfiguration) {
+    REQUIRE_OPENCL();
+    auto reference = create_engine("reference");
+    for (const char* tune : {"", "tile_pixels=1000,launch_pixels=300", "copies=4,pack=1",
+                             "max_local=20000,pack=0,copies=1,value=0", "spec=0,wg=64,groups=3", "max_local=1000,value=0"}) {
+        SCOPED_TRACE(std::string("IMGHIST_OPENCL_TUNE=") + tune);
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        auto engine = create_engine("opencl");
+        std::uint64_t seed = 70;
+        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgb16, PixelFormat::rgba_f32}) {
+            auto img = make_image(f, 331, 57, Pattern::specials, ++seed, 8);
+            Request r;
+            r.count_alpha = true;
+            r.tiles = {7, 5};
+            expect_same_histograms(engine->compute(img.view, r), reference->compute(img.view, r),
+                                   std::string(format_info(f).name) + " tiles 7,5");
+            r.roi = Region{2, 3, 320, 50};
+            r.tiles = {40, 9};
+            r.bins.bins = 4096;
+            r.bins.range = {{0.0, f == PixelFormat::rgba_f32 ? 1.0 : 65536.0}};
+            expect_same_histograms(engine->compute(img.view, r), reference->compute(img.view, r),
+                                   std::string(format_info(f).name) + " roi, tiles 40,9, 4096 bins");
+        }
+    }
+}
+
 TEST(OpenClSizes, NotMultiplesOfTheWorkGroup) {
     REQUIRE_OPENCL();
     ScopedEnv env("IMGHIST_OPENCL_TUNE", "copies=32,pack=1,wg=256,gpc=1");

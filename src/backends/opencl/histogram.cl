@@ -392,6 +392,43 @@ IH_HIST_GLOBAL(ih_hist_global_u16, IH_T_U16)
 IH_HIST_GLOBAL(ih_hist_global_f16, IH_T_F16)
 IH_HIST_GLOBAL(ih_hist_global_f32, IH_T_F32)
 
+/* ---- a tile grid in one launch: one piece (a tile's columns of the launch's rows) per
+ * `groups_per_piece` work-groups, counted into that tile's counters by global atomics (merge
+ * is 1 in these passes). `base` is the sample index of the launch's first row. */
+#define IH_HIST_TILES(NAME, ST)                                                                         \
+    kernel void NAME(global const uchar* data, ulong base, const ih_cl_tiles tl, IH_KERNEL_ARGS,           \
+                     local uint* h, global uint* out)                                                      \
+    {                                                                                                      \
+        IH_SPECIALISE;                                                                                     \
+        ih_local_clear(h, IH_ARGS);                                                                        \
+        const uint k = ih_copy(get_local_id(0), IH_ARGS);                                                  \
+        const uint inc = ih_lane_inc(get_local_id(0), IH_ARGS);                                            \
+        const uint piece = get_group_id(0) / tl.groups_per_piece;                                          \
+        const uint part = get_group_id(0) - piece * tl.groups_per_piece;                                   \
+        const uint ty = tl.first_tile_row + piece / tl.tiles_x;                                            \
+        const uint tx = piece - (piece / tl.tiles_x) * tl.tiles_x;                                         \
+        const uint top = ih_tile_start(ty, tl.area_height, tl.tiles_y);                                    \
+        const uint bottom = top + ih_tile_length(ty, tl.area_height, tl.tiles_y);                          \
+        const uint y0 = max(top, tl.first_row);                                                            \
+        const uint y1 = min(bottom, tl.first_row + tl.rows);                                               \
+        const uint x0 = ih_tile_start(tx, ln.width, tl.tiles_x);                                           \
+        const uint w = ih_tile_length(tx, ln.width, tl.tiles_x);                                           \
+        const uint n = y1 > y0 ? (y1 - y0) * w : 0u;                                                       \
+        const uint step = tl.groups_per_piece * get_local_size(0);                                         \
+        for (uint i = part * get_local_size(0) + get_local_id(0); i < n; i += step) {                     \
+            const uint r = i / w;                                                                          \
+            const ulong s = base + (ulong)(y0 - tl.first_row + r) * (ulong)ln.stride +                     \
+                            (ulong)(x0 + (i - r * w)) * (ulong)ln.pixel_samples;                           \
+            ih_count_pixel(h, ih_load_pixel(data, s, ln.pixel_samples, ST), k, inc, IH_ARGS, ST);          \
+        }                                                                                                  \
+        ih_local_flush(h, out + (ulong)(ty * tl.tiles_x + tx) * (ulong)tl.tile_slots, IH_ARGS);          \
+    }
+
+IH_HIST_TILES(ih_hist_tiles_u8, IH_T_U8)
+IH_HIST_TILES(ih_hist_tiles_u16, IH_T_U16)
+IH_HIST_TILES(ih_hist_tiles_f16, IH_T_F16)
+IH_HIST_TILES(ih_hist_tiles_f32, IH_T_F32)
+
 /* ---- merging ------------------------------------------------------------------------------
  * The seed's summing kernel (Listing 14.3), with its 14.6 defects fixed: one work-item per
  * local slot, adding that slot over every work-group's partial histogram. */

@@ -2,6 +2,7 @@
 // 32-bit results of a tile added into 64-bit totals, the counts read back. Nothing here
 // decides; every size comes from the LaunchPlan (opencl_planner.cpp).
 #include <algorithm>
+#include <type_traits>
 
 #include "backends/opencl/opencl_engine.hpp"
 #include "core/plan.hpp"
@@ -9,21 +10,61 @@
 
 namespace imghist::ocl {
 
-void OpenClEngine::accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+OpenClEngine::PixelInput OpenClEngine::host_input(const ImageView& image) const {
     PixelInput in;
     in.layout = {PixelSource::host, image.width, image.height, image.stride_bytes, 0};
     in.host = &image;
     in.row_bytes = image.row_bytes();
-    count(in, plan, slots);
+    return in;
 }
 
-void OpenClEngine::accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
-                                     std::span<std::uint64_t> slots) {
+OpenClEngine::PixelInput OpenClEngine::device_input(const DeviceImage& image) const {
     PixelInput in;
     in.mem = as_cl_mem(image.memory);
     in.layout = device_layout(in.mem, image);
     in.row_bytes = image.row_bytes();
-    count(in, plan, slots);
+    return in;
+}
+
+void OpenClEngine::accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    count(host_input(image), plan, slots);
+}
+
+void OpenClEngine::accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
+                                     std::span<std::uint64_t> slots) {
+    count(device_input(image), plan, slots);
+}
+
+// Tiles in one pass: the grid's area is counted as an image is, by rows, with the tile kernels
+// (ih_hist_tiles_*), which send each work-group's counts to its tile's slots.
+bool OpenClEngine::counts_tiles_in_one_pass(bool, bool selects_pixels) const { return !selects_pixels; }
+
+bool OpenClEngine::accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                                    const HistogramPlan* clipping, std::span<const PixelSelector* const>,
+                                    std::span<std::uint64_t> slots, std::span<std::uint64_t>,
+                                    std::span<std::uint64_t> counted) {
+    const gpu::TileBands grid(regions);
+    const ImageView area = image.crop(grid.area);
+    if (!count(host_input(area), plan, slots, &grid)) count_each_tile(image, regions, plan, slots);
+    for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
+    return clipping == nullptr;
+}
+
+void OpenClEngine::accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions,
+                                           const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    const gpu::TileBands grid(regions);
+    if (!count(device_input(image.crop(grid.area)), plan, slots, &grid)) count_each_tile(image, regions, plan, slots);
+}
+
+template <class Pixels>
+void OpenClEngine::count_each_tile(const Pixels& image, std::span<const Region> regions, const HistogramPlan& plan,
+                                   std::span<std::uint64_t> slots) {
+    const std::size_t ts = plan.total_slots();
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const Pixels tile = image.crop(regions[i]);
+        if constexpr (std::is_same_v<Pixels, ImageView>) count(host_input(tile), plan, slots.subspan(i * ts, ts));
+        else count(device_input(tile), plan, slots.subspan(i * ts, ts));
+    }
 }
 
 // Where the pixels of a device image are, checked against its cl_mem.
@@ -49,18 +90,23 @@ PixelLayout OpenClEngine::device_layout(cl_mem mem, const DeviceImage& image) co
     return {PixelSource::buffer, image.width, image.height, image.pitch(), image.offset_bytes};
 }
 
-void OpenClEngine::count(const PixelInput& in, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+bool OpenClEngine::count(const PixelInput& in, const HistogramPlan& plan, std::span<std::uint64_t> slots,
+                         const gpu::TileBands* grid) {
     events_.clear();
     last_times_.reset();
     try {
-        const LaunchPlan lp = plan_launch(plan, in.layout, limits_, kernel_limits(), tune_);
+        PixelLayout layout = in.layout;
+        layout.tile_grid = grid != nullptr;
+        const LaunchPlan lp = plan_launch(plan, layout, limits_, kernel_limits(), tune_);
+        if (grid && lp.passes.front().global) return false;
         if (!lp.note.empty()) add_note(lp.note);
+        const std::size_t total_slots = plan.total_slots() * (grid ? grid->tiles() : 1);
         const bool totals64 = lp.tiling.tiles > 1;
-        clear_results(plan.total_slots(), totals64);
+        clear_results(total_slots, totals64);
         upload_edge_keys(plan);
         for (std::uint64_t t = 0; t < lp.tiling.tiles; ++t) {
-            count_tile(in, lp, t);
-            if (totals64) accumulate_totals(lp.passes.front().program_options, plan.total_slots());
+            count_tile(in, lp, t, grid, plan.total_slots());
+            if (totals64) accumulate_totals(lp.passes.front().program_options, total_slots);
         }
         read_counts(slots, totals64);
     } catch (...) {
@@ -68,6 +114,7 @@ void OpenClEngine::count(const PixelInput& in, const HistogramPlan& plan, std::s
         throw;
     }
     finish_timing();
+    return true;
 }
 
 // Never leaves commands behind that read the caller's memory.
@@ -111,7 +158,8 @@ void OpenClEngine::upload_edge_keys(const HistogramPlan& plan) {
 
 // Every pass over tile `tile`: a pixel range of a packed buffer, or whole rows (read in place
 // from a strided buffer, or staged).
-void OpenClEngine::count_tile(const PixelInput& in, const LaunchPlan& lp, std::uint64_t tile) {
+void OpenClEngine::count_tile(const PixelInput& in, const LaunchPlan& lp, std::uint64_t tile, const gpu::TileBands* grid,
+                              std::size_t tile_slots) {
     const Tiling& tl = lp.tiling;
     const std::uint64_t width = in.layout.width;
     if (tl.by_pixels) {
@@ -127,7 +175,10 @@ void OpenClEngine::count_tile(const PixelInput& in, const LaunchPlan& lp, std::u
         data = stage_rows(in, y0, rows);
         base = 0;
     }
-    for (const PassConfig& c : lp.passes) run_pass(c, data, base, 0, rows * width);
+    for (const PassConfig& c : lp.passes) {
+        if (grid) run_tile_pass(c, data, base, std::uint32_t(y0), std::uint32_t(rows), *grid, tile_slots);
+        else run_pass(c, data, base, 0, rows * width);
+    }
 }
 
 // Rows [first_row, first_row + rows) of a host view or an image, packed into the staging buffer.
@@ -169,6 +220,42 @@ void OpenClEngine::run_pass(const PassConfig& c, cl_mem data, std::uint64_t base
         const std::uint64_t launch_first = packed ? first + done : first + done / width;
         const std::uint64_t groups = std::min<std::uint64_t>(c.max_groups, ceil_div(ceil_div(n, ppu), c.work_group));
         launch_histogram(c, data, base_samples, launch_first, n, std::size_t(std::max<std::uint64_t>(1, groups)));
+    }
+}
+
+// Rows [first_row, first_row + rows) of a tile grid's area for one pass, in launches of whole
+// rows that keep every counter in range; `base_samples` is where first_row starts. Each launch
+// gives every piece (a tile's columns of its rows) enough work-groups to fill the device.
+void OpenClEngine::run_tile_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint32_t first_row,
+                                 std::uint32_t rows, const gpu::TileBands& grid, std::size_t tile_slots) {
+    const std::uint64_t width = c.launch.width;
+    const auto rows_per_launch = std::uint32_t(std::clamp<std::uint64_t>(c.launch_units / width, 1, rows));
+    const cl_kernel k = kernel(c.program_options, c.kernel_name);
+    for (std::uint32_t done = 0; done < rows;) {
+        const std::uint32_t n = std::min(rows - done, rows_per_launch);
+        ih_cl_tiles tl{};
+        tl.tiles_x = grid.tiles_x();
+        tl.tiles_y = grid.tiles_y();
+        tl.area_height = grid.area.height;
+        tl.first_row = first_row + done;
+        tl.rows = n;
+        tl.first_tile_row = grid.tile_row_of(tl.first_row);
+        tl.tile_slots = std::uint32_t(tile_slots);
+        const std::uint64_t pieces = std::uint64_t(tl.tiles_x) * (grid.tile_row_of(tl.first_row + n - 1) - tl.first_tile_row + 1);
+        const std::uint64_t piece_pixels = ceil_div(std::uint64_t(n) * width, pieces);
+        tl.groups_per_piece = std::uint32_t(std::clamp<std::uint64_t>(
+            ceil_div(c.max_groups, pieces), 1, std::max<std::uint64_t>(1, ceil_div(piece_pixels, c.work_group * 4))));
+        cl_uint ai = 0;
+        set_arg(k, ai++, data);
+        set_arg(k, ai++, cl_ulong(base_samples + std::uint64_t(done) * c.launch.stride));
+        set_arg(k, ai++, tl);
+        set_arg(k, ai++, c.bins);
+        set_arg(k, ai++, c.launch);
+        set_arg(k, ai++, edge_keys_.get());
+        check(clSetKernelArg(k, ai++, std::size_t(c.launch.words) * c.launch.copies * 4, nullptr), "clSetKernelArg(local)");
+        set_arg(k, ai++, result32_.get());
+        enqueue(k, std::size_t(pieces * tl.groups_per_piece) * c.work_group, c.work_group, "tile histogram kernel");
+        done += n;
     }
 }
 

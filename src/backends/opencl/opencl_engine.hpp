@@ -15,6 +15,7 @@
 #include "backends/opencl/opencl_tuning.hpp"
 #include "core/backend_engine.hpp"
 #include "gpu/growing_buffer.hpp"
+#include "gpu/tile_bands.hpp"
 #include "imghist/opencl.hpp"
 
 namespace imghist::ocl {
@@ -44,6 +45,15 @@ public:
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
                            std::span<std::uint64_t> slots) override;
 
+    // Tiles in one pass (opencl_count.cpp): the grid's area counted by the tile kernels.
+    bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const override;
+    bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                          const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
+                          std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
+                          std::span<std::uint64_t> counted) override;
+    void accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions, const HistogramPlan& plan,
+                                 std::span<std::uint64_t> slots) override;
+
     // The selected pixels of a buffer, packed by ih_gather_selected into gathered_.
     std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
                                              const AlphaTest& alpha) override;
@@ -68,13 +78,26 @@ private:
     const KernelLimitsByName& kernel_limits();
     cl_mem ensure(GrowingBuffer& buffer, std::size_t need);
 
-    void count(const PixelInput& in, const HistogramPlan& plan, std::span<std::uint64_t> slots);
+    PixelInput host_input(const ImageView& image) const;
+    PixelInput device_input(const DeviceImage& image) const;
+    // Counts the pixels into slots; with `grid`, the input is the grid's area and each tile
+    // counts into its own slots ([tile][total_slots]). Returns false, having counted nothing,
+    // for a grid whose histogram does not fit the local memory (no tile pass).
+    bool count(const PixelInput& in, const HistogramPlan& plan, std::span<std::uint64_t> slots,
+               const gpu::TileBands* grid = nullptr);
+    // The tiles one at a time into their slots, where count() has no tile pass.
+    template <class Pixels>
+    void count_each_tile(const Pixels& image, std::span<const Region> regions, const HistogramPlan& plan,
+                         std::span<std::uint64_t> slots);
     void clear_results(std::size_t total_slots, bool totals64);
     void upload_edge_keys(const HistogramPlan& plan);
-    void count_tile(const PixelInput& in, const LaunchPlan& lp, std::uint64_t tile);
+    void count_tile(const PixelInput& in, const LaunchPlan& lp, std::uint64_t tile, const gpu::TileBands* grid,
+                    std::size_t tile_slots);
     cl_mem stage_rows(const PixelInput& in, std::uint64_t first_row, std::uint64_t rows);
     void run_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
                   std::uint64_t pixels);
+    void run_tile_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint32_t first_row,
+                       std::uint32_t rows, const gpu::TileBands& grid, std::size_t tile_slots);
     void launch_histogram(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
                           std::uint64_t pixels, std::size_t groups);
     void launch_sum(const PassConfig& c, std::size_t groups);

@@ -26,4 +26,18 @@ IH_STRUCT(ih_cl_launch) {
     IH_U32 swizzle;       /* value mode: slots swizzled over the banks (ih_value_swizzle) */
 } IH_END(ih_cl_launch)
 
+/* A tile grid counted in one launch (ih_hist_tiles_*): the launch's rows of the grid's area,
+ * cut into pieces (a tile's columns of those rows, one per tile the rows cross), each counted
+ * by `groups_per_piece` work-groups into its tile's counters. The area's width is the launch's
+ * `width`; tiles follow the contract's rule (contract/regions.h). */
+IH_STRUCT(ih_cl_tiles) {
+    IH_U32 tiles_x, tiles_y; /* the grid */
+    IH_U32 area_height;      /* rows of the grid's area */
+    IH_U32 first_row;        /* the launch's first row, within the area */
+    IH_U32 rows;             /* rows in this launch */
+    IH_U32 first_tile_row;   /* the grid row of first_row (ih_tile_of) */
+    IH_U32 tile_slots;       /* global counters from one tile to the next */
+    IH_U32 groups_per_piece;
+} IH_END(ih_cl_tiles)
+
 #endif /* IMGHIST_OPENCL_LAUNCH_H */

@@ -62,6 +62,7 @@ Tiling plan_tiles(const FormatInfo& fi, const PixelLayout& px, const DeviceLimit
         if (!t.packed && t.stride_samples > 0xFFFFFFFFull)
             throw InvalidArgument("opencl: row stride above 2^32 samples is not supported");
     }
+    if (px.tile_grid) t.packed = false;  // the tile kernels walk rows
     t.by_pixels = !t.staged && t.packed;
     t.tile_rows = std::max<std::uint64_t>(1, tile_pixels / px.width);
     if (t.staged) t.tile_rows = std::min(t.tile_rows, staged_tile_rows(row_bytes, device));
@@ -74,7 +75,7 @@ Tiling plan_tiles(const FormatInfo& fi, const PixelLayout& px, const DeviceLimit
 
 // ih_hist_u8x4 reads 4-sample 8-bit pixels, 16 bytes at a time, from packed aligned rows.
 bool fast_kernel_fits(const FormatInfo& fi, const PixelLayout& px, const Tiling& t, const Tune& tune) {
-    return tune.fast != 0 && fi.sample == SampleType::u8 && fi.channels == 4 && t.packed &&
+    return tune.fast != 0 && !px.tile_grid && fi.sample == SampleType::u8 && fi.channels == 4 && t.packed &&
            (t.staged || px.offset_bytes % 16 == 0);
 }
 
@@ -153,7 +154,8 @@ PassConfig Planner::base_config(unsigned first, unsigned count, bool global) con
     c.launch.pixel_samples = ih_format_samples(c.bins.format);
     c.launch.first_slot = first * plan_.slots_per_channel();
     c.launch.copies = 1;
-    c.launch.merge = global || tune_.merge_atomic != 0 ? 1 : 0;
+    // A tile pass adds each work-group's counts into its tile's counters: no partials to sum.
+    c.launch.merge = global || px_.tile_grid || tune_.merge_atomic != 0 ? 1 : 0;
     // Four 16-byte loads in flight measured 2-6% faster than two on the H200 with every layout.
     c.launch.loads = tune_.loads ? tune_.loads : (device_.gpu ? 4u : 2u);
     return c;
@@ -164,7 +166,8 @@ PassConfig Planner::base_config(unsigned first, unsigned count, bool global) con
 std::optional<PassConfig> Planner::configure(unsigned first, unsigned count) const {
     PassConfig c = base_config(first, count, false);
     c.fast = fast_;
-    c.kernel_name = fast_ ? "ih_hist_u8x4" : "ih_hist_" + sample_suffix(plan_.info.sample);
+    c.kernel_name = fast_ ? "ih_hist_u8x4"
+                    : (px_.tile_grid ? "ih_hist_tiles_" : "ih_hist_") + sample_suffix(plan_.info.sample);
     const KernelLimits& kernel = limits(c.kernel_name);
     const std::size_t wg = tune_.wg ? tune_.wg : (device_.gpu ? 256 : 64);
     c.work_group = std::bit_floor(std::max<std::size_t>(std::min({wg, kernel.work_group, device_.max_work_group}), 1));
@@ -191,6 +194,8 @@ bool Planner::fit_layout(PassConfig& c, bool value, std::uint64_t avail) const {
     const unsigned ppu = c.pixels_per_unit();
     const std::size_t wg = c.work_group;
     for (const LocalLayout layout : layout_chain(value, wg)) {
+        // A tile pass bounds no work-group's pixels: 32-bit counters only.
+        if (px_.tile_grid && layout.pack != 0) continue;
         // A 16-bit counter takes at most one count per pixel from each of its sharers: bound
         // the units (pixels, or 4-pixel vectors) per work-item and launch.
         const std::uint64_t per_item = layout.pack ? 65535 / (sharers(layout, wg) * ppu) : 0;
@@ -302,6 +307,7 @@ std::vector<std::string> histogram_kernel_names() {
     std::vector<std::string> names{"ih_hist_u8x4"};
     for (const SampleType t : {SampleType::u8, SampleType::u16, SampleType::f16, SampleType::f32}) {
         names.push_back("ih_hist_" + sample_suffix(t));
+        names.push_back("ih_hist_tiles_" + sample_suffix(t));
         names.push_back("ih_hist_global_" + sample_suffix(t));
     }
     return names;

@@ -36,7 +36,8 @@ struct KernelLimits {
 };
 using KernelLimitsByName = std::map<std::string, KernelLimits, std::less<>>;
 
-// The histogram kernels of histogram.cl that the planner chooses among.
+// The histogram kernels of histogram.cl that the planner chooses among (the tile kernels
+// included).
 std::vector<std::string> histogram_kernel_names();
 
 // Where the pixels come from: host memory and images are staged into a device buffer tile by
@@ -48,6 +49,9 @@ struct PixelLayout {
     std::uint32_t width = 0, height = 0;
     std::uint64_t stride_bytes = 0;  // from one row to the next
     std::uint64_t offset_bytes = 0;  // a buffer's first pixel
+    // The pixels are a tile grid's area, counted in one pass by the tile kernels
+    // (ih_hist_tiles_*): tiles by whole rows, 32-bit local counters, merged by global atomics.
+    bool tile_grid = false;
 };
 
 // How the pixels are cut into tiles: every 32-bit result counter stays below 2^32, and a staged
