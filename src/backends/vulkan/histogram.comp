@@ -83,6 +83,10 @@ layout(constant_id = 18) const uint HAS_LUMA = 0;
 layout(constant_id = 19) const uint LAYOUT = 0;      // 0 copies, 1 lanes, 2 pairs (see above)
 layout(constant_id = 20) const uint VALUE_MODE = 0;  // 1: 8-bit raw values, classified in the merge
 layout(constant_id = 22) const uint EDGES = 0;       // 1: edge bins (ih_classify_edge_key)
+// 1: the dispatch is the rows of one row of tiles of a tile grid (strided rows of the grid's
+// area): tile column t is counted by GROUPS_PER_PIECE work-groups into the counters from
+// out_slot + t * tile_slots (push constants tiles_x, tile_slots, groups_per_piece).
+layout(constant_id = 23) const uint TILES = 0;
 
 const uint SLOTS = BINS + IH_EXTRA_SLOTS;  // per channel, in the global counters
 const uint LAYOUT_LANES = 1u, LAYOUT_PAIRS = 2u;
@@ -100,7 +104,7 @@ layout(std430, binding = 0) readonly buffer PixelUnits { uvec4 units[]; };
 layout(std430, binding = 0) readonly buffer PixelWords { uint words[]; };
 layout(std430, binding = 1) buffer Counts { uint counts[]; };
 
-// 116 bytes: within the 128 that every Vulkan device offers (HistPushConstants on the host).
+// 128 bytes: the most that every Vulkan device offers (HistPushConstants on the host).
 layout(push_constant) uniform Params {
     ih_bin_args bin;  // the pass's bin math (its structural fields are also constants above)
     uint pixels;     // pixels in this tile (< 2^31)
@@ -108,6 +112,9 @@ layout(push_constant) uniform Params {
     uint width;      // strided path: pixels per row
     uint stride;     // strided path: bytes per row
     uint out_slot;   // first global counter of this pass's channels
+    uint tiles_x;           // TILES: tiles in the row of tiles
+    uint tile_slots;        // TILES: counters from one tile to the next
+    uint groups_per_piece;  // TILES: work-groups per tile
 } pc;
 
 // Index of the first copy of a slot; the swizzle permutes slots inside each row of banks.
@@ -239,7 +246,8 @@ void main() {
     const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     const uint units_per_group = WG * ROUNDS * uint(BATCH);
     const uint pixels_per_group = units_per_group * uint(UNIT_PIXELS);
-    if (group >= (pc.pixels + pixels_per_group - 1u) / pixels_per_group) return;  // uniform
+    const uint groups = TILES != 0u ? pc.tiles_x * pc.groups_per_piece : (pc.pixels + pixels_per_group - 1u) / pixels_per_group;
+    if (group >= groups) return;  // uniform
 
     g_lo_int = ih_args_lo_int(pc.bin);
     g_hi_int = ih_args_hi_int(pc.bin);
@@ -249,7 +257,18 @@ void main() {
     const uint lane = lid & 31u;
     g_word = LAYOUT == 0u ? lid % COPIES : LAYOUT == LAYOUT_LANES ? lane : lane >> 1;
     g_inc = (LAYOUT == LAYOUT_PAIRS && (lane & 1u) != 0u) ? 0x10000u : 1u;
-    if (STRIDED != 0u) {
+    // TILES: this work-group's tile column (its piece of the rows) and its part of it.
+    const uint piece = TILES != 0u ? group / pc.groups_per_piece : 0u;
+    if (TILES != 0u) {
+        const uint part = group - piece * pc.groups_per_piece;
+        const uint x0 = ih_tile_start(piece, pc.width, pc.tiles_x);
+        const uint w = ih_tile_length(piece, pc.width, pc.tiles_x);
+        const uint n = (pc.pixels / pc.width) * w;
+        for (uint i = part * WG + lid; i < n; i += pc.groups_per_piece * WG) {
+            const uint r = i / w;
+            count_pixel_at(pc.base_byte + r * pc.stride + (x0 + i - r * w) * uint(PIXEL_BYTES));
+        }
+    } else if (STRIDED != 0u) {
         // Pixel p of the tile is row p / width, column p % width; step WG pixels at a time.
         uint p = group * pixels_per_group + lid;
         uint y = p / pc.width;
@@ -310,12 +329,12 @@ void main() {
         if (VALUE_MODE != 0u) {
             // Slot s counted a value of channel s / IH_VALUE_SLOTS: classify it once, here.
             uint code = classify_int(s % IH_VALUE_SLOTS);
-            uint base = pc.out_slot + (s / IH_VALUE_SLOTS) * SLOTS;
+            uint base = pc.out_slot + piece * pc.tile_slots + (s / IH_VALUE_SLOTS) * SLOTS;
             atomicAdd(counts[base + ih_code_slot(code)], sum);
             if (ih_code_has_extra(code) != 0u) atomicAdd(counts[base + ih_code_extra_slot(code, BINS)], sum);
             continue;
         }
 #endif
-        atomicAdd(counts[pc.out_slot + s], sum);
+        atomicAdd(counts[pc.out_slot + piece * pc.tile_slots + s], sum);
     }
 }

@@ -67,11 +67,12 @@ struct GatherPushConstants {
 struct HistPushConstants {
     ih_bin_args bin;
     std::uint32_t pixels, base_byte, width, stride, out_slot;
+    std::uint32_t tiles_x, tile_slots, groups_per_piece;  // tile grids only
 };
 // std430: the struct's 24 words at offset 0, then the launch fields one word each.
 static_assert(sizeof(ih_bin_args) == 24 * 4 && offsetof(HistPushConstants, pixels) == sizeof(ih_bin_args) &&
               offsetof(HistPushConstants, out_slot) == sizeof(ih_bin_args) + 4 * 4 &&
-              sizeof(HistPushConstants) == sizeof(ih_bin_args) + 5 * 4);
+              sizeof(HistPushConstants) == sizeof(ih_bin_args) + 8 * 4);
 // maxPushConstantsSize is at least 128 on every Vulkan device.
 static_assert(sizeof(HistPushConstants) <= 128);
 
@@ -268,33 +269,74 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
     const VkBuffer keys = edge_keys(plan);
     const VkDescriptorSet flush_set = write_set(arena, counts_info, totals_info, {keys, 0, VK_WHOLE_SIZE});
     for (const TileLaunch& tile : launch.tiles) {
-        record_tile(cmd, arena, launch, tile, image, pipelines, keys);
+        record_tile(cmd, arena, launch, tile, image, pipelines, keys, counts_info);
         record_flush(cmd, flush_set, launch, overwrite);
         overwrite = false;
     }
 }
 
+void HistogramCore::reserve_tile_counts(std::uint64_t slots) {
+    tile_counts_.ensure(slots * 4, BufferTraits{physical_, device_,
+                                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false});
+}
+
+// A tile grid's rows of tiles are dispatched back to back (they touch different counters);
+// their work counters go to the totals once at the end, or after each where a tile could reach
+// 2^32 counts (LaunchPlan::flush_each).
+void HistogramCore::record_tiles(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& band,
+                                 const HistogramPlan& plan, const GridRows& grid, VkBuffer totals,
+                                 VkDeviceSize totals_offset, bool overwrite) {
+    const LaunchPlan launch = plan_tile_launch(plan, band, grid, totals_offset, limits_, tuning_);
+    if (tile_counts_.size() < std::uint64_t(launch.total_slots) * 4)
+        throw Error("internal error: vulkan tile counters not reserved");
+    std::vector<VkPipeline> pipelines;
+    for (const PassLaunch& pass : launch.passes) pipelines.push_back(pipeline(launch.variant, pass.spec));
+    const VkDescriptorBufferInfo counts_info{tile_counts_.get().buffer.get(), 0, VkDeviceSize(launch.total_slots) * 4};
+    const VkDescriptorBufferInfo totals_info{totals, launch.totals_bind, launch.totals_bytes};
+    const VkBuffer keys = edge_keys(plan);
+    const VkDescriptorSet flush_set = write_set(arena, counts_info, totals_info, {keys, 0, VK_WHOLE_SIZE});
+    // Work counters start at zero (earlier work on them finished first).
+    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cmd, counts_info.buffer, 0, counts_info.range, 0);
+    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    for (std::size_t i = 0; i < launch.tiles.size(); ++i) {
+        const bool last = i + 1 == launch.tiles.size();
+        record_tile(cmd, arena, launch, launch.tiles[i], band, pipelines, keys, counts_info, launch.flush_each || last);
+        if (launch.flush_each || last) {
+            record_flush(cmd, flush_set, launch, overwrite);
+            overwrite = false;
+        }
+    }
+}
+
 void HistogramCore::record_tile(VkCommandBuffer cmd, DescriptorArena& arena, const LaunchPlan& launch,
                                 const TileLaunch& tile, const DeviceImage& image,
-                                const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys) {
+                                const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys,
+                                const VkDescriptorBufferInfo& counts, bool then_barrier) {
     const VkDescriptorBufferInfo image_info{vulkan::buffer_of(image), tile.bind_offset, tile.bind_bytes};
-    const VkDescriptorBufferInfo counts_info{counts_.buffer.get(), 0, VkDeviceSize(launch.total_slots) * 4};
-    const VkDescriptorSet set = write_set(arena, image_info, counts_info, {edge_keys, 0, VK_WHOLE_SIZE});
+    const VkDescriptorSet set = write_set(arena, image_info, counts, {edge_keys, 0, VK_WHOLE_SIZE});
     HistPushConstants pc{};
     pc.pixels = tile.pixels;
     pc.base_byte = tile.base_byte;
     pc.width = image.width;
     pc.stride = std::uint32_t(image.pitch());  // < 2^32 on the strided path (plan_launch)
+    pc.tiles_x = launch.tiles_x;
+    pc.tile_slots = launch.tile_slots;
+    pc.groups_per_piece = tile.groups_per_piece;
     for (std::size_t p = 0; p < launch.passes.size(); ++p) {
         pc.bin = launch.passes[p].bin;
-        pc.out_slot = launch.passes[p].out_slot;
+        pc.out_slot = launch.passes[p].out_slot + tile.tile_row * launch.tiles_x * launch.tile_slots;
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[p]);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, hist_layout_.get(), 0, 1, &set, 0, nullptr);
         vkCmdPushConstants(cmd, hist_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
         vkCmdDispatch(cmd, tile.groups_x, tile.groups_y, 1);
     }
-    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (then_barrier)
+        barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
 void HistogramCore::record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const LaunchPlan& launch, bool overwrite) {

@@ -58,6 +58,17 @@ public:
     void record_image(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& image,
                       const HistogramPlan& plan, VkBuffer totals, VkDeviceSize totals_offset, bool overwrite);
 
+    // A tile grid (plan_tile_launch): counts `band`, rows of the grid's area from grid.first_row,
+    // into the 64-bit totals of every tile at `totals_offset` ([tile][plan.total_slots()]).
+    // `overwrite` starts the totals afresh. reserve_tile_counts(its total) first, while no
+    // submitted work uses the core.
+    void record_tiles(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& band, const HistogramPlan& plan,
+                      const GridRows& grid, VkBuffer totals, VkDeviceSize totals_offset, bool overwrite);
+    // Whether a grid of `slots` counters in all fits one binding (the work counters and the
+    // totals), and grows the tile grids' work counters to them.
+    bool fits_tile_grid(std::uint64_t slots) const { return slots * 8 <= limits_.max_range - limits_.offset_alignment; }
+    void reserve_tile_counts(std::uint64_t slots);
+
     // Masks and alpha thresholds (gather.comp): zeroes `out` up to `out_bytes`, then packs the
     // pixels of `rows` (its memory a VkBuffer) that `mask` (or none) and `alpha` keep into
     // `out` from byte kGatherPixelsAt, their number into its first word. Ends with a
@@ -76,8 +87,11 @@ public:
 
 private:
     // Binds the tile's pixels and counts them with every pass.
+    // `counts` is the binding of the work counters; without `then_barrier` the next dispatch may
+    // overlap this one (a tile grid's rows of tiles touch different counters).
     void record_tile(VkCommandBuffer cmd, DescriptorArena& arena, const LaunchPlan& launch, const TileLaunch& tile,
-                     const DeviceImage& image, const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys);
+                     const DeviceImage& image, const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys,
+                     const VkDescriptorBufferInfo& counts, bool then_barrier = true);
     // Moves the work counters into the totals (flush.comp) and zeroes them.
     void record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const LaunchPlan& launch, bool overwrite);
     // A descriptor set of the three storage-buffer bindings (edge keys, or gather's output, third).
@@ -103,6 +117,7 @@ private:
     Pipeline gather_pipeline_;
     std::map<std::pair<int, SpecConstants>, Pipeline> pipelines_;
     Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
+    GrowingBuffer tile_counts_;  // a tile grid's 32-bit work counters (reserve_tile_counts)
     // Edge keys (binding 2), one buffer per distinct set, kept while the core lives: command
     // buffers recorded for later submission keep reading them. The empty set is uniform bins'
     // one unread word.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "contract/regions.h"
 #include "imghist/error.hpp"
 
 namespace imghist::vk {
@@ -203,6 +204,61 @@ LaunchPlan plan_launch(const HistogramPlan& plan, const DeviceImage& image, std:
     if (l.shape.strided) strided_tiles(l, plan, image, limits, tuning);
     else packed_tiles(l, plan, image, limits, tuning);
     l.total_slots = std::uint32_t(plan.total_slots());
+    l.totals_bind = round_down(totals_offset, limits.offset_alignment);
+    l.first_total = std::uint32_t((totals_offset - l.totals_bind) / 8);
+    l.totals_bytes = totals_offset - l.totals_bind + std::uint64_t(l.total_slots) * 8;
+    return l;
+}
+
+LaunchPlan plan_tile_launch(const HistogramPlan& plan, const DeviceImage& band, const GridRows& grid,
+                            std::uint64_t totals_offset, const DeviceLimits& limits, const Tuning& tuning) {
+    check_launch(plan, totals_offset, limits, tuning);
+    Tuning tile_tuning = tuning;
+    if (tile_tuning.layout == SharedLayout::pairs) tile_tuning.layout = SharedLayout::copies;  // no bound per lane
+    LaunchPlan l;
+    l.shape = decide_shape(plan, band, limits, tile_tuning);
+    l.shape.strided = true;
+    l.variant = shader_variant(plan.info, limits.denorm_preserve);
+    l.passes = pass_launches(plan, l.shape, tile_tuning);
+    for (PassLaunch& p : l.passes) p.spec.tiles = 1;
+    l.tiles_x = grid.tiles_x;
+    l.tile_slots = std::uint32_t(plan.total_slots());
+    l.total_slots = std::uint32_t(std::uint64_t(l.tile_slots) * grid.tiles_x * grid.tiles_y);
+    // A tile of 2^31 pixels or more could pass a 32-bit counter between flushes.
+    const std::uint64_t widest = band.width / grid.tiles_x + band.width % grid.tiles_x;
+    const std::uint64_t tallest = grid.area_height / grid.tiles_y + grid.area_height % grid.tiles_y;
+    l.flush_each = widest * tallest >= (std::uint64_t(1) << 31);
+
+    const std::uint64_t row_bytes = band.row_bytes(), stride = band.pitch();
+    const std::uint64_t room = binding_room(limits);
+    if (stride > 0xFFFFFFFFu || row_bytes > room)
+        throw InvalidArgument("vulkan: an image row is larger than one storage buffer binding");
+    const std::uint64_t rows_max =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>((room - row_bytes) / stride + 1, tuning.max_tile_pixels / band.width));
+    const std::uint32_t last = grid.first_row + band.height;
+    for (std::uint32_t ty = ih_tile_of(grid.first_row, grid.area_height, grid.tiles_y);
+         ty < grid.tiles_y && ih_tile_start(ty, grid.area_height, grid.tiles_y) < last; ++ty) {
+        const std::uint32_t top = ih_tile_start(ty, grid.area_height, grid.tiles_y);
+        const std::uint32_t first = std::max(top, grid.first_row) - grid.first_row;
+        const std::uint32_t end = std::min(top + ih_tile_length(ty, grid.area_height, grid.tiles_y), last) - grid.first_row;
+        for (std::uint64_t r = first; r < end; r += rows_max) {
+            const std::uint64_t rows = std::min<std::uint64_t>(rows_max, end - r);
+            TileLaunch t = tile(band.offset_bytes + r * stride, (rows - 1) * stride + row_bytes, rows * band.width,
+                                pixels_per_group(plan, l.shape, tuning), limits);
+            // Enough work-groups per tile to fill a large GPU (about 1024 a dispatch), and at
+            // least two of a group's invocations' worth of pixels each.
+            const std::uint64_t piece_pixels = rows * widest;
+            t.tile_row = ty;
+            t.groups_per_piece = std::uint32_t(std::clamp<std::uint64_t>(
+                ceil_div(1024, grid.tiles_x), 1, std::max<std::uint64_t>(1, ceil_div(piece_pixels, 2ull * l.shape.group_size))));
+            const std::uint64_t groups = std::uint64_t(grid.tiles_x) * t.groups_per_piece;
+            t.groups_x = std::uint32_t(std::min<std::uint64_t>(groups, limits.max_groups_x));
+            const std::uint64_t gy = ceil_div(groups, t.groups_x);
+            if (gy > limits.max_groups_y) throw Error("internal error: vulkan row of tiles too large");
+            t.groups_y = std::uint32_t(gy);
+            l.tiles.push_back(t);
+        }
+    }
     l.totals_bind = round_down(totals_offset, limits.offset_alignment);
     l.first_total = std::uint32_t((totals_offset - l.totals_bind) / 8);
     l.totals_bytes = totals_offset - l.totals_bind + std::uint64_t(l.total_slots) * 8;

@@ -75,9 +75,10 @@ struct SpecConstants {
     std::uint32_t red = 0, green = 0, blue = 0;  // ih_args_red, ih_args_green, ih_args_blue
     std::uint32_t has_luma = 0, layout = 0, value_mode = 0, group_size = 256;
     std::uint32_t edges = 0;  // ih_bin_args::edges
+    std::uint32_t tiles = 0;  // 1: a row of tiles of a tile grid (plan_tile_launch)
     auto operator<=>(const SpecConstants&) const = default;
 };
-inline constexpr std::uint32_t kSpecConstants = 23;
+inline constexpr std::uint32_t kSpecConstants = 24;
 static_assert(sizeof(SpecConstants) == kSpecConstants * 4);
 
 // One channel pass: its kernel arguments and its pipeline's constants.
@@ -93,6 +94,9 @@ struct TileLaunch {
     std::uint64_t bind_offset = 0, bind_bytes = 0;
     std::uint32_t base_byte = 0, pixels = 0;
     std::uint32_t groups_x = 0, groups_y = 0;
+    // A tile grid's dispatch (plan_tile_launch): rows of the grid's row of tiles `tile_row`,
+    // each tile of it counted by `groups_per_piece` work-groups.
+    std::uint32_t tile_row = 0, groups_per_piece = 0;
 };
 
 struct LaunchPlan {
@@ -104,6 +108,17 @@ struct LaunchPlan {
     // The totals bound from an aligned offset; the flush indexes from first_total.
     std::uint64_t totals_bind = 0, totals_bytes = 0;
     std::uint32_t first_total = 0;
+    // A tile grid (plan_tile_launch): tiles per row of tiles and counters per tile (total_slots
+    // covers every tile); flush_each: the work counters go to the totals after every dispatch,
+    // else once after all of them (no tile can reach 2^32 pixels in between).
+    std::uint32_t tiles_x = 0, tile_slots = 0;
+    bool flush_each = true;
+};
+
+// Where a band of rows lies in a tile grid: its area's height, the grid, and the area row of
+// the band's first row.
+struct GridRows {
+    std::uint32_t area_height = 0, tiles_x = 0, tiles_y = 0, first_row = 0;
 };
 
 // The Shape of `plan` over `image` (memory unused).
@@ -114,6 +129,13 @@ Shape decide_shape(const HistogramPlan& plan, const DeviceImage& image, const De
 // rows larger than one binding.
 LaunchPlan plan_launch(const HistogramPlan& plan, const DeviceImage& image, std::uint64_t totals_offset,
                        const DeviceLimits& limits, const Tuning& tuning);
+
+// The dispatches of `band` (rows of a tile grid's area, `grid.first_row` on) counted into the
+// counters of the grid's tiles ([tile][plan.total_slots()]), totals at `totals_offset`: one
+// dispatch per row of tiles the band crosses (more where a binding cannot hold its rows). Tile
+// passes use 32-bit shared counters (no lane pairs).
+LaunchPlan plan_tile_launch(const HistogramPlan& plan, const DeviceImage& band, const GridRows& grid,
+                            std::uint64_t totals_offset, const DeviceLimits& limits, const Tuning& tuning);
 
 // A shared layout in the shared vocabulary.
 gpu::CounterLayout counter_layout(SharedLayout layout);

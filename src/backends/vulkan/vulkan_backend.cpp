@@ -10,6 +10,7 @@
 #include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
 #include "gpu/staging.hpp"
+#include "gpu/tile_bands.hpp"
 
 namespace imghist {
 namespace {
@@ -26,9 +27,7 @@ public:
         info.commandBufferCount = 2;
         IMGHIST_VK(vkAllocateCommandBuffers, ctx_.device(), &info, cmds_);
         for (auto& f : fences_) f = ctx_.make_fence(true);
-        totals_ = vk::allocate_buffer(ctx_.physical(), ctx_.device(),
-                                      VkDeviceSize(8) * 5 * (ctx_.core().max_bins() + IH_EXTRA_SLOTS),
-                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+        totals_.ensure(std::size_t(8) * 5 * (ctx_.core().max_bins() + IH_EXTRA_SLOTS), totals_traits());
         ctx_.check_validation();
     }
     ~VulkanEngine() override { vkDeviceWaitIdle(ctx_.device()); }
@@ -37,20 +36,58 @@ public:
     std::string device_name() const override { return ctx_.name(); }
 
     void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override {
-        if (!ctx_.core().supports(plan)) {
-            add_note("bins > " + std::to_string(ctx_.core().max_bins()) +
-                     " do not fit this device's shared memory: counted on the CPU");
-            slot_counter(*cpu_backend().create_engine({})).accumulate(image, plan, slots);
-            return;
+        if (counted_on_the_cpu(image, plan, slots)) return;
+        run_checked(image, plan, slots, nullptr);
+    }
+
+    // Tiles in one pass: the grid's area staged as an image is, each chunk counted by one
+    // dispatch per row of tiles it crosses (HistogramCore::record_tiles).
+    bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const override {
+        return !device_image && !selects_pixels;
+    }
+    bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                          const HistogramPlan* clipping, std::span<const PixelSelector* const>,
+                          std::span<std::uint64_t> slots, std::span<std::uint64_t>,
+                          std::span<std::uint64_t> counted) override {
+        const gpu::TileBands grid(regions);
+        const ImageView area = image.crop(grid.area);
+        if (!counted_on_the_cpu(area, plan, {}, true) && ctx_.core().fits_tile_grid(slots.size())) {
+            run_checked(area, plan, slots, &grid);
+        } else {  // tile by tile, each as an image
+            const std::size_t ts = plan.total_slots();
+            for (std::size_t i = 0; i < regions.size(); ++i)
+                accumulate(image.crop(regions[i]), plan, slots.subspan(i * ts, ts));
         }
-        if (plan.info.sample == SampleType::f32 && plan.has_luma() && flushes_fp32_denormals()) {
-            add_note("this Vulkan device flushes fp32 denormals (no shaderDenormPreserveFloat32): "
-                     "fp32 luminance counted on the CPU");
-            slot_counter(*cpu_backend().create_engine({})).accumulate(image, plan, slots);
-            return;
-        }
+        for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
+        return clipping == nullptr;
+    }
+
+private:
+    vk::BufferTraits totals_traits() const {
+        return {ctx_.physical(), ctx_.device(), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true};
+    }
+
+    // Plans the shaders cannot count are counted by the cpu backend, with a note; with
+    // `ask_only`, only says whether that is so.
+    bool counted_on_the_cpu(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots,
+                            bool ask_only = false) {
+        std::string why;
+        if (!ctx_.core().supports(plan))
+            why = "bins > " + std::to_string(ctx_.core().max_bins()) +
+                  " do not fit this device's shared memory: counted on the CPU";
+        else if (plan.info.sample == SampleType::f32 && plan.has_luma() && flushes_fp32_denormals())
+            why = "this Vulkan device flushes fp32 denormals (no shaderDenormPreserveFloat32): "
+                  "fp32 luminance counted on the CPU";
+        if (why.empty() || ask_only) return !why.empty();
+        add_note(why);
+        slot_counter(*cpu_backend().create_engine({})).accumulate(image, plan, slots);
+        return true;
+    }
+
+    void run_checked(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots,
+                     const gpu::TileBands* grid) {
         try {
-            run(image, plan, slots);
+            run(image, plan, slots, grid);
         } catch (...) {
             // Leave the engine usable: nothing may still be running on the staging buffers.
             vkDeviceWaitIdle(ctx_.device());
@@ -59,7 +96,6 @@ public:
         ctx_.check_validation();
     }
 
-private:
     // Whether the fp32 shader loses denormals (NVIDIA flushes them unless DenormPreserve is
     // available): one pixel whose luminance is a negative denormal must count as `below`.
     bool flushes_fp32_denormals() {
@@ -77,8 +113,14 @@ private:
         return *flushes_;
     }
 
-    void run(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    // Counts `image` into slots; with `grid`, the image is the grid's area and every tile
+    // counts into its own slots.
+    void run(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots,
+             const gpu::TileBands* grid = nullptr) {
         const VkDevice device = ctx_.device();
+        // Nothing is in flight between calls: the buffers may grow.
+        totals_.ensure(slots.size() * sizeof(std::uint64_t), totals_traits());
+        if (grid) ctx_.core().reserve_tile_counts(slots.size());
         const std::size_t row_bytes = image.row_bytes();
         const gpu::RowPieces chunks = gpu::split_rows(image.height, row_bytes, kChunkBytes);
         const VkDeviceSize staging_bytes = VkDeviceSize(chunks.rows_per_piece) * row_bytes + 64;
@@ -96,23 +138,29 @@ private:
                            std::uint32_t(rows));
             const DeviceImage chunk =
                 vulkan::device_image(staging.buffer.get(), 0, image.width, std::uint32_t(rows), 0, image.format);
-            record_chunk(k, chunk, plan, index == 0, index + 1 == chunks.count());
+            record_chunk(k, chunk, plan, index == 0, index + 1 == chunks.count(), grid, std::uint32_t(y));
         }
         VkFence all[2] = {fences_[0].get(), fences_[1].get()};
         IMGHIST_VK(vkWaitForFences, device, 2, all, VK_TRUE, UINT64_MAX);
-        std::memcpy(slots.data(), totals_.mapped, slots.size() * sizeof(std::uint64_t));
+        std::memcpy(slots.data(), totals_.get().mapped, slots.size() * sizeof(std::uint64_t));
     }
 
-    // Records and submits the count of one staged chunk into the totals (started afresh by the
-    // first chunk; the last makes them visible to the host).
-    void record_chunk(std::uint32_t k, const DeviceImage& chunk, const HistogramPlan& plan, bool first, bool last) {
+    // Records and submits the count of one staged chunk (rows from `first_row`) into the totals
+    // (started afresh by the first chunk; the last makes them visible to the host).
+    void record_chunk(std::uint32_t k, const DeviceImage& chunk, const HistogramPlan& plan, bool first, bool last,
+                      const gpu::TileBands* grid, std::uint32_t first_row) {
         VkCommandBuffer cmd = cmds_[k];
         IMGHIST_VK(vkResetCommandBuffer, cmd, 0);
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         IMGHIST_VK(vkBeginCommandBuffer, cmd, &begin);
         if (first) ctx_.core().record_begin(cmd);
-        ctx_.core().record_image(cmd, *arenas_[k], chunk, plan, totals_.buffer.get(), 0, first);
+        const VkBuffer totals = totals_.get().buffer.get();
+        if (grid)
+            ctx_.core().record_tiles(cmd, *arenas_[k], chunk, plan,
+                                     {grid->area.height, grid->tiles_x(), grid->tiles_y(), first_row}, totals, 0, first);
+        else
+            ctx_.core().record_image(cmd, *arenas_[k], chunk, plan, totals, 0, first);
         if (last)
             vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                         VK_ACCESS_HOST_READ_BIT);
@@ -127,7 +175,7 @@ private:
     VkCommandBuffer cmds_[2] = {};
     vk::Fence fences_[2];
     vk::GrowingBuffer staging_[2];  // the chunks, packed (the device reads each as one run of pixels)
-    vk::Allocation totals_;
+    vk::GrowingBuffer totals_;      // host-visible 64-bit totals ([tile][slot] for a tile grid)
     std::optional<bool> flushes_;
 };
 
