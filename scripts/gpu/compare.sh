@@ -13,7 +13,7 @@ step_oldbuild() {
   [ -d .old ] || { note "oldbuild: no .old/ tree"; return 1; }
   { cmake -S .old -B "$old_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_TESTS=OFF \
           -DIMGHIST_BENCH=ON -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 &&
-    cmake --build "$old_build" -j"$(nproc)" --target imghist_cuda_bench imghist_opencl_bench imghist_vulkan_bench
+    cmake --build "$old_build" -j"$(nproc)" --target imghist_cuda_bench imghist_opencl_bench imghist_vulkan_bench imghist_bench
   } > "$OUT/oldbuild.log" 2>&1
   note "old tree build: rc=$?"
 }

@@ -1,0 +1,35 @@
+# Issue 17's tile grids on the GPU machine (scripts/gpu-check.sh tiles, after build): every
+# backend's tile tests (each GPU backend counts a grid in one pass), then the regions/ benchmarks
+# of host images and CUDA's device tile grids. With an old tree built by `oldbuild`
+# (scripts/gpu/compare.sh), step tilesbench alternates its regions/ benchmark with this tree's.
+step_tiles() {
+  local log="$OUT/tiles.log"
+  "$build/tests/imghist_tests" \
+    --gtest_filter='RequiredBackends.*:*TileParity*:*RegionsAndTiles*:Regions*:GpuTileBands*:*MasksAndAlpha/*' > "$log" 2>&1
+  note "tile tests (every backend vs reference): rc=$? $(grep -c '^\[       OK \]' "$log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed"
+  "$build/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaHost.Tiles*:CudaDevice.*:CudaInterop.*' >> "$log" 2>&1
+  local rc_cuda=$?
+  "$build/tests/opencl/imghist_opencl_tests" --gtest_filter='OpenClTiles.*:OpenClInterop.*' >> "$log" 2>&1
+  local rc_opencl=$?
+  IMGHIST_VULKAN_VALIDATION=1 "$build/tests/vulkan/imghist_vulkan_tests" --gtest_filter='VulkanEngine.*:VulkanTiling.*' >> "$log" 2>&1
+  note "tile tests of each backend: cuda rc=$rc_cuda, opencl rc=$rc_opencl, vulkan rc=$?; $(grep -c '^\[       OK \]' "$log") ok in all, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed"
+  grep -E '^\[  FAILED  \] [A-Za-z]' "$log" | sort -u | head -20
+  "$build/bench/cuda/imghist_cuda_bench" --tiles > "$OUT/tiles_cuda_bench.txt" 2>&1
+  note "cuda device tile grids bench: rc=$?"
+  tee -a "$summary" < "$OUT/tiles_cuda_bench.txt"
+}
+
+step_tilesbench() {
+  local rounds=${IMGHIST_COMPARE_ROUNDS:-2} filter='regions/(opencl|vulkan|cuda)/.*/(whole|tiles)'
+  for r in $(seq "$rounds"); do
+    for side in old new; do
+      local bin="$build/bench/imghist_bench"
+      [ "$side" = old ] && bin="$old_build/bench/imghist_bench"
+      [ -x "$bin" ] || continue
+      "$bin" --benchmark_filter="$filter" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        --benchmark_min_time=0.2 > "$OUT/tilesbench-$side-$r.txt" 2>&1
+      note "regions bench $side round $r (medians, ms): rc=$?"
+      grep median "$OUT/tilesbench-$side-$r.txt" | awk '{print "  " $1, $2, $3}' | tee -a "$summary"
+    done
+  done
+}
