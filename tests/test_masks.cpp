@@ -233,6 +233,63 @@ TEST(Masks, ManyChunksAddUp) {
     }
 }
 
+// Painted masks: each row one run of kept pixels (non-zero bytes of every value) whose start and
+// length vary around 8-pixel groups and around the length that a backend may count in place
+// instead of copying (cpu: 256), plus rows kept whole, rows with two runs, and a roi and tiles
+// that cut the runs. Against the reference over the pixels the test selects itself.
+TEST_P(MaskedFormats, LongRunsOfAPaintedMask) {
+    const PixelFormat format = GetParam();
+    const std::uint32_t w = 1100, h = 48;
+    const auto img = make_image(format, w, h, Pattern::specials, 23, 4);
+    Mask mask{w, h, std::vector<std::uint8_t>(std::size_t(w) * h, 0)};
+    const std::uint32_t lengths[] = {0, 7, 8, 248, 255, 256, 257, 263, 264, 265, 512, 1000, 1093, w};
+    for (std::uint32_t y = 0; y < h; ++y) {
+        const std::uint32_t len = lengths[y % std::size(lengths)];
+        const std::uint32_t start = std::min<std::uint32_t>(w - len, (y * 37) % 19);
+        for (std::uint32_t x = start; x < start + len; ++x) mask.bytes[std::size_t(y) * w + x] = std::uint8_t(1 + (x * 7 + y) % 255);
+        if (y % 5 == 4)  // a second run further on
+            for (std::uint32_t x = std::min(w, start + len + 9); x < std::min(w, start + len + 9 + 300); ++x)
+                mask.bytes[std::size_t(y) * w + x] = 255;
+    }
+    const auto grids = {std::pair{std::optional<Region>{}, TileGrid{}},
+                        std::pair{std::optional<Region>{Region{3, 2, 1090, 44}}, TileGrid{3, 2}}};
+    for (const std::string& name : available_backends()) {
+        const auto engine = create_engine(name);
+        for (const auto& [roi, tiles] : grids) {
+            Request r;
+            r.count_alpha = true;
+            r.mask = mask.view();
+            r.roi = roi;
+            r.tiles = tiles;
+            const Result got = engine->compute(img.view, r);
+            SCOPED_TRACE(name + (roi ? ", roi and tiles" : ""));
+            const Region area = roi.value_or(Region{0, 0, w, h});
+            const std::vector<Region> parts = tiles.count() > 1 ? [&] {
+                std::vector<Region> v;
+                for (std::uint32_t ty = 0; ty < tiles.y; ++ty)
+                    for (std::uint32_t tx = 0; tx < tiles.x; ++tx) v.push_back(tile_region(area, tiles, tx, ty));
+                return v;
+            }() : std::vector<Region>{area};
+            std::uint64_t total = 0;
+            for (std::size_t i = 0; i < parts.size(); ++i) {
+                const ImageView part = img.view.crop(parts[i]);
+                Mask part_mask{parts[i].width, parts[i].height, {}};
+                for (std::uint32_t y = 0; y < parts[i].height; ++y)
+                    for (std::uint32_t x = 0; x < parts[i].width; ++x)
+                        part_mask.bytes.push_back(mask.bytes[std::size_t(parts[i].y + y) * w + parts[i].x + x]);
+                const Selected s = select(part, &part_mask, std::nullopt);
+                Request plain;
+                plain.count_alpha = true;
+                const Result want = reference_of_selected(part, s, plain);
+                const auto& channels = parts.size() > 1 ? got.tiles[i].channels : got.channels;
+                testing::expect_same_channels(channels, want.channels);
+                total += s.count;
+            }
+            EXPECT_EQ(got.counted_pixels, total);
+        }
+    }
+}
+
 TEST(Masks, BadMasksAndThresholdsAreRefusedByName) {
     const auto img = make_image(PixelFormat::rgb8, 20, 10, Pattern::random, 1);
     const Mask small = random_mask(20, 9, 1);

@@ -31,27 +31,51 @@ std::size_t pack_row(const std::byte* in, std::uint32_t width, std::byte* out, c
     return n;
 }
 
-// pack_row for a mask alone, 8 mask bytes at a time: 8 kept pixels are one copy, 8 dropped ones
-// none, and only mixed groups go pixel by pixel; painted masks are mostly long runs.
-template <std::size_t PixelBytes>
-std::size_t pack_masked_row(const std::byte* in, const std::uint8_t* mask, std::uint32_t width, std::byte* out) {
+// 8 mask bytes, and whether none of them is zero (all 8 pixels kept).
+std::uint64_t mask_group(const std::uint8_t* mask) {
+    std::uint64_t m;
+    std::memcpy(&m, mask, 8);
+    return m;
+}
+bool all_kept(std::uint64_t m) {
     constexpr std::uint64_t kLow = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    return ((m - kLow) & ~m & kHigh) == 0;
+}
+
+// pack_row for a mask alone, 8 mask bytes at a time: 8 kept pixels are one copy, 8 dropped ones
+// none, and only mixed groups go pixel by pixel; painted masks are mostly long runs. A run of
+// whole groups of kept pixels at least `min_run` long is not copied but handed to
+// in_place(x, n) (min_run 0: never).
+template <std::size_t PixelBytes>
+std::size_t pack_masked_row(const std::byte* in, const std::uint8_t* mask, std::uint32_t width, std::byte* out,
+                            std::uint32_t min_run = 0, const PixelSelector::RunCounter* in_place = nullptr) {
     std::size_t n = 0;
     std::uint32_t x = 0;
-    for (; x + 8 <= width; x += 8) {
-        std::uint64_t m;
-        std::memcpy(&m, mask + x, 8);
+    while (x + 8 <= width) {
+        const std::uint64_t m = mask_group(mask + x);
         const std::byte* pixels = in + std::size_t(x) * PixelBytes;
-        if (m == 0) continue;
-        if (((m - kLow) & ~m & kHigh) == 0) {  // no zero byte: all 8 kept
-            std::memcpy(out + n * PixelBytes, pixels, 8 * PixelBytes);
-            n += 8;
+        if (m == 0) {
+            x += 8;
+            continue;
+        }
+        if (all_kept(m)) {
+            std::uint32_t end = x + 8;
+            if (min_run != 0)
+                while (end + 8 <= width && all_kept(mask_group(mask + end))) end += 8;
+            if (min_run != 0 && end - x >= min_run) {
+                (*in_place)(x, end - x);
+            } else {
+                std::memcpy(out + n * PixelBytes, pixels, std::size_t(end - x) * PixelBytes);
+                n += end - x;
+            }
+            x = end;
             continue;
         }
         for (std::uint32_t i = 0; i < 8; ++i) {
             std::memcpy(out + n * PixelBytes, pixels + i * PixelBytes, PixelBytes);
             n += mask[x + i] != 0;
         }
+        x += 8;
     }
     for (; x < width; ++x) {
         std::memcpy(out + n * PixelBytes, in + std::size_t(x) * PixelBytes, PixelBytes);
@@ -148,6 +172,15 @@ PixelSelector::PixelSelector(const ImageView& image, const Request& request)
     : image_(image), mask_(request.mask ? &*request.mask : nullptr) {
     validate_selection(request, image.format, image.width, image.height, false);
     alpha_ = alpha_test_of(request.alpha_threshold, image.info().sample);
+}
+
+std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out, std::uint32_t min_run,
+                                      const RunCounter& in_place) const {
+    if (alpha_.kind != IH_ALPHA_ALL || mask_ == nullptr) return gather_row(y, out);
+    const auto* mask = reinterpret_cast<const std::uint8_t*>(mask_->row(y));
+    return with_pixel_bytes(image_.info().pixel_bytes(), [&](auto n) {
+        return pack_masked_row<n()>(image_.row(y), mask, image_.width, out, min_run, &in_place);
+    });
 }
 
 std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out) const {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "imghist/image.hpp"
@@ -33,6 +34,11 @@ public:
     // Copies the selected pixels of row y, in order and packed, to `out`, which has room for a
     // whole row (ImageView::row_bytes) and the image's sample alignment; returns how many.
     std::size_t gather_row(std::uint32_t y, std::byte* out) const;
+    // gather_row, except that where a mask alone selects, runs of at least `min_run` kept
+    // pixels (from whole groups of 8) are not copied but handed to in_place(x, n), to be
+    // counted where they lie; those are not in the returned count.
+    using RunCounter = std::function<void(std::uint32_t x, std::uint32_t n)>;
+    std::size_t gather_row(std::uint32_t y, std::byte* out, std::uint32_t min_run, const RunCounter& in_place) const;
 
 private:
     ImageView image_;

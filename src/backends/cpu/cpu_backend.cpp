@@ -49,6 +49,9 @@ constexpr std::uint64_t kMinSamplesForBigTables = 1ull << 14;  // 65536-entry ta
 // Selected pixels are counted from a worker's buffer of this many (8 bytes each at most for the
 // formats that matter most: 128-512 KiB, within a core's L2).
 constexpr std::size_t kSelectedPixels = std::size_t(1) << 15;
+// A mask's runs of at least this many kept pixels are counted in place instead of copied: a
+// kernel call costs about what copying a few dozen pixels does.
+constexpr std::uint32_t kMinRunInPlace = 256;
 
 unsigned resolve_threads(unsigned requested) {
     if (requested != 0) return requested;
@@ -232,13 +235,20 @@ private:
             total += n;
             n = 0;
         };
+        // Long runs of a mask's kept pixels are counted where they lie, without the copy.
+        const std::byte* row = nullptr;
+        const PixelSelector::RunCounter in_place = [&](std::uint32_t x, std::uint32_t run) {
+            counting.count_pixels(k, ImageView::packed(row + std::size_t(x) * pixel_bytes, run, 1, image.format), 0, run);
+            total += run;
+        };
         for (;;) {
             const std::uint64_t first = next.fetch_add(rows_per_chunk, std::memory_order_relaxed);
             if (first >= image.height) break;
             const std::uint64_t last = std::min<std::uint64_t>(image.height, first + rows_per_chunk);
             for (std::uint64_t y = first; y < last; ++y) {
                 if (capacity - n < image.width) flush();
-                n += selector.gather_row(std::uint32_t(y), packed + n * pixel_bytes);
+                row = image.row(std::uint32_t(y));
+                n += selector.gather_row(std::uint32_t(y), packed + n * pixel_bytes, kMinRunInPlace, in_place);
             }
         }
         flush();
