@@ -413,13 +413,22 @@ IH_HIST_GLOBAL(ih_hist_global_f32, IH_T_F32)
         const uint y1 = min(bottom, tl.first_row + tl.rows);                                               \
         const uint x0 = ih_tile_start(tx, ln.width, tl.tiles_x);                                           \
         const uint w = ih_tile_length(tx, ln.width, tl.tiles_x);                                           \
-        const uint n = y1 > y0 ? (y1 - y0) * w : 0u;                                                       \
+        const uint rows = y1 > y0 ? y1 - y0 : 0u;                                                          \
+        /* Pixel i of the piece is row i / w, column i % w: stepped without a division. */                 \
         const uint step = tl.groups_per_piece * get_local_size(0);                                         \
-        for (uint i = part * get_local_size(0) + get_local_id(0); i < n; i += step) {                     \
-            const uint r = i / w;                                                                          \
+        const uint i0 = part * get_local_size(0) + get_local_id(0);                                        \
+        const uint dr = step / w, dx = step - dr * w;                                                      \
+        uint r = i0 / w, x = i0 - r * w;                                                                   \
+        while (r < rows) {                                                                                 \
             const ulong s = base + (ulong)(y0 - tl.first_row + r) * (ulong)ln.stride +                     \
-                            (ulong)(x0 + (i - r * w)) * (ulong)ln.pixel_samples;                           \
+                            (ulong)(x0 + x) * (ulong)ln.pixel_samples;                                     \
             ih_count_pixel(h, ih_load_pixel(data, s, ln.pixel_samples, ST), k, inc, IH_ARGS, ST);          \
+            x += dx;                                                                                       \
+            r += dr;                                                                                       \
+            if (x >= w) {                                                                                  \
+                x -= w;                                                                                    \
+                r += 1u;                                                                                   \
+            }                                                                                              \
         }                                                                                                  \
         ih_local_flush(h, out + (ulong)(ty * tl.tiles_x + tx) * (ulong)tl.tile_slots, IH_ARGS);          \
     }

@@ -263,10 +263,19 @@ void main() {
         const uint part = group - piece * pc.groups_per_piece;
         const uint x0 = ih_tile_start(piece, pc.width, pc.tiles_x);
         const uint w = ih_tile_length(piece, pc.width, pc.tiles_x);
-        const uint n = (pc.pixels / pc.width) * w;
-        for (uint i = part * WG + lid; i < n; i += pc.groups_per_piece * WG) {
-            const uint r = i / w;
-            count_pixel_at(pc.base_byte + r * pc.stride + (x0 + i - r * w) * uint(PIXEL_BYTES));
+        const uint rows = pc.pixels / pc.width;
+        // Pixel i of the piece is row i / w, column i % w: stepped without a division.
+        const uint step = pc.groups_per_piece * WG, i0 = part * WG + lid;
+        const uint dr = step / w, dx = step - dr * w;
+        uint r = i0 / w, x = i0 - r * w;
+        while (r < rows) {
+            count_pixel_at(pc.base_byte + r * pc.stride + (x0 + x) * uint(PIXEL_BYTES));
+            x += dx;
+            r += dr;
+            if (x >= w) {
+                x -= w;
+                r += 1u;
+            }
         }
     } else if (STRIDED != 0u) {
         // Pixel p of the tile is row p / width, column p % width; step WG pixels at a time.

@@ -246,11 +246,12 @@ LaunchPlan plan_tile_launch(const HistogramPlan& plan, const DeviceImage& band, 
             TileLaunch t = tile(band.offset_bytes + r * stride, (rows - 1) * stride + row_bytes, rows * band.width,
                                 pixels_per_group(plan, l.shape, tuning), limits);
             // Enough work-groups per tile to fill a large GPU (about 1024 a dispatch), and at
-            // least two of a group's invocations' worth of pixels each.
+            // least 8 pixels an invocation, so that clearing and merging a group's counters stay
+            // a small part of its work.
             const std::uint64_t piece_pixels = rows * widest;
             t.tile_row = ty;
             t.groups_per_piece = std::uint32_t(std::clamp<std::uint64_t>(
-                ceil_div(1024, grid.tiles_x), 1, std::max<std::uint64_t>(1, ceil_div(piece_pixels, 2ull * l.shape.group_size))));
+                ceil_div(1024, grid.tiles_x), 1, std::max<std::uint64_t>(1, ceil_div(piece_pixels, 8ull * l.shape.group_size))));
             const std::uint64_t groups = std::uint64_t(grid.tiles_x) * t.groups_per_piece;
             t.groups_x = std::uint32_t(std::min<std::uint64_t>(groups, limits.max_groups_x));
             const std::uint64_t gy = ceil_div(groups, t.groups_x);
