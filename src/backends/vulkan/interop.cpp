@@ -12,6 +12,7 @@
 #include "backends/vulkan/vk_tuning.hpp"
 #include "core/backend_engine.hpp"
 #include "core/interop.hpp"
+#include "gpu/tile_bands.hpp"
 #include "imghist/error.hpp"
 
 namespace imghist::vulkan {
@@ -31,6 +32,13 @@ struct Histogrammer::Impl final : SlotCounter {
     }
     // Records `plan` into a command buffer of its own, submits it to `queue`, waits, reads back.
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
+    // A tile grid of a device image in one submission (HistogramCore::record_tiles); grids
+    // beyond one binding tile by tile.
+    bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const override {
+        return device_image && !selects_pixels;
+    }
+    void accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions, const HistogramPlan& plan,
+                                 std::span<std::uint64_t> slots) override;
     // The selected pixels packed by gather.comp into `gathered`, from its byte kGatherPixelsAt.
     std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
                                              const AlphaTest& alpha) override;
@@ -120,6 +128,27 @@ void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const Histo
     result.ensure(bytes, {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
     run_once([&](VkCommandBuffer cmd) {
         record(cmd, image, plan, result.get().buffer.get(), 0);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_ACCESS_HOST_READ_BIT);
+    });
+    std::memcpy(slots.data(), result.get().mapped, slots.size() * sizeof(std::uint64_t));
+}
+
+void Histogrammer::Impl::accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions,
+                                                 const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    if (!core.fits_tile_grid(slots.size())) {
+        const std::size_t ts = plan.total_slots();
+        for (std::size_t i = 0; i < regions.size(); ++i)
+            accumulate_device(image.crop(regions[i]), plan, slots.subspan(i * ts, ts));
+        return;
+    }
+    const gpu::TileBands grid(regions);
+    result.ensure(slots.size() * sizeof(std::uint64_t),
+                  {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
+    core.reserve_tile_counts(slots.size());  // nothing of ours is in flight between run_once calls
+    run_once([&](VkCommandBuffer cmd) {
+        core.record_tiles(cmd, arena, image.crop(grid.area), plan,
+                          {grid.area.height, grid.tiles_x(), grid.tiles_y(), 0}, result.get().buffer.get(), 0, true);
         vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                     VK_ACCESS_HOST_READ_BIT);
     });
