@@ -185,6 +185,53 @@ INSTANTIATE_TEST_SUITE_P(Formats, FloatFormats,
                                            PixelFormat::gray_f32, PixelFormat::rgb_f32, PixelFormat::rgba_f32),
                          [](const auto& info) { return std::string(format_info(info.param).name); });
 
+// Rows long enough for the vector blocks of the host pass (24 samples a block), one channel
+// at a time made adversarial: channel 0 of every pixel is -0 or a positive value (so the min is
+// 0, reported as +0), channel 1 holds more +Inf than -Inf, channel 2 NaN, channel 3 denormals
+// and the largest finite halves of both signs; for 1, 3 and 4 samples a pixel, float and half.
+TEST(ValueExtremes, LongRowsOfSpecialValues) {
+    // Each special as (float bits, half bits).
+    struct Special {
+        std::uint32_t f32;
+        std::uint16_t f16;
+    };
+    const Special negative_zero{0x80000000u, 0x8000}, pos_inf{0x7F800000u, 0x7C00}, neg_inf{0xFF800000u, 0xFC00},
+        nan{0x7FC00000u, 0x7E00}, tiny{0x33800000u, 0x0001} /* 2^-24 */, neg_tiny{0xB3800000u, 0x8001},
+        largest{0x477FE000u, 0x7BFF} /* 65504 */, neg_largest{0xC77FE000u, 0xFBFF};
+    for (const PixelFormat format : {PixelFormat::gray_f32, PixelFormat::rgb_f32, PixelFormat::rgba_f32,
+                                     PixelFormat::rgba_f16, PixelFormat::gray_f16}) {
+        const FormatInfo& fi = format_info(format);
+        const std::uint32_t w = 1001, h = 3, samples = std::uint32_t(fi.channels);
+        const bool half = fi.sample == SampleType::f16;
+        std::vector<std::uint32_t> f32(std::size_t(w) * h * samples);
+        std::vector<std::uint16_t> f16(f32.size());
+        std::uint32_t state = 99;
+        for (std::size_t i = 0; i < f32.size(); ++i) {
+            const std::uint32_t c = std::uint32_t(i % samples);
+            const std::uint32_t r = state = state * 1664525u + 1013904223u;
+            // A positive finite value: a half's bits below 65504, and its float.
+            Special v{0, std::uint16_t(1 + (r >> 8) % 0x7BFE)};
+            v.f32 = ih_half_to_float_bits(v.f16);
+            if (c == 0 && r % 3 == 0) v = negative_zero;
+            if (c == 1 % samples && r % 17 == 0) v = pos_inf;
+            if (c == 1 % samples && r % 41 == 0) v = neg_inf;
+            if (c == 2 % samples && r % 5 == 0) v = nan;
+            if (c == 3 % samples && r % 7 == 0) v = (r & 1024) ? tiny : neg_largest;
+            if (c == 3 % samples && r % 11 == 0) v = (r & 2048) ? largest : neg_tiny;
+            f32[i] = v.f32;
+            f16[i] = v.f16;
+        }
+        const ImageView view = half ? ImageView::packed(f16.data(), w, h, format) : ImageView::packed(f32.data(), w, h, format);
+        Request r;
+        r.count_alpha = true;
+        r.value_extremes = true;
+        const auto all = [](std::uint32_t, std::uint32_t) { return true; };
+        for (const std::string& name : available_backends())
+            expect_extremes(create_engine(name)->compute(view, r).channels, expected(view, r, {0, 0, w, h}, all),
+                            name + ", " + std::string(fi.name));
+    }
+}
+
 TEST(ValueExtremes, MergeTakesTheOuterValuesAndAddsTheInfinities) {
     const float a[] = {1.0f, INFINITY, 3.0f}, b[] = {-2.0f, -INFINITY, 0.5f}, none[] = {NAN};
     Request r;
