@@ -16,6 +16,7 @@
 
 namespace imghist {
 
+class ExtremesFinder;
 class HistogramPlan;
 class PixelSelector;
 struct AlphaTest;
@@ -78,6 +79,13 @@ public:
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
                                    std::span<std::uint64_t> slots);
 
+    // Whether accumulate() and accumulate_with_extremes() of a host image, given a finder
+    // (set_value_extremes_finder), hand it every pixel they count, so that count_image() finds
+    // Request::value_extremes in the counting pass instead of reading the pixels again.
+    virtual bool finds_value_extremes() const { return false; }
+    void set_value_extremes_finder(ExtremesFinder* finder) { extremes_finder_ = finder; }
+    ExtremesFinder* value_extremes_finder() const { return extremes_finder_; }
+
     // Attaches a note to the Result being computed (called from accumulate()).
     void add_note(std::string note) { notes_.push_back(std::move(note)); }
     std::vector<std::string> take_notes();
@@ -91,6 +99,7 @@ public:
 private:
     std::vector<std::string> notes_;
     std::vector<std::uint64_t> gather_buffer_;
+    ExtremesFinder* extremes_finder_ = nullptr;
 };
 
 // Engine::compute of every backend, for a validated view; and the same for a validated device

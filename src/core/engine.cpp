@@ -77,18 +77,44 @@ struct Counting {
 };
 
 // Every pixel of `image`, for a request without roi or tiles.
+// The finder of Request::value_extremes while the counting pass of a backend that finds them
+// itself runs (SlotCounter::finds_value_extremes); none otherwise.
+class ExtremesInThePass {
+public:
+    template <class Pixels>
+    ExtremesInThePass(SlotCounter& counter, const Pixels&, const Request& request, const HistogramPlan& plan)
+        : counter_(counter) {
+        if (std::is_same_v<Pixels, ImageView> && request.value_extremes && plan.is_float() && counter.finds_value_extremes())
+            finder_.emplace(plan);
+        counter.set_value_extremes_finder(finder_ ? &*finder_ : nullptr);
+    }
+    ~ExtremesInThePass() { counter_.set_value_extremes_finder(nullptr); }
+    ExtremesInThePass(const ExtremesInThePass&) = delete;
+    ExtremesInThePass& operator=(const ExtremesInThePass&) = delete;
+    // The pass is over: later passes (the clipping plan's) must not add to the finder.
+    void end() { counter_.set_value_extremes_finder(nullptr); }
+    const std::optional<ExtremesFinder>& finder() const { return finder_; }
+
+private:
+    SlotCounter& counter_;
+    std::optional<ExtremesFinder> finder_;
+};
+
 template <class Pixels>
 Result count_whole(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
                    std::string device) {
     Counting counting(image.format, request);
     counter.take_notes();
+    ExtremesInThePass in_pass(counter, image, request, counting.plan);
     const bool counted = counting.clipping && accumulate_pixels_with_extremes(counter, image, counting.plan, *counting.clipping,
                                                                               counting.slots, counting.extremes);
     if (!counted) accumulate_pixels(counter, image, counting.plan, counting.slots);
+    in_pass.end();
     Result result = counting.result(image, std::move(backend), std::move(device), counted);
     if (!counted && counting.clipping) counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
-    add_value_extremes(image, request, counting.plan, nullptr, result);
+    if (in_pass.finder()) set_value_extremes(result.channels, in_pass.finder()->channels());
+    else add_value_extremes(image, request, counting.plan, nullptr, result);
     return result;
 }
 

@@ -187,6 +187,11 @@ public:
         add_run(luma_.data(), 1, luma_bits_.data(), pixels);
     }
 
+    void merge(const RowExtremes& other) {
+        for (std::size_t i = 0; i < per_sample_.size(); ++i) per_sample_[i].add(other.per_sample_[i]);
+        luma_[0].add(other.luma_[0]);
+    }
+
     // Each plan channel's extremes.
     std::vector<ValueExtremes> channels() const {
         std::vector<ValueExtremes> out;
@@ -203,6 +208,33 @@ private:
 
 double value_of_key(std::uint32_t key) { return double(std::bit_cast<float>(ih_float_bits_of_key(key))); }
 }  // namespace
+
+struct ExtremesFinder::State {
+    RowExtremes rows;
+};
+
+ExtremesFinder::ExtremesFinder(const HistogramPlan& plan) : state_(std::make_unique<State>(State{RowExtremes(plan)})) {
+    if (!plan.is_float()) throw Error("internal error: value extremes of an integer plan");
+}
+ExtremesFinder::~ExtremesFinder() = default;
+ExtremesFinder::ExtremesFinder(ExtremesFinder&&) noexcept = default;
+
+void ExtremesFinder::add(const std::byte* pixels, std::size_t count) { state_->rows.add(pixels, count); }
+
+void ExtremesFinder::add(const ImageView& image, std::uint64_t begin, std::uint64_t end) {
+    const std::size_t pixel_bytes = image.info().pixel_bytes();
+    for (std::uint64_t pos = begin; pos < end;) {
+        const auto y = std::uint32_t(pos / image.width);
+        const auto x = std::uint32_t(pos % image.width);
+        const std::uint64_t n = std::min<std::uint64_t>(image.width - x, end - pos);
+        state_->rows.add(image.row(y) + std::size_t(x) * pixel_bytes, n);
+        pos += n;
+    }
+}
+
+void ExtremesFinder::merge(const ExtremesFinder& other) { state_->rows.merge(other.state_->rows); }
+
+std::vector<ValueExtremes> ExtremesFinder::channels() const { return state_->rows.channels(); }
 
 void ValueExtremes::add(const ValueExtremes& other) {
     min_key = std::min(min_key, other.min_key);

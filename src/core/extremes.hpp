@@ -3,7 +3,9 @@
 // on the host by one more pass over the counted pixels, the same on every backend.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "imghist/image.hpp"
@@ -21,6 +23,27 @@ struct ValueExtremes {
     std::uint32_t min_key = 0xFFFFFFFFu, max_key = 0;
     std::uint64_t positive_infinities = 0, negative_infinities = 0;
     void add(const ValueExtremes& other);
+};
+
+// The extremes of each channel of a half or float `plan` over pixels handed to it a row (or a
+// piece of one) at a time: what a backend that counts on the host uses to find them in its own
+// pass (SlotCounter::finds_value_extremes), one finder per thread, merged at the end.
+class ExtremesFinder {
+public:
+    explicit ExtremesFinder(const HistogramPlan& plan);
+    ~ExtremesFinder();
+    ExtremesFinder(ExtremesFinder&&) noexcept;
+    // `pixels` packed pixels of the plan's format.
+    void add(const std::byte* pixels, std::size_t count);
+    // Pixels [begin, end) of `image` in raster order.
+    void add(const ImageView& image, std::uint64_t begin, std::uint64_t end);
+    void merge(const ExtremesFinder& other);
+    // Each plan channel's extremes.
+    std::vector<ValueExtremes> channels() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
 };
 
 // The extremes of each channel of a half or float `plan` over the pixels of `image` that

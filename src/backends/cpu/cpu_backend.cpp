@@ -25,6 +25,7 @@
 #include "backends/cpu/cpu_isa.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "core/backend_engine.hpp"
+#include "core/extremes.hpp"
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/plan.hpp"
@@ -52,6 +53,9 @@ constexpr std::size_t kSelectedPixels = std::size_t(1) << 15;
 // A mask's runs of at least this many kept pixels are counted in place instead of copied: a
 // kernel call costs about what copying a few dozen pixels does.
 constexpr std::uint32_t kMinRunInPlace = 256;
+// Value extremes in the counting pass: found in pieces of this many pixels right after they are
+// counted (16 bytes a pixel at most: 256 KiB, within a core's L2).
+constexpr std::uint64_t kExtremesPiecePixels = std::uint64_t(1) << 14;
 
 unsigned resolve_threads(unsigned requested) {
     if (requested != 0) return requested;
@@ -120,6 +124,7 @@ public:
     // a selection through the worker's buffer as accumulate_selected does, and move their totals
     // into the tile's slots.
     bool counts_tiles_in_one_pass(bool device_image, bool) const override { return !device_image; }
+    bool finds_value_extremes() const override { return true; }
     bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                           const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                           std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
@@ -193,20 +198,36 @@ private:
             workers == 1 ? pixels : std::max(kMinPixelsPerThread, pixels / (workers * kChunksPerWorker));
         std::atomic<std::uint64_t> next{0};
         std::vector<std::uint64_t> selected(workers, 0);
+        // Value extremes in this pass: each worker finds them in the pieces it has just counted,
+        // while they are still in its cache (a pass of their own would read the image again).
+        ExtremesFinder* const found = selector ? nullptr : value_extremes_finder();
+        std::vector<std::optional<ExtremesFinder>> finders(workers);
         run_workers(workers, [&](std::uint64_t t) {
             Counters& k = counters[t];
             if (selector) {
                 std::vector<std::uint64_t> buffer;
                 selected[t] = count_selected_rows(k, counting, image, *selector, chunk, next, buffer);
             } else {
+                if (found) finders[t].emplace(plan);
                 for (;;) {
                     const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
                     if (begin >= pixels) break;
-                    counting.count_pixels(k, image, begin, std::min(pixels, begin + chunk));
+                    const std::uint64_t end = std::min(pixels, begin + chunk);
+                    if (!found) {
+                        counting.count_pixels(k, image, begin, end);
+                        continue;
+                    }
+                    for (std::uint64_t piece = begin; piece < end; piece += kExtremesPiecePixels) {
+                        const std::uint64_t piece_end = std::min(end, piece + kExtremesPiecePixels);
+                        counting.count_pixels(k, image, piece, piece_end);
+                        finders[t]->add(image, piece, piece_end);
+                    }
                 }
             }
             if (kernel) k.flush();
         });
+        for (const std::optional<ExtremesFinder>& f : finders)
+            if (f) found->merge(*f);
         std::uint64_t counted = selector ? 0 : pixels;
         for (std::size_t t = 0; t < counters.size(); ++t) {
             const Counters& k = counters[t];
