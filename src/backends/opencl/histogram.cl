@@ -104,6 +104,14 @@ IH_INLINE ih_cl_launch ih_specialised_launch(ih_cl_launch ln)
     const ih_bin_args a = ih_specialised_bins(bin_args);           \
     const ih_cl_launch ln = ih_specialised_launch(launch_args)
 
+/* The start of every kernel that counts into local memory: the specialised arguments, the
+ * cleared local histogram, and this work-item's copy (k) and increment (inc). */
+#define IH_LOCAL_BEGIN                                      \
+    IH_SPECIALISE;                                          \
+    ih_local_clear(h, IH_ARGS);                             \
+    const uint k = ih_copy(get_local_id(0), IH_ARGS);       \
+    const uint inc = ih_lane_inc(get_local_id(0), IH_ARGS)
+
 IH_INLINE uint ih_pick(uint4 px, uint i)
 {
     return (i == 0u) ? px.x : (i == 1u) ? px.y : (i == 2u) ? px.z : px.w;
@@ -298,10 +306,7 @@ IH_INLINE uint4 ih_load_pixel(global const uchar* data, ulong s, uint ps, const 
     kernel void NAME(global const uchar* data, ulong base, ulong first, uint count, IH_KERNEL_ARGS, \
                      local uint* h, global uint* out)                                            \
     {                                                                                            \
-        IH_SPECIALISE;                                                                           \
-        ih_local_clear(h, IH_ARGS);                                                              \
-        const uint k = ih_copy(get_local_id(0), IH_ARGS);                                        \
-        const uint inc = ih_lane_inc(get_local_id(0), IH_ARGS);                                  \
+        IH_LOCAL_BEGIN;                                                                          \
         for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {                  \
             const uint4 px = ih_load_pixel(data, ih_sample_index(base, first, i, IH_ARGS),       \
                                            ln.pixel_samples, ST);                                \
@@ -335,10 +340,7 @@ IH_INLINE void ih_count_u8x4(local uint* h, uint4 v, uint k, uint inc, IH_PARAMS
 kernel void ih_hist_u8x4(global const uint4* data, ulong vbase, ulong first, uint count,
                          IH_KERNEL_ARGS, local uint* h, global uint* out)
 {
-    IH_SPECIALISE;
-    ih_local_clear(h, IH_ARGS);
-    const uint k = ih_copy(get_local_id(0), IH_ARGS);
-    const uint inc = ih_lane_inc(get_local_id(0), IH_ARGS);
+    IH_LOCAL_BEGIN;
     const uint nvec = count >> 2;
     global const uint4* d = data + vbase + (first >> 2);
     const uint gsize = get_global_size(0);
@@ -399,10 +401,7 @@ IH_HIST_GLOBAL(ih_hist_global_f32, IH_T_F32)
     kernel void NAME(global const uchar* data, ulong base, const ih_cl_tiles tl, IH_KERNEL_ARGS,           \
                      local uint* h, global uint* out)                                                      \
     {                                                                                                      \
-        IH_SPECIALISE;                                                                                     \
-        ih_local_clear(h, IH_ARGS);                                                                        \
-        const uint k = ih_copy(get_local_id(0), IH_ARGS);                                                  \
-        const uint inc = ih_lane_inc(get_local_id(0), IH_ARGS);                                            \
+        IH_LOCAL_BEGIN;                                                                                    \
         const uint piece = get_group_id(0) / tl.groups_per_piece;                                          \
         const uint part = get_group_id(0) - piece * tl.groups_per_piece;                                   \
         const uint ty = tl.first_tile_row + piece / tl.tiles_x;                                            \

@@ -142,15 +142,22 @@ void packed_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& i
     }
 }
 
-// Strided rows: tiles of whole rows.
-void strided_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& image, const DeviceLimits& limits,
-                   const Tuning& tuning) {
+// The most whole rows of a strided image one dispatch takes: what one binding spans, and the
+// tuning's pixels per dispatch.
+std::uint64_t rows_per_dispatch(const DeviceImage& image, const DeviceLimits& limits, const Tuning& tuning) {
     const std::uint64_t row_bytes = image.row_bytes(), stride = image.pitch();
     const std::uint64_t room = binding_room(limits);
     if (stride > 0xFFFFFFFFu || row_bytes > room)
         throw InvalidArgument("vulkan: an image row is larger than one storage buffer binding");
-    const std::uint64_t rows_max =
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>((room - row_bytes) / stride + 1, tuning.max_tile_pixels / image.width));
+    return std::max<std::uint64_t>(1, std::min<std::uint64_t>((room - row_bytes) / stride + 1,
+                                                              tuning.max_tile_pixels / image.width));
+}
+
+// Strided rows: tiles of whole rows.
+void strided_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& image, const DeviceLimits& limits,
+                   const Tuning& tuning) {
+    const std::uint64_t row_bytes = image.row_bytes(), stride = image.pitch();
+    const std::uint64_t rows_max = rows_per_dispatch(image, limits, tuning);
     const std::uint32_t per_group = pixels_per_group(plan, l.shape, tuning);
     for (std::uint64_t i = 0; i < ceil_div(image.height, rows_max); ++i) {
         const gpu::Tile rows = gpu::tile_of(image.height, rows_max, i);
@@ -230,11 +237,7 @@ LaunchPlan plan_tile_launch(const HistogramPlan& plan, const DeviceImage& band, 
     l.flush_each = widest * tallest >= (std::uint64_t(1) << 31);
 
     const std::uint64_t row_bytes = band.row_bytes(), stride = band.pitch();
-    const std::uint64_t room = binding_room(limits);
-    if (stride > 0xFFFFFFFFu || row_bytes > room)
-        throw InvalidArgument("vulkan: an image row is larger than one storage buffer binding");
-    const std::uint64_t rows_max =
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>((room - row_bytes) / stride + 1, tuning.max_tile_pixels / band.width));
+    const std::uint64_t rows_max = rows_per_dispatch(band, limits, tuning);
     const std::uint32_t last = grid.first_row + band.height;
     for (std::uint32_t ty = ih_tile_of(grid.first_row, grid.area_height, grid.tiles_y);
          ty < grid.tiles_y && ih_tile_start(ty, grid.area_height, grid.tiles_y) < last; ++ty) {
