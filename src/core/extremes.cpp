@@ -177,7 +177,13 @@ public:
         if (!plan_.has_luma()) return;
         luma_bits_.resize(pixels);
         const FormatInfo& fi = plan_.info;
-        for (std::size_t x = 0; x < pixels; ++x) {
+        std::size_t x = 0;
+        if (luminance) {
+            luma_values_.resize(pixels);
+            x = luminance(row, pixels, luma_values_.data());
+            std::memcpy(luma_bits_.data(), luma_values_.data(), x * sizeof(float));
+        }
+        for (; x < pixels; ++x) {
             const std::uint32_t* p = bits + x * samples_;
             luma_bits_[x] = std::bit_cast<std::uint32_t>(
                 ih_luma_float(std::bit_cast<float>(p[fi.red]), std::bit_cast<float>(p[fi.green]),
@@ -199,11 +205,14 @@ public:
         return out;
     }
 
+    ExtremesFinder::Luminance luminance;  // a faster exact luminance, where a backend has one
+
 private:
     const HistogramPlan& plan_;
     std::size_t samples_;
     std::vector<ValueExtremes> per_sample_, luma_;
     std::vector<std::uint32_t> widened_, luma_bits_;
+    std::vector<float> luma_values_;
 };
 
 double value_of_key(std::uint32_t key) { return double(std::bit_cast<float>(ih_float_bits_of_key(key))); }
@@ -218,6 +227,8 @@ ExtremesFinder::ExtremesFinder(const HistogramPlan& plan) : state_(std::make_uni
 }
 ExtremesFinder::~ExtremesFinder() = default;
 ExtremesFinder::ExtremesFinder(ExtremesFinder&&) noexcept = default;
+
+void ExtremesFinder::set_luminance(Luminance luminance) { state_->rows.luminance = std::move(luminance); }
 
 void ExtremesFinder::add(const std::byte* pixels, std::size_t count) { state_->rows.add(pixels, count); }
 

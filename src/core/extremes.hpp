@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -33,6 +34,11 @@ public:
     explicit ExtremesFinder(const HistogramPlan& plan);
     ~ExtremesFinder();
     ExtremesFinder(ExtremesFinder&&) noexcept;
+    // The luminance of the first pixels of `count` packed ones into `out` (the contract's
+    // ih_luma_float, exactly), returning how many it did; the finder does the rest. A backend
+    // with a faster exact luminance than the finder's scalar one hands it over here.
+    using Luminance = std::function<std::size_t(const std::byte* pixels, std::size_t count, float* out)>;
+    void set_luminance(Luminance luminance);
     // `pixels` packed pixels of the plan's format.
     void add(const std::byte* pixels, std::size_t count);
     // Pixels [begin, end) of `image` in raster order.

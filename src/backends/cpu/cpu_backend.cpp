@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_isa.hpp"
+#include "backends/cpu/cpu_luma.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "core/backend_engine.hpp"
 #include "core/extremes.hpp"
@@ -208,7 +209,10 @@ private:
                 std::vector<std::uint64_t> buffer;
                 selected[t] = count_selected_rows(k, counting, image, *selector, chunk, next, buffer);
             } else {
-                if (found) finders[t].emplace(plan);
+                if (found) {
+                    finders[t].emplace(plan);
+                    if (plan.has_luma() && plan.info.channels >= 3) finders[t]->set_luminance(simd_luminance(plan));
+                }
                 for (;;) {
                     const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
                     if (begin >= pixels) break;
@@ -274,6 +278,16 @@ private:
         }
         flush();
         return total;
+    }
+
+    // The kernels' exact SIMD luminance (cpu_luma.hpp) for the extremes' Y channel.
+    static ExtremesFinder::Luminance simd_luminance(const HistogramPlan& plan) {
+        const int rgb[3] = {plan.info.red, plan.info.green, plan.info.blue};
+        const cpu::Isa level = cpu::isa();
+        return [&plan, rgb, level](const std::byte* p, std::size_t n, float* out) -> std::size_t {
+            return cpu::luma_float_simd(level, plan.info.sample == SampleType::f16, plan.info.channels, rgb, p,
+                                        std::uint32_t(n), out, plan.weight_float);
+        };
     }
 
     // The tables depend on the plan only through its sample type and layout, and on whether
