@@ -86,11 +86,12 @@ void fold_lanes(ValueExtremes* out, std::size_t period, const std::uint32_t* min
 #ifdef IMGHIST_X86
 // add_run's blocks in AVX2, three vectors of 8 lanes: the compiler's own vectors of the portable
 // loop spilled the lanes to the stack and took twice the count's time (8K RGBA f32, 2 threads).
-// Per sample, as add_sample: finite when the magnitude bits are below +Inf's; the key is
-// ih_float_key's (-0 folded to +0, then negative values inverted, positive ones' top bit set).
+// Per sample, as add_sample: the vector forms of the contract's ih_is_finite_bits (the magnitude
+// bits below +Inf's) and ih_float_key (-0 folded to +0, then negative values inverted, positive
+// ones' top bit set); ValueExtremes.LongRowsOfSpecialValues holds them to a plain evaluation.
 __attribute__((target("avx2"))) std::size_t add_blocks_avx2(ValueExtremes* out, std::size_t period,
                                                             const std::uint32_t* bits, std::size_t blocks) {
-    const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+    const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(std::int32_t(IH_POS_INF_BITS));
     const __m256i top = _mm256_set1_epi32(std::int32_t(0x80000000u));
     const __m256i pos_inf = _mm256_set1_epi32(std::int32_t(IH_POS_INF_BITS));
     const __m256i neg_inf = _mm256_set1_epi32(std::int32_t(IH_NEG_INF_BITS));
