@@ -65,8 +65,8 @@ public:
     // its extremes into extremes[i * 2 * channels ...]; both arrive zeroed. Returns whether it
     // counted the extremes; where it did not, count_image() counts the tiles that need them with
     // `clipping` as the plan, in one more call. With `selectors` (one per region, over that
-    // region), only the pixels each lets through, and counted[i] says how many. The default
-    // refuses.
+    // region), only the pixels each lets through, and counted[i] says how many (counted is left
+    // alone without them). The default refuses.
     virtual bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                                   const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                                   std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
@@ -74,6 +74,12 @@ public:
     // accumulate_tiles() of a device image, without a selection or the extremes.
     virtual void accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions,
                                          const HistogramPlan& plan, std::span<std::uint64_t> slots);
+    // The regions one at a time, each as an image of its own (accumulate, accumulate_device),
+    // into the slots accumulate_tiles() fills: for the grids a backend's one pass cannot take.
+    void accumulate_each_tile(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
+                              std::span<std::uint64_t> slots);
+    void accumulate_each_tile(const DeviceImage& image, std::span<const Region> regions, const HistogramPlan& plan,
+                              std::span<std::uint64_t> slots);
 
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,

@@ -76,7 +76,6 @@ struct Counting {
     }
 };
 
-// Every pixel of `image`, for a request without roi or tiles.
 // The finder of Request::value_extremes while the counting pass of a backend that finds them
 // itself runs (SlotCounter::finds_value_extremes); none otherwise.
 class ExtremesInThePass {
@@ -100,6 +99,7 @@ private:
     std::optional<ExtremesFinder> finder_;
 };
 
+// Every pixel of `image`, for a request without roi or tiles.
 template <class Pixels>
 Result count_whole(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
                    std::string device) {
@@ -237,7 +237,7 @@ Result count_one_region(SlotCounter& counter, const Pixels& image, const Request
 
 // A roi and tiles are sub-views of the image, each counted as a whole image by the same
 // backend: a roi reads only its own rows, and tiles read every counted pixel once. A backend that
-// counts every tile in one pass (SlotCounter::accumulate_tiles) does so for host images.
+// counts every tile in one pass (SlotCounter::accumulate_tiles) does so instead where it can.
 // Tile histograms are held whole in the Result: at most this many 64-bit counters in all (512 MiB),
 // so that a grid times a wide layout is refused by name rather than exhausting memory.
 constexpr std::uint64_t kMaxTileCounters = std::uint64_t(1) << 26;
@@ -345,9 +345,8 @@ bool accumulate_tiles_of(SlotCounter& counter, const ImageView& image, std::span
 }
 bool accumulate_tiles_of(SlotCounter& counter, const DeviceImage& image, std::span<const Region> regions,
                          const HistogramPlan& plan, const HistogramPlan* clipping, std::span<const PixelSelector* const>,
-                         std::span<std::uint64_t> slots, std::span<std::uint64_t>, std::span<std::uint64_t> counted) {
+                         std::span<std::uint64_t> slots, std::span<std::uint64_t>, std::span<std::uint64_t>) {
     counter.accumulate_tiles_device(image, regions, plan, slots);
-    for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
     return clipping == nullptr;
 }
 
@@ -483,6 +482,25 @@ bool SlotCounter::accumulate_tiles(const ImageView&, std::span<const Region>, co
 void SlotCounter::accumulate_tiles_device(const DeviceImage&, std::span<const Region>, const HistogramPlan&,
                                           std::span<std::uint64_t>) {
     throw Error("internal error: this backend does not count device tiles in one pass");
+}
+
+namespace {
+template <class Pixels>
+void accumulate_each_tile_of(SlotCounter& counter, const Pixels& image, std::span<const Region> regions,
+                             const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    const std::size_t ts = plan.total_slots();
+    for (std::size_t i = 0; i < regions.size(); ++i)
+        accumulate_pixels(counter, image.crop(regions[i]), plan, slots.subspan(i * ts, ts));
+}
+}  // namespace
+
+void SlotCounter::accumulate_each_tile(const ImageView& image, std::span<const Region> regions,
+                                       const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    accumulate_each_tile_of(*this, image, regions, plan, slots);
+}
+void SlotCounter::accumulate_each_tile(const DeviceImage& image, std::span<const Region> regions,
+                                       const HistogramPlan& plan, std::span<std::uint64_t> slots) {
+    accumulate_each_tile_of(*this, image, regions, plan, slots);
 }
 
 std::uint64_t SlotCounter::gather_round_bytes() const { return kDeviceSelectionChunkBytes; }

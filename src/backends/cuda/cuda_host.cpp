@@ -142,7 +142,7 @@ bool CudaEngine::counts_tiles_in_one_pass(bool, bool selects_pixels) const { ret
 bool CudaEngine::accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                                   const HistogramPlan* clipping, std::span<const PixelSelector* const>,
                                   std::span<std::uint64_t> slots, std::span<std::uint64_t>,
-                                  std::span<std::uint64_t> counted) {
+                                  std::span<std::uint64_t>) {
     const gpu::TileBands bands(regions);
     const ImageView area = image.crop(bands.area);
     Call call(*this);
@@ -157,7 +157,6 @@ bool CudaEngine::accumulate_tiles(const ImageView& image, std::span<const Region
         run_host(crops, plan, slots);
     }
     call.ok();
-    for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
     return clipping == nullptr;
 }
 

@@ -2,7 +2,6 @@
 // 32-bit results of a tile added into 64-bit totals, the counts read back. Nothing here
 // decides; every size comes from the LaunchPlan (opencl_planner.cpp).
 #include <algorithm>
-#include <type_traits>
 
 #include "backends/opencl/opencl_engine.hpp"
 #include "core/plan.hpp"
@@ -42,29 +41,16 @@ bool OpenClEngine::counts_tiles_in_one_pass(bool, bool selects_pixels) const { r
 bool OpenClEngine::accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                                     const HistogramPlan* clipping, std::span<const PixelSelector* const>,
                                     std::span<std::uint64_t> slots, std::span<std::uint64_t>,
-                                    std::span<std::uint64_t> counted) {
+                                    std::span<std::uint64_t>) {
     const gpu::TileBands grid(regions);
-    const ImageView area = image.crop(grid.area);
-    if (!count(host_input(area), plan, slots, &grid)) count_each_tile(image, regions, plan, slots);
-    for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
+    if (!count(host_input(image.crop(grid.area)), plan, slots, &grid)) accumulate_each_tile(image, regions, plan, slots);
     return clipping == nullptr;
 }
 
 void OpenClEngine::accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions,
                                            const HistogramPlan& plan, std::span<std::uint64_t> slots) {
     const gpu::TileBands grid(regions);
-    if (!count(device_input(image.crop(grid.area)), plan, slots, &grid)) count_each_tile(image, regions, plan, slots);
-}
-
-template <class Pixels>
-void OpenClEngine::count_each_tile(const Pixels& image, std::span<const Region> regions, const HistogramPlan& plan,
-                                   std::span<std::uint64_t> slots) {
-    const std::size_t ts = plan.total_slots();
-    for (std::size_t i = 0; i < regions.size(); ++i) {
-        const Pixels tile = image.crop(regions[i]);
-        if constexpr (std::is_same_v<Pixels, ImageView>) count(host_input(tile), plan, slots.subspan(i * ts, ts));
-        else count(device_input(tile), plan, slots.subspan(i * ts, ts));
-    }
+    if (!count(device_input(image.crop(grid.area)), plan, slots, &grid)) accumulate_each_tile(image, regions, plan, slots);
 }
 
 // Where the pixels of a device image are, checked against its cl_mem.

@@ -85,10 +85,6 @@ private:
     // for a grid whose histogram does not fit the local memory (no tile pass).
     bool count(const PixelInput& in, const HistogramPlan& plan, std::span<std::uint64_t> slots,
                const gpu::TileBands* grid = nullptr);
-    // The tiles one at a time into their slots, where count() has no tile pass.
-    template <class Pixels>
-    void count_each_tile(const Pixels& image, std::span<const Region> regions, const HistogramPlan& plan,
-                         std::span<std::uint64_t> slots);
     void clear_results(std::size_t total_slots, bool totals64);
     void upload_edge_keys(const HistogramPlan& plan);
     void count_tile(const PixelInput& in, const LaunchPlan& lp, std::uint64_t tile, const gpu::TileBands* grid,

@@ -136,12 +136,7 @@ void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const Histo
 
 void Histogrammer::Impl::accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions,
                                                  const HistogramPlan& plan, std::span<std::uint64_t> slots) {
-    if (!core.fits_tile_grid(slots.size())) {
-        const std::size_t ts = plan.total_slots();
-        for (std::size_t i = 0; i < regions.size(); ++i)
-            accumulate_device(image.crop(regions[i]), plan, slots.subspan(i * ts, ts));
-        return;
-    }
+    if (!core.fits_tile_grid(slots.size())) return accumulate_each_tile(image, regions, plan, slots);
     const gpu::TileBands grid(regions);
     result.ensure(slots.size() * sizeof(std::uint64_t),
                   {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});

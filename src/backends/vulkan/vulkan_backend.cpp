@@ -27,7 +27,6 @@ public:
         info.commandBufferCount = 2;
         IMGHIST_VK(vkAllocateCommandBuffers, ctx_.device(), &info, cmds_);
         for (auto& f : fences_) f = ctx_.make_fence(true);
-        totals_.ensure(std::size_t(8) * 5 * (ctx_.core().max_bins() + IH_EXTRA_SLOTS), totals_traits());
         ctx_.check_validation();
     }
     ~VulkanEngine() override { vkDeviceWaitIdle(ctx_.device()); }
@@ -36,7 +35,11 @@ public:
     std::string device_name() const override { return ctx_.name(); }
 
     void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override {
-        if (counted_on_the_cpu(image, plan, slots)) return;
+        if (const std::string why = why_on_the_cpu(plan); !why.empty()) {
+            add_note(why);
+            slot_counter(*cpu_backend().create_engine({})).accumulate(image, plan, slots);
+            return;
+        }
         run_checked(image, plan, slots, nullptr);
     }
 
@@ -48,17 +51,12 @@ public:
     bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                           const HistogramPlan* clipping, std::span<const PixelSelector* const>,
                           std::span<std::uint64_t> slots, std::span<std::uint64_t>,
-                          std::span<std::uint64_t> counted) override {
+                          std::span<std::uint64_t>) override {
         const gpu::TileBands grid(regions);
-        const ImageView area = image.crop(grid.area);
-        if (!counted_on_the_cpu(area, plan, {}, true) && ctx_.core().fits_tile_grid(slots.size())) {
-            run_checked(area, plan, slots, &grid);
-        } else {  // tile by tile, each as an image
-            const std::size_t ts = plan.total_slots();
-            for (std::size_t i = 0; i < regions.size(); ++i)
-                accumulate(image.crop(regions[i]), plan, slots.subspan(i * ts, ts));
-        }
-        for (std::size_t i = 0; i < regions.size(); ++i) counted[i] = regions[i].pixel_count();
+        if (why_on_the_cpu(plan).empty() && ctx_.core().fits_tile_grid(slots.size()))
+            run_checked(image.crop(grid.area), plan, slots, &grid);
+        else
+            accumulate_each_tile(image, regions, plan, slots);
         return clipping == nullptr;
     }
 
@@ -67,21 +65,15 @@ private:
         return {ctx_.physical(), ctx_.device(), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true};
     }
 
-    // Plans the shaders cannot count are counted by the cpu backend, with a note; with
-    // `ask_only`, only says whether that is so.
-    bool counted_on_the_cpu(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots,
-                            bool ask_only = false) {
-        std::string why;
+    // Why the shaders cannot count `plan` (the note of the cpu backend's count), or nothing.
+    std::string why_on_the_cpu(const HistogramPlan& plan) {
         if (!ctx_.core().supports(plan))
-            why = "bins > " + std::to_string(ctx_.core().max_bins()) +
-                  " do not fit this device's shared memory: counted on the CPU";
-        else if (plan.info.sample == SampleType::f32 && plan.has_luma() && flushes_fp32_denormals())
-            why = "this Vulkan device flushes fp32 denormals (no shaderDenormPreserveFloat32): "
-                  "fp32 luminance counted on the CPU";
-        if (why.empty() || ask_only) return !why.empty();
-        add_note(why);
-        slot_counter(*cpu_backend().create_engine({})).accumulate(image, plan, slots);
-        return true;
+            return "bins > " + std::to_string(ctx_.core().max_bins()) +
+                   " do not fit this device's shared memory: counted on the CPU";
+        if (plan.info.sample == SampleType::f32 && plan.has_luma() && flushes_fp32_denormals())
+            return "this Vulkan device flushes fp32 denormals (no shaderDenormPreserveFloat32): "
+                   "fp32 luminance counted on the CPU";
+        return {};
     }
 
     void run_checked(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots,
