@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -257,23 +258,20 @@ void ValueExtremes::add(const ValueExtremes& other) {
 
 std::vector<ValueExtremes> find_value_extremes(const ImageView& image, const HistogramPlan& plan,
                                                const PixelSelector* selector) {
-    if (!plan.is_float()) throw Error("internal error: value extremes of an integer plan");
     const std::size_t row_bytes = image.row_bytes();
     const unsigned threads = host_pass_threads(row_bytes * image.height, image.height);
-    std::vector<std::vector<ValueExtremes>> shares(threads);
+    std::vector<std::optional<ExtremesFinder>> shares(threads);
     for_row_shares(image.height, threads, [&](unsigned t, std::uint32_t begin, std::uint32_t end) {
-        RowExtremes found(plan);
+        ExtremesFinder& found = shares[t].emplace(plan);
         std::vector<std::uint64_t> gathered(selector ? (row_bytes + 7) / 8 : 0);  // a row of selected pixels
         auto* packed = reinterpret_cast<std::byte*>(gathered.data());
         for (std::uint32_t y = begin; y < end; ++y) {
             if (selector) found.add(packed, selector->gather_row(y, packed));
             else found.add(image.row(y), image.width);
         }
-        shares[t] = found.channels();
     });
-    for (unsigned t = 1; t < threads; ++t)
-        for (std::size_t c = 0; c < plan.channels.size(); ++c) shares[0][c].add(shares[t][c]);
-    return shares[0];
+    for (unsigned t = 1; t < threads; ++t) shares[0]->merge(*shares[t]);
+    return shares[0]->channels();
 }
 
 void set_value_extremes(std::vector<ChannelHistogram>& channels, const std::vector<ValueExtremes>& extremes) {

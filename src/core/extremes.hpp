@@ -1,6 +1,7 @@
 // Value extremes (docs/semantics.md, "Value extremes"): per channel of a half or float plan, the
 // smallest and largest finite sample (the luminance for Y) and the counts of +Inf and -Inf, found
-// on the host by one more pass over the counted pixels, the same on every backend.
+// on the host, the same on every backend: by one more pass over the counted pixels, or in the
+// counting pass of a backend that counts on the host (SlotCounter::finds_value_extremes).
 #pragma once
 
 #include <cstddef>

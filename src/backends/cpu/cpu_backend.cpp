@@ -111,6 +111,9 @@ public:
         return true;
     }
 
+    // Value extremes of a whole image: in count()'s pass.
+    bool finds_value_extremes() const override { return true; }
+
     // A mask or an alpha threshold: each worker gathers the selected pixels of its rows into a
     // buffer of its own, small enough to stay in its core's cache, and counts them from there.
     std::optional<std::uint64_t> accumulate_selected(const ImageView& image, const PixelSelector& selector,
@@ -125,7 +128,6 @@ public:
     // a selection through the worker's buffer as accumulate_selected does, and move their totals
     // into the tile's slots.
     bool counts_tiles_in_one_pass(bool device_image, bool) const override { return !device_image; }
-    bool finds_value_extremes() const override { return true; }
     bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                           const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                           std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
@@ -211,7 +213,7 @@ private:
             } else {
                 if (found) {
                     finders[t].emplace(plan);
-                    if (plan.has_luma() && plan.info.channels >= 3) finders[t]->set_luminance(simd_luminance(plan));
+                    if (plan.has_luma()) finders[t]->set_luminance(simd_luminance(plan));
                 }
                 for (;;) {
                     const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
