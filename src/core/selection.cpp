@@ -43,12 +43,12 @@ bool all_kept(std::uint64_t m) {
 }
 
 // pack_row for a mask alone, 8 mask bytes at a time: 8 kept pixels are one copy, 8 dropped ones
-// none, and only mixed groups go pixel by pixel; painted masks are mostly long runs. A run of
-// whole groups of kept pixels at least `min_run` long is not copied but handed to
-// in_place(x, n) (min_run 0: never).
+// none, and only mixed groups go pixel by pixel; painted masks are mostly long runs. With
+// `in_place`, a run of whole groups of kept pixels at least `min_run` long is not copied but
+// handed to it as (x, n).
 template <std::size_t PixelBytes>
 std::size_t pack_masked_row(const std::byte* in, const std::uint8_t* mask, std::uint32_t width, std::byte* out,
-                            std::uint32_t min_run = 0, const PixelSelector::RunCounter* in_place = nullptr) {
+                            const PixelSelector::RunCounter* in_place = nullptr, std::uint32_t min_run = 0) {
     std::size_t n = 0;
     std::uint32_t x = 0;
     while (x + 8 <= width) {
@@ -60,9 +60,9 @@ std::size_t pack_masked_row(const std::byte* in, const std::uint8_t* mask, std::
         }
         if (all_kept(m)) {
             std::uint32_t end = x + 8;
-            if (min_run != 0)
+            if (in_place)
                 while (end + 8 <= width && all_kept(mask_group(mask + end))) end += 8;
-            if (min_run != 0 && end - x >= min_run) {
+            if (in_place && end - x >= min_run) {
                 (*in_place)(x, end - x);
             } else {
                 std::memcpy(out + n * PixelBytes, pixels, std::size_t(end - x) * PixelBytes);
@@ -179,7 +179,7 @@ std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out, std::uint
     if (alpha_.kind != IH_ALPHA_ALL || mask_ == nullptr) return gather_row(y, out);
     const auto* mask = reinterpret_cast<const std::uint8_t*>(mask_->row(y));
     return with_pixel_bytes(image_.info().pixel_bytes(), [&](auto n) {
-        return pack_masked_row<n()>(image_.row(y), mask, image_.width, out, min_run, &in_place);
+        return pack_masked_row<n()>(image_.row(y), mask, image_.width, out, &in_place, min_run);
     });
 }
 
