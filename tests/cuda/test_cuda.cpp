@@ -91,10 +91,10 @@ TEST(CudaHost, EveryFormatWithAutomaticChunksPackedAndPadded) {
 // Tiles in one pass of host images (CudaEngine::accumulate_tiles): 1 MiB chunks cut bands
 // through rows of tiles; a row of more tiles than a launch takes (pieces) counts each tile as an
 // image of a batch instead; floats with default bins need the clipping plan's second pass.
-// Against cpu, which counts the same tiles in one pass of its own.
+// Against the reference.
 TEST(CudaHost, TilesInOnePassAcrossChunksAndWideRows) {
     REQUIRE_GPU();
-    auto cpu = create_engine("cpu");
+    auto reference = create_engine("reference");
     for (const char* tune : {"chunk_mb=1,ramp=1", "chunk_mb=1,stages=2,ramp=0"}) {
         TuneScope scope(tune);
         auto engine = cuda::create_engine();
@@ -103,11 +103,11 @@ TEST(CudaHost, TilesInOnePassAcrossChunksAndWideRows) {
             Request r;
             r.count_alpha = true;
             r.tiles = {250, 7};
-            expect_same_histograms(engine->compute(img.view, r), cpu->compute(img.view, r),
+            expect_same_histograms(engine->compute(img.view, r), reference->compute(img.view, r),
                                    std::string(format_info(format).name) + " tiles 250,7, " + tune);
             r.roi = Region{1, 2, 1497, 897};
             r.tiles = {3, 299};
-            expect_same_histograms(engine->compute(img.view, r), cpu->compute(img.view, r),
+            expect_same_histograms(engine->compute(img.view, r), reference->compute(img.view, r),
                                    std::string(format_info(format).name) + " roi, tiles 3,299, " + tune);
         }
     }
@@ -117,7 +117,7 @@ TEST(CudaHost, TilesInOnePassAcrossChunksAndWideRows) {
     r.bins.bins = 4;
     r.tiles = {40000, 3};  // 40000 tiles a row: more than a launch's pieces
     const Result got = engine->compute(wide.view, r);
-    expect_same_histograms(got, cpu->compute(wide.view, r), "gray8 40000x3, tiles 40000,3");
+    expect_same_histograms(got, reference->compute(wide.view, r), "gray8 40000x3, tiles 40000,3");
     ASSERT_EQ(got.tiles.size(), 120000u);
 }
 

@@ -215,28 +215,28 @@ TEST(VulkanEngine, ImageLargerThanOneStagingChunk) {
 // (a row of tiles split between them), under tunings that change the tile dispatches (pairs,
 // which a tile pass replaces by copies; small work-groups; dispatches of 4096 pixels, so rows
 // of tiles span several), with channel passes, and bins beyond the device (tile by tile on
-// the CPU). Against cpu, which counts the same grid in one pass of its own.
+// the CPU). Against the reference.
 TEST(VulkanEngine, TileGridsInOnePass) {
     REQUIRE_VULKAN();
-    auto cpu = create_engine("cpu");
+    auto reference = create_engine("reference");
     const auto big = make_image(PixelFormat::rgba8, 4100, 4400, Pattern::specials, 6, 4);  // 72 MB
     Request r;
     r.count_alpha = true;
     r.tiles = {37, 23};
-    expect_same(create_engine("vulkan")->compute(big.view, r), cpu->compute(big.view, r), "4100x4400 tiles 37,23");
+    expect_same(create_engine("vulkan")->compute(big.view, r), reference->compute(big.view, r), "4100x4400 tiles 37,23");
     const auto img = make_image(PixelFormat::rgba16, 333, 201, Pattern::specials, 7, 6);
     for (const char* tune : {"layout=pairs", "copies=4,swizzle=1,wg=64", "tile_pixels=4096,rounds=1"}) {
         ::setenv("IMGHIST_VULKAN_TUNE", tune, 1);
         r.roi = Region{3, 1, 329, 199};
         r.tiles = {9, 7};
-        expect_same(create_engine("vulkan")->compute(img.view, r), cpu->compute(img.view, r), tune);
+        expect_same(create_engine("vulkan")->compute(img.view, r), reference->compute(img.view, r), tune);
     }
     ::unsetenv("IMGHIST_VULKAN_TUNE");
     r.bins.bins = 4096;  // 4 channels of 4096 bins: a pass per channel
-    expect_same(create_engine("vulkan")->compute(img.view, r), cpu->compute(img.view, r), "4096 bins");
+    expect_same(create_engine("vulkan")->compute(img.view, r), reference->compute(img.view, r), "4096 bins");
     r.bins.bins = 60000;  // beyond the device: each tile on the CPU, with the note
     const Result beyond = create_engine("vulkan")->compute(img.view, r);
-    expect_same(beyond, cpu->compute(img.view, r), "60000 bins");
+    expect_same(beyond, reference->compute(img.view, r), "60000 bins");
     ASSERT_FALSE(beyond.notes.empty());
     EXPECT_NE(beyond.notes[0].find("CPU"), std::string::npos);
 }
