@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/cpu_isa.hpp"
+#include "core/cpu_isa.hpp"
 #include "backends/cpu/cpu_luma.hpp"
 #include "core/plan.hpp"
 #include "histogram_asserts.hpp"

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "backends/cpu/cpu_isa.hpp"
+#include "core/cpu_isa.hpp"
 #include "histogram_asserts.hpp"
 #include "imghist/imghist.hpp"
 #include "test_images.hpp"

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include "core/cpu_isa.hpp"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
 
@@ -20,6 +21,7 @@ void validate_selection(const Request& request, PixelFormat format, std::uint32_
 
 // Request::alpha_threshold resolved for one sample type: the test of contract/selection.h
 // (ih_alpha_passes), which the host and every device apply alike.
+struct RowSelection;
 struct AlphaTest {
     std::uint32_t kind = 0;   // IH_ALPHA_ALL, _NOTHING, _INT or _KEY
     std::uint32_t least = 0;  // the least passing integer, or the least passing fp32 key
@@ -32,18 +34,23 @@ public:
     // Validates (validate_selection); `request.mask` covers `image` pixel for pixel.
     PixelSelector(const ImageView& image, const Request& request);
     // Copies the selected pixels of row y, in order and packed, to `out`, which has room for a
-    // whole row (ImageView::row_bytes) and the image's sample alignment; returns how many.
+    // whole row (ImageView::row_bytes) and the image's sample alignment; returns how many. The
+    // bytes of `out` past those, within the row's room, may change. By the loops of
+    // selection_gather.hpp at the instruction set in effect when the selector was made (cpu_isa.hpp).
     std::size_t gather_row(std::uint32_t y, std::byte* out) const;
-    // gather_row, except that where a mask alone selects, runs of at least `min_run` kept
-    // pixels (from whole groups of 8) are not copied but handed to in_place(x, n), to be
-    // counted where they lie; those are not in the returned count.
+    // gather_row, except that runs of at least `min_run` kept pixels (whole windows of 64) are
+    // not copied but handed to in_place(x, n), to be counted where they lie; those are not in
+    // the returned count.
     using RunCounter = std::function<void(std::uint32_t x, std::uint32_t n)>;
     std::size_t gather_row(std::uint32_t y, std::byte* out, std::uint32_t min_run, const RunCounter& in_place) const;
 
 private:
+    RowSelection row_selection(std::uint32_t y) const;
+
     ImageView image_;
     const ImageView* mask_;
     AlphaTest alpha_;
+    cpu::Isa level_;
 };
 
 }  // namespace imghist

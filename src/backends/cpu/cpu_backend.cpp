@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/cpu_isa.hpp"
+#include "core/cpu_isa.hpp"
 #include "backends/cpu/cpu_luma.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "core/backend_engine.hpp"

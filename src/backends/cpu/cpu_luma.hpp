@@ -20,7 +20,7 @@
 #include <immintrin.h>
 #endif
 
-#include "backends/cpu/cpu_isa.hpp"
+#include "core/cpu_isa.hpp"
 #include "contract/luminance.h"
 #include "imghist/image.hpp"
 

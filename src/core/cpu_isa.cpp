@@ -1,4 +1,4 @@
-#include "backends/cpu/cpu_isa.hpp"
+#include "core/cpu_isa.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -55,10 +55,13 @@ Isa best_isa() {
     static const Isa best = [] {
 #if defined(__x86_64__)
         __builtin_cpu_init();  // may run before libgcc's own constructor
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vbmi"))
+        const bool avx2 = __builtin_cpu_supports("avx2") && has_f16c() && __builtin_cpu_supports("bmi") &&
+                          __builtin_cpu_supports("bmi2");
+        if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+            __builtin_cpu_supports("avx512vbmi2"))
             return Isa::avx512;
-        if (__builtin_cpu_supports("avx2") && has_f16c()) return Isa::avx2;
+        if (avx2) return Isa::avx2;
         if (__builtin_cpu_supports("ssse3")) return Isa::ssse3;
         return Isa::sse2;
 #elif defined(__SSE2__)

@@ -1,6 +1,7 @@
-// Which instruction sets the CPU backend's SIMD loops may use: the best this CPU has (the build
-// targets baseline x86-64, so it is found at run time), or a lower one that IMGHIST_CPU_ISA
-// forces, so that every path can be tested and timed on one machine (docs/performance.md).
+// Which instruction sets the host's SIMD loops may use (the CPU backend's kernels and luminance,
+// the core's gather of selected pixels): the best this CPU has (the build targets baseline
+// x86-64, so it is found at run time), or a lower one that IMGHIST_CPU_ISA forces, so that every
+// path can be tested and timed on one machine (docs/performance.md).
 #pragma once
 
 #include <optional>
@@ -9,8 +10,8 @@
 
 namespace imghist::cpu {
 
-// Ordered: each level includes the ones below it. avx2 means AVX2 and F16C; avx512 means
-// AVX-512 F, BW and VBMI (vpermb).
+// Ordered: each level includes the ones below it. avx2 means AVX2, F16C, BMI1 and BMI2; avx512
+// means AVX-512 F, BW, VL, VBMI (vpermb) and VBMI2 (byte and word compress).
 enum class Isa : int { scalar, sse2, ssse3, avx2, avx512 };
 inline constexpr Isa kAllIsas[] = {Isa::scalar, Isa::sse2, Isa::ssse3, Isa::avx2, Isa::avx512};
 
