@@ -241,6 +241,12 @@ void register_masks() {
                 r.mask = bench_mask(kind);
                 add(base + "mask-" + kind, backend, f, Pattern::natural, r, false);
             }
+            // With 32 x 32 tiles: the GPU backends count the tiles' selected pixels in one pass
+            // (cells, src/core/engine.cpp); the request without the mask is regions/*/tiles-32x32.
+            r.mask = bench_mask("disc");
+            r.tiles = {32, 32};
+            add(base + "mask-disc-tiles-32x32", backend, f, Pattern::natural, r, false);
+            r.tiles = {};
             r.mask.reset();
             // The natural pattern's alpha is a gradient: about half of the pixels pass, in runs.
             r.alpha_threshold = f == PixelFormat::rgba8 ? 127.5 : 0.5;

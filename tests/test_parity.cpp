@@ -202,6 +202,72 @@ TEST_P(TileParity, LargeGridsAcrossStagingChunks) {
     expect_same(img.view, r, "roi 5,3,1591,1190, tiles 9,150, luminance");
 }
 
+// Tiles with a mask or an alpha threshold, which the GPU backends count in one pass over cells
+// of each tile's selected pixels padded with zero pixels (src/core/engine.cpp,
+// accumulate_tiles_in_cells): a tile with nothing selected, one with everything, ranges where
+// the zero padding is below the range or in its first bin, luminance, the value extremes, and
+// cells of more bytes than one band holds.
+TEST_P(TileParity, MasksAndAlphaThresholdsOverTileGrids) {
+    const PixelFormat format = std::get<1>(GetParam());
+    const FormatInfo& fi = format_info(format);
+    const std::uint32_t w = 900, h = 610;
+    auto img = make_image(format, w, h, Pattern::specials, 53, 12);
+    std::vector<std::uint8_t> mask(std::size_t(w) * h);
+    for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = std::uint8_t((i * 2654435761u >> 13) % 3 == 0 ? 0 : 1 + i % 200);
+    const TileGrid grid{7, 5};
+    const Region first = tile_region(Region{0, 0, w, h}, grid, 0, 0), second = tile_region(Region{0, 0, w, h}, grid, 1, 0);
+    for (std::uint32_t y = 0; y < first.height; ++y) {
+        std::fill_n(mask.begin() + std::ptrdiff_t(y) * w + first.x, first.width, std::uint8_t(0));
+        std::fill_n(mask.begin() + std::ptrdiff_t(y) * w + second.x, second.width, std::uint8_t(9));
+    }
+    const auto compare = [&](const Request& r, const std::string& what) {
+        expect_same(img.view, r, what);
+        if (!r.value_extremes) return;
+        const Result got = engine_->compute(img.view, r), want = reference_->compute(img.view, r);
+        ASSERT_EQ(got.tiles.size(), want.tiles.size());
+        for (std::size_t t = 0; t < want.tiles.size(); ++t)
+            for (std::size_t c = 0; c < want.tiles[t].channels.size(); ++c) {
+                const ChannelHistogram &g = got.tiles[t].channels[c], &v = want.tiles[t].channels[c];
+                EXPECT_TRUE(g.finite_min == v.finite_min && g.finite_max == v.finite_max &&
+                            g.positive_infinities == v.positive_infinities && g.negative_infinities == v.negative_infinities)
+                    << what << ", tile " << t << ", channel " << c;
+            }
+    };
+    Request r;
+    r.count_alpha = true;
+    r.mask = ImageView::packed(mask.data(), w, h, PixelFormat::gray8);
+    r.tiles = grid;
+    compare(r, "mask, tiles 7,5");
+    // Zero below the range (16-bit and floats) or in its first bin, with the value extremes.
+    r.bins.bins = 50;
+    r.bins.range = fi.is_float() ? std::pair{0.125, 0.75} : std::pair{10.0, 200.0};
+    r.value_extremes = fi.is_float();
+    r.mode = fi.channels >= 3 ? Mode::all : Mode::rgb;
+    compare(r, "mask, 50 bins over a range above zero, tiles 7,5");
+    r.bins.clamp = true;
+    compare(r, "the same, clamped");
+    if (fi.alpha >= 0) {
+        Request a;
+        a.alpha_threshold = fi.is_float() ? 0.25 : (fi.sample == SampleType::u8 ? 100.0 : 20000.0);
+        a.mode = Mode::luma;
+        a.roi = Region{3, 2, 890, 600};
+        a.tiles = {40, 30};
+        compare(a, "alpha threshold, roi, tiles 40,30");
+        a.mask = r.mask;
+        compare(a, "mask and alpha threshold, roi, tiles 40,30");
+    }
+    // Cells of more than one band (64 MiB) of rows of tiles.
+    if (format == PixelFormat::rgba_f32) {
+        auto big = make_image(format, 2900, 1500, Pattern::random, 59, 0);
+        std::vector<std::uint8_t> big_mask(std::size_t(2900) * 1500);
+        for (std::size_t i = 0; i < big_mask.size(); ++i) big_mask[i] = std::uint8_t(i % 7 != 2);
+        Request b;
+        b.mask = ImageView::packed(big_mask.data(), 2900, 1500, PixelFormat::gray8);
+        b.tiles = {3, 4};
+        expect_same(big.view, b, "mask, 2900 x 1500 rgba_f32, tiles 3,4");
+    }
+}
+
 class FloatRangeParity : public BackendParity {};
 
 TEST_P(FloatRangeParity, FloatRangesAtTheAcceptedBounds) {

@@ -57,8 +57,9 @@ public:
     virtual std::uint64_t gather_round_bytes() const;
 
     // Whether accumulate_tiles() counts a tile grid of host images (device_image false) or of
-    // device images (true), with a selection where `selects_pixels`; otherwise count_image()
-    // counts the tiles one by one.
+    // device images (true), with a selection where `selects_pixels`. Otherwise count_image()
+    // counts the tiles one by one, except a host image's selection where the grid alone is
+    // counted in one pass: that goes through cells of the selected pixels (engine.cpp).
     virtual bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const;
     // Every region of `image` (a tile grid's tiles) counted in one pass: region i into
     // slots[i * plan.total_slots() ...] and, with `clipping` (see accumulate_with_extremes),

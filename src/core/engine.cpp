@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <type_traits>
@@ -335,12 +336,89 @@ void set_clipping(const HistogramPlan& clipping, std::span<const std::uint64_t> 
     }
 }
 
+// A selection over a tile grid, for a backend whose one pass takes no selection (the GPU
+// backends): each tile's selected pixels, row by row, go to the start of the same rows of a cell
+// of their own in an image of equal cells (as wide and tall as the largest tile), whose other
+// pixels are zero bytes. The backend counts those cells as a tile grid in its one pass; then
+// each tile's slots lose what its zero pixels added, their number times the slots of one zero
+// pixel counted by the same backend with the same plan: counts are sums over pixels, so this is
+// exact. Bands of tile rows of up to kSelectionChunkBytes keep the cells' memory bounded.
+// Returns whether the extremes were counted (and corrected alike).
+bool accumulate_tiles_in_cells(SlotCounter& counter, const ImageView& image, std::span<const Region> regions,
+                               const HistogramPlan& plan, const HistogramPlan* clipping,
+                               std::span<const PixelSelector* const> selectors, std::span<std::uint64_t> slots,
+                               std::span<std::uint64_t> extremes, std::span<std::uint64_t> counted) {
+    std::size_t tiles_x = 0;
+    while (tiles_x < regions.size() && regions[tiles_x].y == regions[0].y) ++tiles_x;
+    const std::size_t tile_rows = regions.size() / tiles_x;
+    std::uint32_t cell_width = 0, cell_height = 0;
+    for (const Region& r : regions) {
+        cell_width = std::max(cell_width, r.width);
+        cell_height = std::max(cell_height, r.height);
+    }
+    const std::size_t pixel_bytes = image.info().pixel_bytes();
+    const std::size_t cell_row_bytes = std::size_t(cell_width) * pixel_bytes;
+    const std::size_t band_row_bytes = tiles_x * cell_row_bytes * cell_height;  // one row of cells
+    const std::size_t rows_per_band = std::clamp<std::size_t>(kSelectionChunkBytes / band_row_bytes, 1, tile_rows);
+    const std::size_t ts = plan.total_slots(), es = clipping ? 2 * plan.channels.size() : 0;
+    const std::uint64_t cell_pixels = std::uint64_t(cell_width) * cell_height;
+    std::vector<std::uint64_t>& buffer = counter.gather_buffer();
+    buffer.resize(std::max(buffer.size(), (rows_per_band * band_row_bytes + 7) / 8));
+    auto* cells = reinterpret_cast<std::byte*>(buffer.data());
+    bool extremes_counted = true;
+    for (std::size_t first_row = 0; first_row < tile_rows; first_row += rows_per_band) {
+        const std::size_t band_rows = std::min(rows_per_band, tile_rows - first_row);
+        const std::size_t first = first_row * tiles_x, count = band_rows * tiles_x;
+        const ImageView band = ImageView::packed(cells, std::uint32_t(tiles_x * cell_width),
+                                                 std::uint32_t(band_rows * cell_height), image.format);
+        const unsigned threads = host_pass_threads(band_rows * band_row_bytes, std::uint32_t(count));
+        for_row_shares(std::uint32_t(count), threads, [&](unsigned, std::uint32_t begin, std::uint32_t end) {
+            for (std::size_t j = begin; j < end; ++j) {
+                const Region& tile = regions[first + j];
+                std::byte* cell = cells + (j / tiles_x) * band_row_bytes + (j % tiles_x) * cell_row_bytes;
+                std::uint64_t kept = 0;
+                for (std::uint32_t y = 0; y < cell_height; ++y) {
+                    std::byte* row = cell + std::size_t(y) * tiles_x * cell_row_bytes;
+                    const std::size_t n = y < tile.height ? selectors[first + j]->gather_row(y, row) : 0;
+                    std::memset(row + n * pixel_bytes, 0, cell_row_bytes - n * pixel_bytes);
+                    kept += n;
+                }
+                counted[first + j] = kept;
+            }
+        });
+        const std::vector<Region> cell_regions =
+            tile_regions(Region{0, 0, band.width, band.height}, TileGrid{std::uint32_t(tiles_x), std::uint32_t(band_rows)});
+        extremes_counted = counter.accumulate_tiles(band, cell_regions, plan, clipping, {}, slots.subspan(first * ts, count * ts),
+                                                    extremes.subspan(first * es, count * es), {}) && extremes_counted;
+    }
+    // One zero pixel, counted by the same backend with the same plan (its notes are the grid's).
+    std::vector<std::string> notes = counter.take_notes();
+    const std::vector<std::byte> zero(pixel_bytes, std::byte{0});
+    const ImageView zero_pixel = ImageView::packed(zero.data(), 1, 1, image.format);
+    std::vector<std::uint64_t> zero_slots(ts, 0), zero_extremes(es, 0);
+    if (clipping && extremes_counted)
+        extremes_counted = counter.accumulate_with_extremes(zero_pixel, plan, *clipping, zero_slots, zero_extremes);
+    if (!(clipping && extremes_counted)) counter.accumulate(zero_pixel, plan, zero_slots);
+    counter.take_notes();
+    for (std::string& note : notes) counter.add_note(std::move(note));
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const std::uint64_t padding = cell_pixels - counted[i];
+        for (std::size_t k = 0; k < ts; ++k) slots[i * ts + k] -= padding * zero_slots[k];
+        if (extremes_counted)
+            for (std::size_t k = 0; k < es; ++k) extremes[i * es + k] -= padding * zero_extremes[k];
+    }
+    return extremes_counted;
+}
+
 // The tile grid counted in one call of a backend that can (SlotCounter::accumulate_tiles):
-// the tiles' slots, and whether their extremes were counted too.
+// the tiles' slots, and whether their extremes were counted too. A selection its one pass does
+// not take goes through cells of the selected pixels.
 bool accumulate_tiles_of(SlotCounter& counter, const ImageView& image, std::span<const Region> regions,
                          const HistogramPlan& plan, const HistogramPlan* clipping,
                          std::span<const PixelSelector* const> selectors, std::span<std::uint64_t> slots,
                          std::span<std::uint64_t> extremes, std::span<std::uint64_t> counted) {
+    if (!selectors.empty() && !counter.counts_tiles_in_one_pass(false, true))
+        return accumulate_tiles_in_cells(counter, image, regions, plan, clipping, selectors, slots, extremes, counted);
     return counter.accumulate_tiles(image, regions, plan, clipping, selectors, slots, extremes, counted);
 }
 bool accumulate_tiles_of(SlotCounter& counter, const DeviceImage& image, std::span<const Region> regions,
@@ -357,7 +435,10 @@ template <class Pixels>
 std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const Pixels& image, const Request& request,
                                               const std::string& backend, const std::string& device) {
     constexpr bool on_device = std::is_same_v<Pixels, DeviceImage>;
-    if (request.tiles.count() <= 1 || !counter.counts_tiles_in_one_pass(on_device, request.selects_pixels()))
+    // A host selection goes through cells (accumulate_tiles_in_cells) where the one pass takes none.
+    const bool selects = request.selects_pixels();
+    if (request.tiles.count() <= 1 || !(counter.counts_tiles_in_one_pass(on_device, selects) ||
+                                        (!on_device && selects && counter.counts_tiles_in_one_pass(false, false))))
         return std::nullopt;
     const Region area = checked_area(image, request);
     const std::vector<Region> regions = tile_regions(area, request.tiles);
