@@ -5,7 +5,7 @@
 step_tiles() {
   local log="$OUT/tiles.log"
   "$build/tests/imghist_tests" \
-    --gtest_filter='RequiredBackends.*:*TileParity*:*RegionsAndTiles*:Regions*:GpuTileBands*:*MasksAndAlpha/*' > "$log" 2>&1
+    --gtest_filter='RequiredBackends.*:*TileParity*:*RegionsAndTiles*:Regions*:GpuTileBands*:*MasksAndAlpha/*:*MaskedFormats.*' > "$log" 2>&1
   note "tile tests (every backend vs reference): rc=$? $(grep -c '^\[       OK \]' "$log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed"
   "$build/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaHost.Tiles*:CudaDevice.*:CudaInterop.*' >> "$log" 2>&1
   local rc_cuda=$?
@@ -20,7 +20,9 @@ step_tiles() {
 }
 
 step_tilesbench() {
-  local rounds=${IMGHIST_COMPARE_ROUNDS:-2} filter='regions/(opencl|vulkan|cuda)/.*/(whole|tiles)'
+  # masks/*/mask-disc-tiles-32x32: tiles with a mask through cells (src/core/engine.cpp)
+  local rounds=${IMGHIST_COMPARE_ROUNDS:-2}
+  local filter='regions/(opencl|vulkan|cuda)/.*/(whole|tiles)|masks/(opencl|vulkan|cuda)/.*/(whole|mask-disc|mask-disc-tiles-32x32)/'
   for r in $(seq "$rounds"); do
     for side in old new; do
       local bin="$build/bench/imghist_bench"

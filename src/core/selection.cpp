@@ -6,6 +6,7 @@
 #include <string>
 
 #include "contract/selection.h"
+#include "core/prefetch.hpp"
 #include "core/selection_gather.hpp"
 #include "imghist/error.hpp"
 
@@ -79,12 +80,20 @@ PixelSelector::PixelSelector(const ImageView& image, const Request& request)
 std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out, std::uint32_t min_run,
                                       const RunCounter& in_place) const {
     if (alpha_.kind == IH_ALPHA_NOTHING) return 0;
+    prefetch_ahead(y);
     return gather_row_windows(level_, row_selection(y), out, min_run, &in_place);
 }
 
 std::size_t PixelSelector::gather_row(std::uint32_t y, std::byte* out) const {
     if (alpha_.kind == IH_ALPHA_NOTHING) return 0;
+    prefetch_ahead(y);
     return gather_row_windows(level_, row_selection(y), out, 0, nullptr);
+}
+
+// Rows are gathered in order: the short rows of a tile are prefetched, pixels and mask.
+void PixelSelector::prefetch_ahead(std::uint32_t y) const {
+    prefetch_row_ahead(image_, y, 0, image_.row_bytes());
+    if (mask_) prefetch_row_ahead(*mask_, y, 0, mask_->row_bytes());
 }
 
 RowSelection PixelSelector::row_selection(std::uint32_t y) const {

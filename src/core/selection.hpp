@@ -46,6 +46,7 @@ public:
 
 private:
     RowSelection row_selection(std::uint32_t y) const;
+    void prefetch_ahead(std::uint32_t y) const;
 
     ImageView image_;
     const ImageView* mask_;

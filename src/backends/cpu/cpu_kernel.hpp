@@ -18,11 +18,11 @@
 #include "backends/cpu/cpu_counters.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/cpu_luma.hpp"
+#include "core/prefetch.hpp"
 
 namespace imghist::cpu {
 
 constexpr std::uint32_t kBlockPixels = 256;  // luminance is computed per block
-constexpr std::size_t kPrefetchRowBytes = 4096;  // rows up to this long are prefetched (Kernel::run)
 
 template <typename T>
 T load(const std::byte* p) {
@@ -192,14 +192,7 @@ public:
             const auto x = std::uint32_t(pos % width);
             const auto n = std::uint32_t(std::min<std::uint64_t>(width - x, end - pos));
             const std::byte* row = image.row(y) + std::size_t(x) * L::kPixelBytes;
-            // Short rows of a wider image (a tile's): each row starts in another page, where the
-            // hardware's prefetch starts over, so the row two ahead is asked for here (8K RGBA8
-            // R,G,B with 32 x 32 tiles, 2 threads: 34.5-37.6 -> 24.6-26.5 ms; docs/performance.md).
-            if (n * L::kPixelBytes <= kPrefetchRowBytes && image.stride_bytes > image.row_bytes() &&
-                y + 2 < image.height && pos + 2 * width < end) {
-                const std::byte* ahead = image.row(y + 2) + std::size_t(x) * L::kPixelBytes;
-                for (std::size_t b = 0; b < n * L::kPixelBytes; b += 64) __builtin_prefetch(ahead + b);
-            }
+            if (pos + 2 * width < end) prefetch_row_ahead(image, y, std::size_t(x) * L::kPixelBytes, n * L::kPixelBytes);
             for (std::uint32_t done = 0; done < n;) {
                 const std::uint32_t m = std::min(block_pixels(), n - done);
                 block(row + std::size_t(done) * L::kPixelBytes, m);
