@@ -23,9 +23,9 @@
 namespace imghist::cpu {
 
 constexpr std::uint32_t kBlockPixels = 256;  // luminance is computed per block
-// How far ahead of its pixels the fused luminance loop prefetches (fused_luma): 8K RGBA8
-// luminance on one thread, AVX-512, medians: none 15.8-17.2 ms, 2 KiB 13.0-14.3, 4 KiB
-// 11.5-15.1, 8 KiB 11.5-13.6.
+// How far ahead of its pixels the fused luminance loop prefetches (fused_luma): 8K RGBA8 and
+// RGB8 luminance on one thread, AVX-512, medians over both: none 15.8-17.2 ms, 2 KiB
+// 12.9-14.3, 4 KiB 11.5-15.1, 8 KiB 11.5-13.6 (docs/performance.md).
 constexpr std::size_t kFusedPrefetchBytes = 8192;
 
 template <typename T>
