@@ -6,6 +6,7 @@
 
 #include "contract/half.h"
 #include "contract/selection.h"
+#include "core/prefetch.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -297,7 +298,7 @@ template <std::size_t P, class Simd>
         return keep;
     };
     const std::uint32_t whole = r.width / kWindow * kWindow;
-    // An alpha test reads every pixel, so the pixels 8 KiB ahead are asked for (8K, 2 threads,
+    // An alpha test reads every pixel, so the pixels ahead are asked for (8K, 2 threads,
     // alpha > 1/2, rgba8 / rgba_f32: AVX2 15.4-16.1 -> 13.6-13.8 / 51.8-53.3 -> 42.4-42.6 ms,
     // SSE2 40.2 -> 23.2-23.8 / 68.9-71.2 -> 47.1-48.0; docs/performance.md). A mask alone skips
     // whole windows, whose prefetched pixels would be read for nothing (a disc mask on rgba_f32:
@@ -306,8 +307,7 @@ template <std::size_t P, class Simd>
     std::size_t n = 0;
     std::uint32_t x = 0;
     while (x < whole) {
-        if (prefetch)
-            for (std::size_t b = 0; b < kWindow * P; b += 64) __builtin_prefetch(r.pixels + std::size_t(x) * P + 8192 + b);
+        if (prefetch) prefetch_stream_ahead(r.pixels + std::size_t(x) * P, kWindow * P);
         const std::uint64_t keep = kept(x);
         if (keep == 0) {
             x += kWindow;

@@ -23,10 +23,6 @@
 namespace imghist::cpu {
 
 constexpr std::uint32_t kBlockPixels = 256;  // luminance is computed per block
-// How far ahead of its pixels the fused luminance loop prefetches (fused_luma): 8K RGBA8 and
-// RGB8 luminance on one thread, AVX-512, medians over both: none 15.8-17.2 ms, 2 KiB
-// 12.9-14.3, 4 KiB 11.5-15.1, 8 KiB 11.5-13.6 (docs/performance.md).
-constexpr std::size_t kFusedPrefetchBytes = 8192;
 
 template <typename T>
 T load(const std::byte* p) {
@@ -313,9 +309,9 @@ private:
         for (unsigned s = 0; i + Luma::kReach <= n; i += kStep, s ^= 1) {
             const typename W::Bytes y = next;
             if (i + kStep + Luma::kReach <= n) {
-                // The pixels kFusedPrefetchBytes ahead are asked for: the hardware's prefetch
-                // alone left the loop 40 % above the bare increments (docs/performance.md).
-                const std::byte* ahead = p + std::size_t(i + kStep) * L::kCpp + kFusedPrefetchBytes;
+                // The pixels kStreamPrefetchBytes ahead are asked for: the hardware's prefetch
+                // alone left the loop 40 % above the bare increments (core/prefetch.hpp).
+                const std::byte* ahead = p + std::size_t(i + kStep) * L::kCpp + kStreamPrefetchBytes;
                 for (std::uint32_t b = 0; b < kStep * L::kCpp; b += 64) __builtin_prefetch(ahead + b);
                 luma(p + std::size_t(i + kStep) * L::kCpp, next);
                 W::store(ring[s ^ 1], next);
