@@ -24,7 +24,9 @@
 #   (scripts/gpu/python.sh)
 # Each backend adds its own steps in scripts/gpu/<backend>.sh, defining <backend>_<step>
 # functions; a missing function is simply not run. IMGHIST_GPU_BACKENDS=opencl,cuda limits the
-# backend steps to those backends (default: opencl,vulkan,cuda); IMGHIST_GPU_CUDA=OFF builds without CUDA.
+# backend steps to those backends (default: opencl,vulkan,cuda); IMGHIST_GPU_CUDA=OFF builds without CUDA;
+# IMGHIST_GPU_TESTS=OFF builds without the tests (a benchmark-only call, e.g. build oldbuild compare
+# with IMGHIST_GPU_BACKENDS=none, which also skips each backend's own build).
 # Output: logs and tables under $OUT (the device tool's folder), else ./out.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,6 +89,7 @@ export IMGHIST_REQUIRE_BACKENDS=${IMGHIST_REQUIRE_BACKENDS:-cpu,opencl,vulkan,cu
 
 step_build() {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_CLI=OFF -DIMGHIST_BENCH=${IMGHIST_GPU_BENCH:-ON} \
+        -DIMGHIST_TESTS=${IMGHIST_GPU_TESTS:-ON} \
         -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=${IMGHIST_GPU_CUDA:-ON} -DCMAKE_CUDA_ARCHITECTURES=90 \
         > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; note "configure: FAILED"; return 1; }
   cmake --build "$build" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; note "build: FAILED"; return 1; }

@@ -163,24 +163,34 @@ TEST(Edges, EdgeHintsOfFloatBlocksGiveTheFullSearchsCode) {
         request.bins.edges.insert(request.bins.edges.begin(), {-3.0, -1e-40, 0.0});
         request.bins.clamp = clamp;
         const HistogramPlan plan(PixelFormat::rgba_f32, request);
-        std::uint32_t hinted = 0;
+        std::uint32_t hinted = 0, across_ends = 0;
         for (std::uint32_t t = 0; t < 65536; ++t) {
             const std::uint32_t entry = unresolved_float_code16(plan.edge_keys, t);
+            const std::uint32_t lo_key = ih_float_key(t << 16), hi_key = ih_float_key((t << 16) | 0xFFFFu);
+            const bool across_an_end = std::min(lo_key, hi_key) < plan.edge_keys.front() ||
+                                       std::max(lo_key, hi_key) >= plan.edge_keys.back();
             if (entry == IH_CODE16_UNRESOLVED) {
-                EXPECT_TRUE((t & 0x7F80u) == 0x7F80u) << t;  // only blocks with NaN
+                // only blocks with NaN, and blocks across the first or the last edge
+                EXPECT_TRUE((t & 0x7F80u) == 0x7F80u || across_an_end) << t;
+                across_ends += across_an_end ? 1 : 0;
                 continue;
             }
             ++hinted;
+            EXPECT_FALSE(across_an_end) << t;
             for (std::uint32_t low = 0; low < 65536; low += 251) {
                 const std::uint32_t bits = (t << 16) | low;
                 const std::uint32_t want = plan.classify_float(std::bit_cast<float>(bits));
-                ASSERT_EQ(ih_classify_edge_key_from(ih_float_key(bits), plan.bins(), plan.clamp, entry & 0x3FFFu,
-                                                    plan.edge_keys.data()),
-                          want)
+                ASSERT_EQ(ih_edge_walk_from(ih_float_key(bits), entry & 0x3FFFu, plan.edge_keys.data()), want)
                     << std::hex << bits;
             }
+            // the block's last value too: the walk's longest
+            const std::uint32_t last = (t << 16) | ((t & 0x8000u) ? 0u : 0xFFFFu);
+            ASSERT_EQ(ih_edge_walk_from(ih_float_key(last), entry & 0x3FFFu, plan.edge_keys.data()),
+                      plan.classify_float(std::bit_cast<float>(last)))
+                << std::hex << last;
         }
-        EXPECT_GT(hinted, 60000u);
+        EXPECT_GT(hinted, 30000u);  // every block inside [-3, 1) without NaN
+        EXPECT_GE(across_ends, 1u);  // -3.0 and 1.0 lie inside blocks of their own
     }
     EXPECT_EQ(unresolved_float_code16({}, 0x3F00), IH_CODE16_UNRESOLVED);  // uniform bins: no hint
 }

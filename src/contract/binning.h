@@ -43,9 +43,9 @@ IH_FN IH_U32 ih_code_extra_slot(IH_U32 code, IH_U32 bins) { return bins + (code 
  * (bins + extra slots < 2^14). IH_CODE16_UNRESOLVED (extra 3, which no code has) marks a table
  * entry whose values must be classified one by one. */
 #define IH_CODE16_UNRESOLVED IH_U(0xFFFF)
-/* A code table's entry for a block of floats (no NaN among them) that spans an edge of edge bins:
- * extra 3 with the index of the last edge at or below the block's smallest key (0 when the block
- * starts below E_0), where ih_classify_edge_key_from starts. Bins < 2^14 - 1, so never 0xFFFF. */
+/* A code table's entry for a block of floats (no NaN among them) that spans an edge of edge bins
+ * and lies inside [E_0, E_bins): extra 3 with the index of the last edge at or below the block's
+ * smallest key, where ih_edge_walk_from starts. Bins < 2^14 - 1, so never 0xFFFF. */
 #define IH_CODE16_EDGE_HINT IH_U(0xC000)
 IH_FN IH_U32 ih_code_to_16(IH_U32 code) { return (code & IH_SLOT_MASK) | ((code >> IH_EXTRA_SHIFT) << 14); }
 IH_FN IH_U32 ih_code_from_16(IH_U32 c16) { return (c16 & IH_U(0x3FFF)) | ((c16 >> 14) << IH_EXTRA_SHIFT); }
@@ -160,17 +160,12 @@ IH_FN IH_U32 ih_classify_edge_key(IH_U32 key, IH_U32 bins, IH_U32 clamp_flag IH_
 }
 
 /*
- * The edge search from a known start: `first` is an edge index with E_first <= key whenever
- * key >= E_0 (a code table's hint for a block of floats, IH_CODE16_EDGE_HINT). Walks up from it;
- * the same code as ih_classify_edge_key for every key, in as many steps as there are edges
- * between E_first and the key.
+ * The edge search from a known start, for a key inside [E_0, E_bins) (a code table's hint for a
+ * block of floats, IH_CODE16_EDGE_HINT): `first` is an edge index with E_first <= key. Walks up
+ * from it, one edge key read per edge between E_first and the key; ih_classify_edge_key's code.
  */
-IH_FN IH_U32 ih_classify_edge_key_from(IH_U32 key, IH_U32 bins, IH_U32 clamp_flag, IH_U32 first IH_EDGES_PARAM)
+IH_FN IH_U32 ih_edge_walk_from(IH_U32 key, IH_U32 first IH_EDGES_PARAM)
 {
-    if (key < IH_EDGE_KEY(0))
-        return (clamp_flag != IH_U(0)) ? (IH_U(0) | IH_EXTRA_BELOW) : (bins + IH_SLOT_BELOW);
-    if (key >= IH_EDGE_KEY(bins))
-        return (clamp_flag != IH_U(0)) ? ((bins - IH_U(1)) | IH_EXTRA_ABOVE) : (bins + IH_SLOT_ABOVE);
     IH_U32 k = first;
     while (key >= IH_EDGE_KEY(k + IH_U(1))) k = k + IH_U(1);
     return k;

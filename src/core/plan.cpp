@@ -115,11 +115,14 @@ ih_bin_args HistogramPlan::bin_args(std::size_t first, std::size_t count) const 
 std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16) {
     if (edge_keys.size() < 2 || float_block_has_nan(top16)) return IH_CODE16_UNRESOLVED;  // uniform, or NaN inside
     const std::uint32_t first_bits = top16 << 16, last_bits = first_bits | 0xFFFFu;
-    // The block's smallest value: its first bits when positive, its last when negative.
-    const std::uint32_t low_key = ih_float_key((top16 & 0x8000u) ? last_bits : first_bits);
+    // The block's smallest and largest keys: a negative block's last bits are its smallest value.
+    const bool negative = (top16 & 0x8000u) != 0;
+    const std::uint32_t low_key = ih_float_key(negative ? last_bits : first_bits);
+    const std::uint32_t high_key = ih_float_key(negative ? first_bits : last_bits);
+    // A block across E_0 or E_bins is classified in full, so the walk needs no end checks.
+    if (low_key < edge_keys.front() || high_key >= edge_keys.back()) return IH_CODE16_UNRESOLVED;
     const auto above = std::upper_bound(edge_keys.begin(), edge_keys.end(), low_key);  // first E_k > low_key
-    const auto first = above == edge_keys.begin() ? 0 : std::uint32_t(above - edge_keys.begin() - 1);
-    return IH_CODE16_EDGE_HINT | std::min<std::uint32_t>(first, std::uint32_t(edge_keys.size() - 2));
+    return IH_CODE16_EDGE_HINT | std::uint32_t(above - edge_keys.begin() - 1);
 }
 
 bool HistogramPlan::has_luma() const {

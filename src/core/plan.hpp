@@ -149,9 +149,9 @@ std::vector<std::uint32_t> half_codes(Classify classify) {
     return codes;
 }
 // The 16-bit table entry of a float block (top 16 bits) whose values do not share one code: with
-// edge bins (a plan's edge_keys) and no NaN in the block, the edge hint (binning.h,
-// IH_CODE16_EDGE_HINT) where ih_classify_edge_key_from starts; otherwise IH_CODE16_UNRESOLVED
-// (classify in full).
+// edge bins (a plan's edge_keys), no NaN in the block and the block inside [E_0, E_bins), the
+// edge hint (binning.h, IH_CODE16_EDGE_HINT) where ih_edge_walk_from starts; otherwise
+// IH_CODE16_UNRESOLVED (classify in full).
 std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16);
 // Whether the floats whose top 16 bits are `top16` include NaNs (exponent all ones; the +-Inf
 // block too, whose other values are NaNs).

@@ -174,6 +174,16 @@ NamedRequests float_requests(const FormatInfo& fi) {
     r.mode = Mode::rgb;
     r.bins.clamp = false;
     out.push_back({"rgb alpha 64 bins [0.25, 0.75)", r});
+    // Edge bins: the code table's edge hints (blocks with an edge inside [E_0, E_bins)) and the
+    // blocks across the first and last edges, which are classified in full.
+    r = Request{};
+    r.mode = Mode::rgb;
+    r.count_alpha = true;
+    r.bins.edges = ev_edges(-8, 0, 32);
+    r.bins.edges.insert(r.bins.edges.begin(), {-3.0, -1e-40, 0.0});
+    out.push_back({"rgb alpha 259 edges: -3, -1e-40, 0, then EV -8:0:32", r});
+    r.bins.clamp = true;
+    out.push_back({"rgb alpha the same edges, clamp", r});
     return out;
 }
 

@@ -326,7 +326,7 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
                 const uint32_t code =
                     e == IH_CODE16_UNRESOLVED
                         ? ih_args_classify_float(__uint_as_float(raw), P.bin, P.edge_keys)
-                        : ih_classify_edge_key_from(ih_float_key(raw), P.bin.bins, P.bin.clamp, e & 0x3FFFu, P.edge_keys);
+                        : ih_edge_walk_from(ih_float_key(raw), e & 0x3FFFu, P.edge_keys);
                 slot = ih_code_slot(code);
                 extra_slot = ih_code_extra_slot(code, P.bin.bins);
                 extra = ih_code_has_extra(code);

@@ -234,7 +234,8 @@ VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
     Allocation& keys = edge_keys_[plan.edge_keys];
     if (keys.buffer.get() == VK_NULL_HANDLE) {
         const std::size_t count = std::max<std::size_t>(1, plan.edge_keys.size());
-        keys = allocate_buffer(physical_, device_, count * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true);
+        keys = allocate_buffer(physical_, device_, count * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
+                               /*read_by_shaders=*/true);
         std::memset(keys.mapped, 0, count * 4);
         std::copy(plan.edge_keys.begin(), plan.edge_keys.end(), static_cast<std::uint32_t*>(keys.mapped));
     }

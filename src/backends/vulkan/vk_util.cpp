@@ -50,7 +50,7 @@ void check(VkResult r, const char* call) {
 }
 
 Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceSize size,
-                           VkBufferUsageFlags usage, bool host_visible) {
+                           VkBufferUsageFlags usage, bool host_visible, bool read_by_shaders) {
     Allocation a;
     a.size = size;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -73,10 +73,11 @@ Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceS
         if (!(req.memoryTypeBits & (1u << i))) continue;
         const VkMemoryPropertyFlags f = props.memoryTypes[i].propertyFlags;
         if ((f & want) != want) continue;
-        // Host buffers: prefer plain system memory over a (possibly small) device-local BAR.
-        if (type == UINT32_MAX || (host_visible && !(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))) {
+        // Host buffers: plain system memory, or device-local for read_by_shaders (the header).
+        const bool preferred = host_visible && (read_by_shaders == ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0));
+        if (type == UINT32_MAX || preferred) {
             type = i;
-            if (host_visible && !(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) break;
+            if (preferred) break;
         }
     }
     if (type == UINT32_MAX)

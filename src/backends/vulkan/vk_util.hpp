@@ -73,8 +73,12 @@ struct Allocation {
     VkDeviceSize size = 0;
 };
 // host_visible: HOST_VISIBLE | HOST_COHERENT memory, mapped; otherwise DEVICE_LOCAL.
+// Host-visible buffers go to plain system memory where there is a choice (a device-local BAR
+// can be small), unless `read_by_shaders`: a small buffer every invocation reads (edge keys)
+// then goes to memory that is device-local too, where the device has such a type. Shaders
+// reading system memory cross the bus on every cache miss (the H200's 256 EV bins: 8-10x).
 Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceSize size,
-                           VkBufferUsageFlags usage, bool host_visible);
+                           VkBufferUsageFlags usage, bool host_visible, bool read_by_shaders = false);
 
 // allocate_buffer's buffers for gpu::GrowingBuffer. Vulkan frees at once: a buffer is grown
 // only while no submitted work uses it (the engines wait on their fences first).
