@@ -232,6 +232,48 @@ TEST(ValueExtremes, LongRowsOfSpecialValues) {
     }
 }
 
+// `cpu` finds the luminance's extremes from the luminance its kernels count (Kernel::block hands
+// each block's values over). One pixel holds the smallest luminance, one the largest and one
+// an infinite one, moved over the image's first and last pixels, a row's end, a block's
+// boundary and the last piece a worker takes, with one to three threads: a block whose values
+// were not handed over, or handed over twice where it matters (the infinities), is caught.
+TEST(ValueExtremes, LuminanceFromTheCountReachesEveryPixel) {
+    const std::uint32_t w = 1031, h = 517;
+    const std::uint64_t n = std::uint64_t(w) * h;
+    const std::uint64_t places[][3] = {{0, n - 1, 256}, {n - 1, 0, w - 1}, {w - 1, 2 * w, n - 300},
+                                       {255, 257, n / 2}, {n - 16385, n - 20000, 1}};
+    for (const PixelFormat format : {PixelFormat::rgba_f32, PixelFormat::rgba_f16}) {
+        const bool half = format_info(format).sample == SampleType::f16;
+        for (const auto& place : places) {
+            std::vector<float> f32(n * 4);
+            for (std::uint64_t i = 0; i < n; ++i)
+                for (int c = 0; c < 4; ++c) f32[i * 4 + c] = 0.25f + float((i * 7 + std::uint64_t(c) * 13) % 97) / 400.0f;
+            for (int c = 0; c < 3; ++c) {
+                f32[place[0] * 4 + std::uint64_t(c)] = -5.0f;   // the smallest luminance
+                f32[place[1] * 4 + std::uint64_t(c)] = 1000.0f; // the largest
+            }
+            f32[place[2] * 4] = INFINITY;  // an infinite luminance
+            std::vector<std::uint16_t> f16(f32.size());
+            for (std::size_t i = 0; i < f32.size(); ++i) f16[i] = testing::float_to_half(f32[i]);
+            const ImageView view = half ? ImageView::packed(f16.data(), w, h, format) : ImageView::packed(f32.data(), w, h, format);
+            for (const Mode mode : {Mode::luma, Mode::all}) {
+                Request r;
+                r.mode = mode;
+                r.value_extremes = true;
+                const auto want = expected(view, r, {0, 0, w, h}, [](std::uint32_t, std::uint32_t) { return true; });
+                for (unsigned threads = 1; threads <= 3; ++threads) {
+                    EngineOptions options;
+                    options.threads = threads;
+                    expect_extremes(create_engine("cpu", options)->compute(view, r).channels, want,
+                                    std::string(format_info(format).name) + ", " + std::to_string(threads) +
+                                        " threads, extremes at " + std::to_string(place[0]) + "/" +
+                                        std::to_string(place[1]) + "/" + std::to_string(place[2]));
+                }
+            }
+        }
+    }
+}
+
 TEST(ValueExtremes, MergeTakesTheOuterValuesAndAddsTheInfinities) {
     const float a[] = {1.0f, INFINITY, 3.0f}, b[] = {-2.0f, -INFINITY, 0.5f}, none[] = {NAN};
     Request r;

@@ -166,6 +166,7 @@ public:
         : plan_(plan), samples_(std::size_t(plan.info.channels)), per_sample_(samples_), luma_(1) {}
 
     void add(const std::byte* row, std::size_t pixels) {
+        flush_given_luminance();
         const std::size_t n = pixels * samples_;
         const std::uint32_t* bits;
         if (plan_.info.sample == SampleType::f16) {
@@ -176,7 +177,7 @@ public:
             bits = reinterpret_cast<const std::uint32_t*>(row);
         }
         add_run(per_sample_.data(), samples_, bits, n);
-        if (!plan_.has_luma()) return;
+        if (!plan_.has_luma() || luminance_from_caller) return;
         luma_bits_.resize(pixels);
         const FormatInfo& fi = plan_.info;
         std::size_t x = 0;
@@ -195,25 +196,45 @@ public:
         add_run(luma_.data(), 1, luma_bits_.data(), pixels);
     }
 
+    // Kept until the next add() or merge(): the kernels hand over a few hundred values at a
+    // time, and add_run pays its setup and scalar tail per call (one call per value block cost
+    // as much as computing the luminance again).
+    void add_luminance(const float* y, std::size_t count) {
+        const std::size_t at = given_luma_.size();
+        given_luma_.resize(at + count);
+        std::memcpy(given_luma_.data() + at, y, count * sizeof(float));  // as bits, without aliasing the floats
+    }
+
+    void flush_given_luminance() {
+        if (given_luma_.empty()) return;
+        add_run(luma_.data(), 1, given_luma_.data(), given_luma_.size());
+        given_luma_.clear();
+    }
+
     void merge(const RowExtremes& other) {
+        flush_given_luminance();
+        if (!other.given_luma_.empty()) add_run(luma_.data(), 1, other.given_luma_.data(), other.given_luma_.size());
         for (std::size_t i = 0; i < per_sample_.size(); ++i) per_sample_[i].add(other.per_sample_[i]);
         luma_[0].add(other.luma_[0]);
     }
 
     // Each plan channel's extremes.
     std::vector<ValueExtremes> channels() const {
+        ValueExtremes luma = luma_[0];
+        if (!given_luma_.empty()) add_run(&luma, 1, given_luma_.data(), given_luma_.size());
         std::vector<ValueExtremes> out;
-        for (int source : plan_.sources) out.push_back(source == kLumaSource ? luma_[0] : per_sample_[std::size_t(source)]);
+        for (int source : plan_.sources) out.push_back(source == kLumaSource ? luma : per_sample_[std::size_t(source)]);
         return out;
     }
 
     ExtremesFinder::Luminance luminance;  // a faster exact luminance, where a backend has one
+    bool luminance_from_caller = false;   // add_luminance gives it (ExtremesFinder::take_luminance_from_caller)
 
 private:
     const HistogramPlan& plan_;
     std::size_t samples_;
     std::vector<ValueExtremes> per_sample_, luma_;
-    std::vector<std::uint32_t> widened_, luma_bits_;
+    std::vector<std::uint32_t> widened_, luma_bits_, given_luma_;
     std::vector<float> luma_values_;
 };
 
@@ -231,6 +252,12 @@ ExtremesFinder::~ExtremesFinder() = default;
 ExtremesFinder::ExtremesFinder(ExtremesFinder&&) noexcept = default;
 
 void ExtremesFinder::set_luminance(Luminance luminance) { state_->rows.luminance = std::move(luminance); }
+
+void ExtremesFinder::take_luminance_from_caller() { state_->rows.luminance_from_caller = true; }
+
+void ExtremesFinder::add_luminance(const float* luminance, std::size_t count) {
+    state_->rows.add_luminance(luminance, count);
+}
 
 void ExtremesFinder::add(const std::byte* pixels, std::size_t count) { state_->rows.add(pixels, count); }
 

@@ -40,6 +40,12 @@ public:
     // with a faster exact luminance than the finder's scalar one hands it over here.
     using Luminance = std::function<std::size_t(const std::byte* pixels, std::size_t count, float* out)>;
     void set_luminance(Luminance luminance);
+    // The luminance comes from the caller instead (add_luminance), for every pixel that add()
+    // is given: a backend whose count computes the same exact luminance hands it over as it goes,
+    // and add() then finds the other channels only.
+    void take_luminance_from_caller();
+    // `count` luminance values (the contract's ih_luma_float of pixels handed to add()).
+    void add_luminance(const float* luminance, std::size_t count);
     // `pixels` packed pixels of the plan's format.
     void add(const std::byte* pixels, std::size_t count);
     // Pixels [begin, end) of `image` in raster order.

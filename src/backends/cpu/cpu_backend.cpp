@@ -213,7 +213,14 @@ private:
             } else {
                 if (found) {
                     finders[t].emplace(plan);
-                    if (plan.has_luma()) finders[t]->set_luminance(simd_luminance(plan));
+                    if (plan.has_luma() && kernel) {
+                        // Every float kernel computes the luminance it counts (Kernel::block):
+                        // the finder takes it from there instead of computing it again.
+                        finders[t]->take_luminance_from_caller();
+                        k.luma_extremes = &*finders[t];
+                    } else if (plan.has_luma()) {
+                        finders[t]->set_luminance(simd_luminance(plan));
+                    }
                 }
                 for (;;) {
                     const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
@@ -231,6 +238,7 @@ private:
                 }
             }
             if (kernel) k.flush();
+            k.luma_extremes = nullptr;
         });
         for (const std::optional<ExtremesFinder>& f : finders)
             if (f) found->merge(*f);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_tables.hpp"
+#include "core/extremes.hpp"
 
 namespace imghist::cpu {
 
@@ -32,6 +33,9 @@ struct alignas(64) Counters {
     std::vector<std::uint64_t> totals;    // the plan's slot layout, 64-bit
     std::vector<std::uint64_t> extremes;  // per channel: low, high
     std::uint64_t pending = 0;            // pixels counted since the last flush
+    // Where the value extremes are found in the count: the float luminance goes to this finder
+    // as the kernel computes it (Kernel::block), instead of being computed again for it.
+    ExtremesFinder* luma_extremes = nullptr;
 
     void init(const HistogramPlan& p, const HistogramPlan* clip, const SlotMap* s);
     std::uint32_t* table(unsigned s, unsigned c) { return sub.data() + (std::size_t(s) * channels + c) * pitch; }

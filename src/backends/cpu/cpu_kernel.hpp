@@ -458,6 +458,8 @@ private:
 #endif
         alignas(64) Y ybuf[kBlockPixels];
         if constexpr (L::kLuma) luma(p, n, ybuf);
+        if constexpr (L::kLuma && kFloatLuma)
+            if (k_.luma_extremes) k_.luma_extremes->add_luminance(ybuf, n);
         std::uint32_t i = 0;
         for (; i + kRunPixels <= n; i += kRunPixels) run_of_groups(p, i, ybuf);
         for (; i + L::kGroup <= n; i += L::kGroup) {
