@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -40,25 +41,8 @@ void add_sample(ValueExtremes& e, std::uint32_t bits) {
     e.max_key = std::max(e.max_key, key);
 }
 
-// Half bits to float bits: F16C's conversion where the CPU has it (exact for every half but a
-// signalling NaN, which it quietens: NaN either way, and skipped), else the table.
-#ifdef IMGHIST_X86
-__attribute__((target("f16c,avx"))) void widen_halves_f16c(const std::uint16_t* in, std::size_t n, std::uint32_t* out) {
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-        _mm256_storeu_ps(reinterpret_cast<float*>(out + i), _mm256_cvtph_ps(h));
-    }
-    const std::uint32_t* table = half_table();
-    for (; i < n; ++i) out[i] = table[in[i]];
-}
-#endif
+// Half bits to float bits by the table (CPUs without AVX2; add_blocks_avx2 widens by F16C).
 void widen_halves(const std::uint16_t* in, std::size_t n, std::uint32_t* out) {
-#ifdef IMGHIST_X86
-    // Every CPU with AVX2 has F16C (clang 14's __builtin_cpu_supports does not know "f16c").
-    static const bool f16c = __builtin_cpu_supports("avx2");
-    if (f16c) return widen_halves_f16c(in, n, out);
-#endif
     const std::uint32_t* table = half_table();
     for (std::size_t i = 0; i < n; ++i) out[i] = table[in[i]];
 }
@@ -90,8 +74,13 @@ void fold_lanes(ValueExtremes* out, std::size_t period, const std::uint32_t* min
 // Per sample, as add_sample: the vector forms of the contract's ih_is_finite_bits (the magnitude
 // bits below +Inf's) and ih_float_key (-0 folded to +0, then negative values inverted, positive
 // ones' top bit set); ValueExtremes.LongRowsOfSpecialValues holds them to a plain evaluation.
-__attribute__((target("avx2"))) std::size_t add_blocks_avx2(ValueExtremes* out, std::size_t period,
-                                                            const std::uint32_t* bits, std::size_t blocks) {
+// Halves are widened in the loop by F16C, not into a buffer first. F16C is exact for every half
+// but a signalling NaN, which it quietens: NaN either way, and skipped.
+template <class Sample>
+__attribute__((target("avx2,f16c"))) std::size_t add_blocks_avx2(ValueExtremes* out, std::size_t period,
+                                                                 const Sample* samples, std::size_t blocks) {
+    static_assert(std::is_same_v<Sample, std::uint32_t> || std::is_same_v<Sample, std::uint16_t>);
+
     const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(std::int32_t(IH_POS_INF_BITS));
     const __m256i top = _mm256_set1_epi32(std::int32_t(0x80000000u));
     const __m256i pos_inf = _mm256_set1_epi32(std::int32_t(IH_POS_INF_BITS));
@@ -103,7 +92,12 @@ __attribute__((target("avx2"))) std::size_t add_blocks_avx2(ValueExtremes* out, 
     }
     for (std::size_t k = 0; k < blocks; ++k) {
         for (int j = 0; j < 3; ++j) {
-            const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits + k * kLanes + std::size_t(j) * 8));
+            const Sample* at = samples + k * kLanes + std::size_t(j) * 8;
+            __m256i b;
+            if constexpr (sizeof(Sample) == 2)
+                b = _mm256_castps_si256(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at))));
+            else
+                b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
             // finite: (b & 0x7FFFFFFF) < 0x7F800000, both non-negative as signed
             const __m256i finite = _mm256_cmpgt_epi32(inf, _mm256_and_si256(b, magnitude));
             const __m256i folded = _mm256_andnot_si256(_mm256_cmpeq_epi32(b, top), b);  // -0 -> +0
@@ -146,20 +140,40 @@ std::size_t add_blocks(ValueExtremes* out, std::size_t period, const std::uint32
     return blocks * kLanes;
 }
 
+#ifdef IMGHIST_X86
+// Every CPU with AVX2 has F16C (clang 14's __builtin_cpu_supports does not know "f16c").
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+#endif
+
 void add_run(ValueExtremes* out, std::size_t period, const std::uint32_t* bits, std::size_t count) {
     const std::size_t blocks = count / kLanes;  // a row has under 2^34 samples: the counts cannot wrap
     std::size_t done = 0;
 #ifdef IMGHIST_X86
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) done = add_blocks_avx2(out, period, bits, blocks);
+    if (kHasAvx2) done = add_blocks_avx2(out, period, bits, blocks);
     else
 #endif
         done = add_blocks(out, period, bits, blocks);
     for (std::size_t i = done; i < count; ++i) add_sample(out[i % period], bits[i]);
 }
 
-// The extremes of one thread's pixels: the samples of each row as fp32 bits (halves widened by
-// widen_halves), then the luminance where a channel counts it.
+// add_run of half samples; `widened` is room for them as float bits where the CPU lacks AVX2.
+void add_run_halves(ValueExtremes* out, std::size_t period, const std::uint16_t* halves, std::size_t count,
+                    std::vector<std::uint32_t>& widened) {
+#ifdef IMGHIST_X86
+    if (kHasAvx2) {
+        const std::size_t done = add_blocks_avx2(out, period, halves, count / kLanes);
+        const std::uint32_t* table = half_table();
+        for (std::size_t i = done; i < count; ++i) add_sample(out[i % period], table[halves[i]]);
+        return;
+    }
+#endif
+    widened.resize(count);
+    widen_halves(halves, count, widened.data());
+    add_run(out, period, widened.data(), count);
+}
+
+// The extremes of one thread's pixels: the samples of each row as fp32 bits (halves widened),
+// then the luminance where a channel counts it.
 class RowExtremes {
 public:
     explicit RowExtremes(const HistogramPlan& plan)
@@ -168,15 +182,11 @@ public:
     void add(const std::byte* row, std::size_t pixels) {
         flush_given_luminance();
         const std::size_t n = pixels * samples_;
-        const std::uint32_t* bits;
-        if (plan_.info.sample == SampleType::f16) {
-            widened_.resize(n);
-            widen_halves(reinterpret_cast<const std::uint16_t*>(row), n, widened_.data());  // aligned: validated views
-            bits = widened_.data();
-        } else {
-            bits = reinterpret_cast<const std::uint32_t*>(row);
-        }
-        add_run(per_sample_.data(), samples_, bits, n);
+        const bool half = plan_.info.sample == SampleType::f16;
+        const auto* halves = reinterpret_cast<const std::uint16_t*>(row);  // aligned: validated views
+        const auto* floats = reinterpret_cast<const std::uint32_t*>(row);
+        if (half) add_run_halves(per_sample_.data(), samples_, halves, n, widened_);
+        else add_run(per_sample_.data(), samples_, floats, n);
         if (!plan_.has_luma() || luminance_from_caller) return;
         luma_bits_.resize(pixels);
         const FormatInfo& fi = plan_.info;
@@ -186,12 +196,15 @@ public:
             x = luminance(row, pixels, luma_values_.data());
             std::memcpy(luma_bits_.data(), luma_values_.data(), x * sizeof(float));
         }
+        const std::uint32_t* table = half_table();
+        const auto sample = [&](std::size_t at) { return std::bit_cast<float>(half ? table[halves[at]] : floats[at]); };
         for (; x < pixels; ++x) {
-            const std::uint32_t* p = bits + x * samples_;
-            luma_bits_[x] = std::bit_cast<std::uint32_t>(
-                ih_luma_float(std::bit_cast<float>(p[fi.red]), std::bit_cast<float>(p[fi.green]),
-                              std::bit_cast<float>(p[fi.blue]), plan_.weight_float[0], plan_.weight_float[1],
-                              plan_.weight_float[2]));
+            const std::size_t p = x * samples_;
+            luma_bits_[x] = std::bit_cast<std::uint32_t>(ih_luma_float(sample(p + std::size_t(fi.red)),
+                                                                       sample(p + std::size_t(fi.green)),
+                                                                       sample(p + std::size_t(fi.blue)),
+                                                                       plan_.weight_float[0], plan_.weight_float[1],
+                                                                       plan_.weight_float[2]));
         }
         add_run(luma_.data(), 1, luma_bits_.data(), pixels);
     }
