@@ -13,6 +13,7 @@
 
 #include "contract/half.h"
 #include "contract/luminance.h"
+#include "core/cpu_isa.hpp"
 #include "imghist/imghist.hpp"
 #include "test_images.hpp"
 
@@ -226,9 +227,18 @@ TEST(ValueExtremes, LongRowsOfSpecialValues) {
         r.count_alpha = true;
         r.value_extremes = true;
         const auto all = [](std::uint32_t, std::uint32_t) { return true; };
+        const auto want = expected(view, r, {0, 0, w, h}, all);
         for (const std::string& name : available_backends())
-            expect_extremes(create_engine(name)->compute(view, r).channels, expected(view, r, {0, 0, w, h}, all),
-                            name + ", " + std::string(fi.name));
+            expect_extremes(create_engine(name)->compute(view, r).channels, want, name + ", " + std::string(fi.name));
+        // The blocks at each level this CPU has (AVX2 with F16C's widening; the portable blocks
+        // and the half table below it).
+        for (const cpu::Isa level : {cpu::Isa::avx2, cpu::Isa::sse2}) {
+            if (level > cpu::best_isa()) continue;
+            cpu::force_isa(level);
+            expect_extremes(create_engine("cpu")->compute(view, r).channels, want,
+                            std::string("cpu at ") + cpu::isa_name(level) + ", " + std::string(fi.name));
+            cpu::force_isa(std::nullopt);
+        }
     }
 }
 
