@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bare_count.hpp"
@@ -145,6 +146,27 @@ void register_other_formats() {
     custom.bins.bins = 1000;
     custom.bins.range = {{-0.25, 1.25}};
     add("cpu/rgba_f32/random/rgb_1000bins", "cpu", PixelFormat::rgba_f32, Pattern::random, custom, false);
+    custom.bins.range = {{0.0, 1.0}};
+    add("cpu-1thread/rgba_f32/random/rgb_1000bins_0_1", "cpu", PixelFormat::rgba_f32, Pattern::random, custom, false, 1);
+    // Exact 0 and 1 in every sample (black; white clipped at 1), default bins: the top-16 blocks
+    // of 0 and 1 hold other codes too (the denormals beside 0, the values past 1), so their
+    // samples are classified one by one (cpu_counters.hpp, classify_direct).
+    for (const auto& [name, value] : {std::pair{"black", 0.0f}, std::pair{"white", 1.0f}}) {
+        auto* b = benchmark::RegisterBenchmark(
+            (std::string("cpu-1thread/rgba_f32/") + name + "/rgba").c_str(), [value](benchmark::State& state) {
+                const std::vector<float> pixels(std::size_t(imghist::bench::k8KWidth) * imghist::bench::k8KHeight * 4, value);
+                const auto view = imghist::ImageView::packed(pixels.data(), imghist::bench::k8KWidth,
+                                                            imghist::bench::k8KHeight, PixelFormat::rgba_f32);
+                Request rgba = with_mode(Mode::rgb);
+                rgba.count_alpha = true;
+                auto engine = imghist::create_engine("cpu", {.threads = 1});
+                for (auto _ : state) {
+                    imghist::Result r = engine->compute(view, rgba);
+                    benchmark::DoNotOptimize(r.channels.data());
+                }
+            });
+        b->Unit(benchmark::kMillisecond)->UseRealTime();
+    }
     add("cpu/rgba16/random/rgb", "cpu", PixelFormat::rgba16, Pattern::random, with_mode(Mode::rgb), false);
     add("cpu/rgba_f16/random/rgb", "cpu", PixelFormat::rgba_f16, Pattern::random, with_mode(Mode::rgb), false);
     add("cpu/gray8/random", "cpu", PixelFormat::gray8, Pattern::random, Request{}, false);

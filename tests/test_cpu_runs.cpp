@@ -10,7 +10,10 @@
 // are 32 pixels with AVX2, 64 with AVX-512).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "core/cpu_isa.hpp"
@@ -125,6 +128,57 @@ TEST(CpuChunks, EveryThreadCountCountsEveryPixelOnce) {
             }
         }
     }
+}
+
+// Float samples whose table entry holds more than one code (cpu_tables.cpp): 0 beside the
+// positive denormals (the low clipping extreme against bin 0), 1 beside the values above it,
+// -0 beside the negative denormals, and values on and beside the edges of 1000 bins over
+// [0, 1) (second-level tables, and entries left to be classified one by one: such a value is
+// kept with its code between samples). Each in runs of one value (counted with one add), alone,
+// and alternating with its neighbour so that the kept code must change; with default bins, 1000
+// bins, 1000 clamped bins and luminance. Against the reference.
+TEST(CpuFloatTables, ValuesBesideCodeBoundariesInRunsAndAlone) {
+    auto reference = create_engine("reference");
+    std::vector<float> values = {0.0f, -0.0f, 1e-40f, -1e-40f, 1.0f, std::nextafter(1.0f, 2.0f), 0.5f, 0.37f};
+    for (const int k : {1, 37, 370, 999}) {  // edges k / 1000 and their neighbours
+        const float e = float(k) / 1000.0f;
+        values.insert(values.end(), {e, std::nextafter(e, 0.0f), std::nextafter(e, 1.0f)});
+    }
+    constexpr std::uint32_t kWidth = 16 * 9 + 3;
+    std::vector<float> pixels;
+    std::uint32_t rows = 0;
+    const auto add_row = [&](auto sample_of) {
+        for (std::uint32_t x = 0; x < kWidth; ++x)
+            for (std::uint32_t c = 0; c < 4; ++c) pixels.push_back(sample_of(x, c));
+        ++rows;
+    };
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const float v = values[i], other = values[(i + 1) % values.size()];
+        add_row([&](std::uint32_t, std::uint32_t) { return v; });                           // runs of one pixel
+        add_row([&](std::uint32_t x, std::uint32_t c) { return (x + c) % 3 == 0 ? v : other; });  // alone
+        add_row([&](std::uint32_t x, std::uint32_t c) { return (x / 16 + c) % 2 == 0 ? v : other; });  // runs in turn
+    }
+    const ImageView view = ImageView::packed(pixels.data(), kWidth, rows, PixelFormat::rgba_f32);
+    std::vector<std::pair<std::string, Request>> requests;
+    Request r;
+    r.mode = Mode::rgb;
+    r.count_alpha = true;
+    requests.emplace_back("default bins", r);
+    r.bins.bins = 1000;
+    r.bins.range = {{0.0, 1.0}};
+    requests.emplace_back("1000 bins", r);
+    r.bins.clamp = true;
+    requests.emplace_back("1000 bins, clamp", r);
+    r.mode = Mode::luma;
+    r.bins.clamp = false;
+    requests.emplace_back("luminance, 1000 bins", r);
+    for (const auto& [what, request] : requests)
+        for (const unsigned threads : {1u, 2u}) {
+            EngineOptions options;
+            options.threads = threads;
+            testing::expect_same_histograms(create_engine("cpu", options)->compute(view, request),
+                                            reference->compute(view, request), what + ", " + std::to_string(threads) + " threads");
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFormats, CpuRuns, ::testing::ValuesIn(all_pixel_formats),

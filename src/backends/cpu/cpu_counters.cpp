@@ -7,6 +7,7 @@ namespace imghist::cpu {
 void Counters::init(const HistogramPlan& p, const HistogramPlan* clip, const SlotMap* s) {
     plan = &p;
     clipping = clip;
+    has_last_direct_ = false;
     slots = s;
     channels = std::uint32_t(p.channels.size());
     totals.assign(p.total_slots(), 0);
@@ -37,8 +38,13 @@ void Counters::flush() {
     pending = 0;
 }
 
-void Counters::classify_direct(unsigned c, std::uint32_t float_bits) {
-    count(c, Classifier{*plan, clipping}.of_float(std::bit_cast<float>(float_bits)));
+void Counters::classify_direct(unsigned c, std::uint32_t float_bits, std::uint32_t n) {
+    if (!has_last_direct_ || float_bits != last_direct_bits_) {
+        last_direct_ = Classifier{*plan, clipping}.of_float(std::bit_cast<float>(float_bits));
+        last_direct_bits_ = float_bits;
+        has_last_direct_ = true;
+    }
+    count(c, last_direct_, n);
 }
 
 }  // namespace imghist::cpu

@@ -9,9 +9,11 @@ namespace {
 // Float samples by their top 16 bits: the slot of the code all of a block's floats share, or
 // kFallback where they do not (float_top16_codes, in core/plan.hpp, says why this is exact).
 // With extremes, a block must also share one extreme (by the clipping plan's own top-16 codes).
-// With edge bins, a block that is not resolved (and holds no NaN) gets a second-level table in
-// `sub` by the next 8 bits, built the same way: each 256 floats form one contiguous key interval,
-// resolved where both ends classify alike.
+// A block that is not resolved (and holds no NaN) gets a second-level table in `sub` by the next 8
+// bits, built the same way: each 256 floats form one contiguous key interval, resolved where
+// both ends classify alike. Edge bins need them, and so do uniform bins whose edges do not fall
+// on block boundaries (1000 bins over [0, 1): nearly every block of [2^-10, 1); 8K RGBA f32
+// random, one thread, 1062 -> 399 ms with them).
 void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::uint32_t>& lut,
                        std::vector<std::uint32_t>& sub) {
     lut = float_top16_codes([&](float v) { return cl.plan.classify_float(v); });
@@ -26,7 +28,7 @@ void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::ui
         const bool resolved = lut[t] != kCodeUnresolved && (clip.empty() || clip[t] != kCodeUnresolved);
         if (resolved) {
             lut[t] = slots.slot({lut[t], clip.empty() ? 0 : cl.clipping->extreme_of(clip[t])});
-        } else if (cl.plan.has_edges() && !float_block_has_nan(std::uint32_t(t))) {
+        } else if (!float_block_has_nan(std::uint32_t(t))) {
             const auto index = std::uint32_t(sub.size() / kSubEntries);
             for (std::uint32_t j = 0; j < kSubEntries; ++j) {
                 const std::uint32_t bits = std::uint32_t(t) << 16 | j << 8;

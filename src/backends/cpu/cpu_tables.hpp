@@ -18,9 +18,9 @@ namespace imghist::cpu {
 
 constexpr std::uint32_t kFallback = 0xFFFFFFFFu;  // table entry: classify this sample directly
 // A top-16 entry from kSubTable up (but kFallback) names a second-level table of 256 entries by
-// the next 8 bits (Tables::float_sub): edge bins put an edge inside a block far more often than
-// uniform bins do (256 EV bins: a quarter of the blocks of [2^-8, 1)), and classifying those
-// samples one by one cost 7x the whole count.
+// the next 8 bits (Tables::float_sub): edge bins put an edge inside a block often (256 EV bins: a
+// quarter of the blocks of [2^-8, 1)), and so do uniform bins whose count is not a power of two;
+// classifying those samples one by one cost 7-12x the whole count.
 constexpr std::uint32_t kSubTable = 0xC0000000u;
 constexpr std::uint32_t kSubEntries = 256;
 
