@@ -7,7 +7,7 @@ step_tiles() {
   "$build/tests/imghist_tests" \
     --gtest_filter='RequiredBackends.*:*TileParity*:*RegionsAndTiles*:Regions*:GpuTileBands*:*MasksAndAlpha/*:*MaskedFormats.*' > "$log" 2>&1
   note "tile tests (every backend vs reference): rc=$? $(grep -c '^\[       OK \]' "$log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed"
-  "$build/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaHost.Tiles*:CudaDevice.*:CudaInterop.*' >> "$log" 2>&1
+  "$build/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaHost.Tiles*:CudaHost.Masks*:CudaDevice.*:CudaInterop.*' >> "$log" 2>&1
   local rc_cuda=$?
   "$build/tests/opencl/imghist_opencl_tests" --gtest_filter='OpenClTiles.*:OpenClInterop.*' >> "$log" 2>&1
   local rc_opencl=$?
@@ -22,7 +22,8 @@ step_tiles() {
 step_tilesbench() {
   # masks/*/mask-disc-tiles-32x32: tiles with a mask through cells (src/core/engine.cpp)
   local rounds=${IMGHIST_COMPARE_ROUNDS:-2}
-  local filter='regions/(opencl|vulkan|cuda)/.*/(whole|tiles)|masks/(opencl|vulkan|cuda)/.*/(whole|mask-disc|mask-disc-tiles-32x32)/'
+  # IMGHIST_TILESBENCH_FILTER narrows it (e.g. 'masks/' for the masks alone).
+  local filter=${IMGHIST_TILESBENCH_FILTER:-'regions/(opencl|vulkan|cuda)/.*/(whole|tiles)|masks/(opencl|vulkan|cuda)/.*/(whole|mask-disc|mask-disc-tiles-32x32)/'}
   for r in $(seq "$rounds"); do
     for side in old new; do
       local bin="$build/bench/imghist_bench"
