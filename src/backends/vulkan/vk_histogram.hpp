@@ -48,6 +48,7 @@ public:
     VkDevice device() const { return device_; }
     bool denorm_preserve() const { return limits_.denorm_preserve; }
     VkPhysicalDevice physical() const { return physical_; }
+    const Tuning& tuning() const { return tuning_; }
 
     // Zeroes the work counters (after a barrier on earlier use).
     void record_begin(VkCommandBuffer cmd);
