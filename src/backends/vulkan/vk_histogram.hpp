@@ -118,10 +118,11 @@ private:
     std::map<std::pair<int, SpecConstants>, Pipeline> pipelines_;
     Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
     GrowingBuffer tile_counts_;  // a tile grid's 32-bit work counters (reserve_tile_counts)
-    // Edge keys (binding 2), one buffer per distinct set, kept while the core lives: command
+    // Edge keys (binding 2) and, for floats, their code table (edge_keys()), one buffer per
+    // distinct set and table (0: none; 1 + the plan's clamp), kept while the core lives: command
     // buffers recorded for later submission keep reading them. The empty set is uniform bins'
     // one unread word.
-    std::map<std::vector<std::uint32_t>, Allocation> edge_keys_;
+    std::map<std::pair<std::vector<std::uint32_t>, std::uint32_t>, Allocation> edge_keys_;
 };
 
 }  // namespace imghist::vk
