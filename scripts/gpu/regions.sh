@@ -36,3 +36,26 @@ step_tilesbench() {
     done
   done
 }
+
+# Vulkan host images staged by the copy threads and copied into device-local memory (branch
+# vulkan-host-staging): the old tree's regions/ whole and 8 x 8 tiles, then this tree's under
+# chunk sizes, fewer copy threads and the device copy off (the shaders reading the staging
+# buffers in place, as before), alternated; CUDA's whole image in the same run for scale.
+step_vkhost() {
+  local out="$OUT/vkhost.txt" filter='regions/(vulkan|cuda)/.*/(whole|tiles-8x8)/'
+  : > "$out"
+  for r in 1 2; do
+    if [ -x "$old_build/bench/imghist_bench" ]; then
+      echo "== old round $r" >> "$out"
+      "$old_build/bench/imghist_bench" --benchmark_filter="$filter" --benchmark_repetitions=3 \
+        --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 2>&1 | grep median >> "$out"
+    fi
+    for t in "" device_copy=0 chunk_mb=4 chunk_mb=8 chunk_mb=32 chunk_mb=64 copy_threads=4; do
+      echo "== new '$t' round $r" >> "$out"
+      IMGHIST_VULKAN_TUNE="$t" "$build/bench/imghist_bench" --benchmark_filter='regions/vulkan/.*/(whole|tiles-8x8)/' \
+        --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 2>&1 | grep median >> "$out"
+    done
+  done
+  note "vulkan host staging bench: $(grep -c median "$out") medians in vkhost.txt"
+  awk '{print "  " $1, $2, $3}' "$out" | tee -a "$summary"
+}

@@ -176,5 +176,9 @@ std::vector<std::uint32_t> float_top16_codes(Classify classify) {
     }
     return codes;
 }
+// The 16-bit table the GPU backends read (binning.h, ih_code_to_16): each entry of `codes`
+// (half_codes, or float_top16_codes by the top 16 bits) as ih_code_to_16, an unresolved float
+// block as unresolved_float_code16 of the plan's edge keys.
+std::vector<std::uint16_t> code16_table(const std::vector<std::uint32_t>& codes, const std::vector<std::uint32_t>& edge_keys);
 
 }  // namespace imghist

@@ -61,6 +61,12 @@ struct Top16Map {  // float bits by their top half; may answer kFallback or a se
         return entry == kFallback ? kFallback : sub[(entry - kSubTable) * kSubEntries + ((bits >> 8) & 0xFFu)];
     }
 };
+// The same tables for many bins (more than 256 over a range), where most blocks a sample lands in
+// hold an edge: the second level is looked up inline. pick_float chooses it; with fewer bins
+// that inline step in every sample of the unrolled loops costs more than the calls it saves.
+struct Top16TwoLevelMap : Top16Map {};
+template <class M>
+inline constexpr bool kInlineSecond = std::is_same_v<M, Top16TwoLevelMap>;
 
 
 // Where a pixel's colours are: FormatInfo's red, green, blue and alpha (-1: none), fixed at
@@ -223,11 +229,21 @@ private:
 
     template <int S>
     inline __attribute__((always_inline)) void sample_slot(int c, std::uint32_t v, std::uint32_t n = 1) {
-        const std::uint32_t slot = map_(v);
-        if (Map::kMayFallback && slot >= kSubTable) [[unlikely]]
-            fallback<S>(map_, c, v, slot, n);
-        else
+        std::uint32_t slot = map_(v);
+        if constexpr (kInlineSecond<Map>) {
+            if (slot >= kSubTable) {
+                slot = map_.second(slot, v);
+                if (slot == kFallback) [[unlikely]] {
+                    k_.classify_direct(unsigned(c), v, n);
+                    return;
+                }
+            }
             increment<S>(c, slot, n);
+        } else if (Map::kMayFallback && slot >= kSubTable) [[unlikely]] {
+            fallback<S>(map_, c, v, slot, n);
+        } else {
+            increment<S>(c, slot, n);
+        }
     }
 
     // Counts luminance y (n times: a run of equal values).

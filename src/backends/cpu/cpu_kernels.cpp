@@ -12,8 +12,8 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
     const Tables& tb = *ctx.tables;
     Map map{};
     YMap ymap{};
-    if constexpr (std::is_same_v<Map, LutMap> || std::is_same_v<Map, Top16Map>) map.lut = tb.sample_lut.data();
-    if constexpr (std::is_same_v<Map, Top16Map>) map.sub = tb.float_sub.data();
+    if constexpr (std::is_same_v<Map, LutMap> || std::is_base_of_v<Top16Map, Map>) map.lut = tb.sample_lut.data();
+    if constexpr (std::is_base_of_v<Top16Map, Map>) map.sub = tb.float_sub.data();
     if constexpr (std::is_same_v<Map, Lut16Map>) map.lut = tb.sample_lut16.data();
     if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
     if constexpr (std::is_same_v<Map, ShiftExtremeMap>) map = tb.shift_extremes;
@@ -142,6 +142,10 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
         return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs);  // the widest layouts, never small
     }
     if (small) return pick_format<std::uint32_t, Top16Map, Top16Map, kSmallPitch>(fi, cs);
+    // Layouts too wide for the small pitch hold more than 256 bins: blocks of 65536 floats then
+    // hold edges wherever a bin is narrower than the block (1000 bins over [0, 1): all of
+    // [2^-10, 1)), and most samples need the second level.
+    if (!tb.float_sub.empty()) return pick_format<std::uint32_t, Top16TwoLevelMap, Top16Map>(fi, cs);
     return pick_format<std::uint32_t, Top16Map, Top16Map>(fi, cs);
 }
 

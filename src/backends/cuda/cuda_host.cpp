@@ -304,16 +304,7 @@ void CudaEngine::stage_rows(Staging& st, const ImageView& v, std::uint32_t slot)
 // Rows [first, first + n) of v packed into dst, in parts of whole rows on the copy threads.
 void CudaEngine::copy_rows(const Staging& st, unsigned char* dst, const ImageView& v, std::uint32_t first,
                            std::uint32_t n) {
-    const std::size_t row_bytes = v.row_bytes();
-    const int parts = int(std::clamp<std::uint64_t>(std::uint64_t(n) * row_bytes / gpu::CopyPool::kMinPart, 1,
-                                                    std::uint64_t(std::min<std::uint32_t>(n, std::uint32_t(std::max(st.copy_threads, 1))))));
-    const std::uint32_t per = (n + std::uint32_t(parts) - 1) / std::uint32_t(parts);
-    copy_pool_.run(parts, parts, [&](int p) {
-        const std::uint32_t r0 = std::uint32_t(p) * per;
-        if (r0 >= n) return;
-        gpu::copy_rows(reinterpret_cast<std::byte*>(dst + std::size_t(r0) * row_bytes), row_bytes, v, first + r0,
-                       std::min(per, n - r0), st.streaming);
-    });
+    gpu::copy_rows(copy_pool_, st.copy_threads, reinterpret_cast<std::byte*>(dst), v, first, n, st.streaming);
 }
 
 // Joins the streams, copies the n counts back into slots, re-zeroes the accumulator.
