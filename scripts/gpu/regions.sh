@@ -7,7 +7,7 @@ step_tiles() {
   "$build/tests/imghist_tests" \
     --gtest_filter='RequiredBackends.*:*TileParity*:*RegionsAndTiles*:Regions*:GpuTileBands*:*MasksAndAlpha/*:*MaskedFormats.*' > "$log" 2>&1
   note "tile tests (every backend vs reference): rc=$? $(grep -c '^\[       OK \]' "$log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed"
-  "$build/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaHost.Tiles*:CudaDevice.*:CudaInterop.*' >> "$log" 2>&1
+  "$build/tests/cuda/imghist_cuda_tests" --gtest_filter='CudaHost.Tiles*:CudaHost.Masks*:CudaDevice.*:CudaInterop.*' >> "$log" 2>&1
   local rc_cuda=$?
   "$build/tests/opencl/imghist_opencl_tests" --gtest_filter='OpenClTiles.*:OpenClInterop.*' >> "$log" 2>&1
   local rc_opencl=$?
@@ -22,7 +22,8 @@ step_tiles() {
 step_tilesbench() {
   # masks/*/mask-disc-tiles-32x32: tiles with a mask through cells (src/core/engine.cpp)
   local rounds=${IMGHIST_COMPARE_ROUNDS:-2}
-  local filter='regions/(opencl|vulkan|cuda)/.*/(whole|tiles)|masks/(opencl|vulkan|cuda)/.*/(whole|mask-disc|mask-disc-tiles-32x32)/'
+  # IMGHIST_TILESBENCH_FILTER narrows it (e.g. 'masks/' for the masks alone).
+  local filter=${IMGHIST_TILESBENCH_FILTER:-'regions/(opencl|vulkan|cuda)/.*/(whole|tiles)|masks/(opencl|vulkan|cuda)/.*/(whole|mask-disc|mask-disc-tiles-32x32)/'}
   for r in $(seq "$rounds"); do
     for side in old new; do
       local bin="$build/bench/imghist_bench"
@@ -34,4 +35,27 @@ step_tilesbench() {
       grep median "$OUT/tilesbench-$side-$r.txt" | awk '{print "  " $1, $2, $3}' | tee -a "$summary"
     done
   done
+}
+
+# Vulkan host images staged by the copy threads and copied into device-local memory (branch
+# vulkan-host-staging): the old tree's regions/ whole and 8 x 8 tiles, then this tree's under
+# chunk sizes, fewer copy threads and the device copy off (the shaders reading the staging
+# buffers in place, as before), alternated; CUDA's whole image in the same run for scale.
+step_vkhost() {
+  local out="$OUT/vkhost.txt" filter='regions/(vulkan|cuda)/.*/(whole|tiles-8x8)/'
+  : > "$out"
+  for r in 1 2; do
+    if [ -x "$old_build/bench/imghist_bench" ]; then
+      echo "== old round $r" >> "$out"
+      "$old_build/bench/imghist_bench" --benchmark_filter="$filter" --benchmark_repetitions=3 \
+        --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 2>&1 | grep median >> "$out"
+    fi
+    for t in "" device_copy=0 chunk_mb=4 chunk_mb=8 chunk_mb=32 chunk_mb=64 copy_threads=4; do
+      echo "== new '$t' round $r" >> "$out"
+      IMGHIST_VULKAN_TUNE="$t" "$build/bench/imghist_bench" --benchmark_filter='regions/vulkan/.*/(whole|tiles-8x8)/' \
+        --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 2>&1 | grep median >> "$out"
+    done
+  done
+  note "vulkan host staging bench: $(grep -c median "$out") medians in vkhost.txt"
+  awk '{print "  " $1, $2, $3}' "$out" | tee -a "$summary"
 }

@@ -329,10 +329,11 @@ bool clipping_known(const Result& result) {
 // The clipping plan's below / above counts of slots (one channel after another) as a Result's
 // clipping counts.
 void set_clipping(const HistogramPlan& clipping, std::span<const std::uint64_t> slots, Result& result) {
+    std::vector<std::uint64_t> extremes(2 * clipping.channels.size());
+    clipping.extremes_of(slots, extremes);
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
-        const std::uint64_t* s = slots.data() + c * clipping.slots_per_channel();
-        result.channels[c].clipped_low_count = s[clipping.bins() + IH_SLOT_BELOW];
-        result.channels[c].clipped_high_count = s[clipping.bins() + IH_SLOT_ABOVE];
+        result.channels[c].clipped_low_count = extremes[2 * c];
+        result.channels[c].clipped_high_count = extremes[2 * c + 1];
     }
 }
 

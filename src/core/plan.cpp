@@ -125,6 +125,14 @@ std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_key
     return IH_CODE16_EDGE_HINT | std::uint32_t(above - edge_keys.begin() - 1);
 }
 
+std::vector<std::uint16_t> code16_table(const std::vector<std::uint32_t>& codes, const std::vector<std::uint32_t>& edge_keys) {
+    std::vector<std::uint16_t> table(codes.size());
+    for (std::size_t i = 0; i < codes.size(); ++i)
+        table[i] = std::uint16_t(codes[i] == kCodeUnresolved ? unresolved_float_code16(edge_keys, std::uint32_t(i))
+                                                             : ih_code_to_16(codes[i]));
+    return table;
+}
+
 bool HistogramPlan::has_luma() const {
     return std::find(sources.begin(), sources.end(), kLumaSource) != sources.end();
 }

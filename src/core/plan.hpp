@@ -102,6 +102,16 @@ public:
     // Whether clipping_proven_by proves both counts whatever the slots hold (the extremes have
     // slots of their own, as with the 8-bit default bins), so nothing need count them apart.
     bool clipping_always_proven() const;
+    // For a plan made from clipping_request: each channel's below and above slots of `slots`
+    // (laid out as binning.h describes) are its low and high extremes, into extremes[2c] and
+    // extremes[2c + 1].
+    void extremes_of(std::span<const std::uint64_t> slots, std::span<std::uint64_t> extremes) const {
+        for (std::size_t c = 0; c < channels.size(); ++c) {
+            const std::uint64_t* s = slots.data() + c * slots_per_channel();
+            extremes[2 * c] = s[bins() + IH_SLOT_BELOW];
+            extremes[2 * c + 1] = s[bins() + IH_SLOT_ABOVE];
+        }
+    }
     // For a plan made from clipping_request: the extreme that one of its codes stands for,
     // IH_SLOT_BELOW (low) or IH_SLOT_ABOVE (high), else 0 (a value between them, or NaN).
     std::uint32_t extreme_of(std::uint32_t code) const {
@@ -166,5 +176,9 @@ std::vector<std::uint32_t> float_top16_codes(Classify classify) {
     }
     return codes;
 }
+// The 16-bit table the GPU backends read (binning.h, ih_code_to_16): each entry of `codes`
+// (half_codes, or float_top16_codes by the top 16 bits) as ih_code_to_16, an unresolved float
+// block as unresolved_float_code16 of the plan's edge keys.
+std::vector<std::uint16_t> code16_table(const std::vector<std::uint32_t>& codes, const std::vector<std::uint32_t>& edge_keys);
 
 }  // namespace imghist

@@ -43,4 +43,11 @@ RowPieces split_rows(std::uint64_t height, std::uint64_t row_bytes, std::uint64_
 void copy_rows(std::byte* dst, std::size_t dst_pitch, const ImageView& image, std::uint32_t first_row,
                std::uint32_t rows, bool streaming = false);
 
+class CopyPool;
+// copy_rows into a packed `dst` on up to `threads` threads of `pool`: a packed image as one
+// byte range (CopyPool::copy), padded rows in parts of whole rows of at least
+// CopyPool::kMinPart bytes.
+void copy_rows(CopyPool& pool, int threads, std::byte* dst, const ImageView& image, std::uint32_t first_row,
+               std::uint32_t rows, bool streaming);
+
 }  // namespace imghist::gpu

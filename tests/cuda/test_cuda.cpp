@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cuda_test_support.hpp"
 #include "histogram_asserts.hpp"
@@ -119,6 +120,59 @@ TEST(CudaHost, TilesInOnePassAcrossChunksAndWideRows) {
     const Result got = engine->compute(wide.view, r);
     expect_same_histograms(got, reference->compute(wide.view, r), "gray8 40000x3, tiles 40000,3");
     ASSERT_EQ(got.tiles.size(), 120000u);
+}
+
+// Masks and alpha thresholds of host images (CudaEngine::accumulate_selected): the copy threads
+// gather the selected pixels into 1 MiB chunks, a piece per thread's part. Noise masks, a band of
+// masked-out rows (chunks with nothing kept), a mask that keeps nothing, an alpha threshold with
+// the mask, and clamp with 100 bins (the clipping plan's second pass); packed and padded rows.
+// Against the reference with the same request.
+TEST(CudaHost, MasksGatheredIntoTheChunksByEveryCopyThread) {
+    REQUIRE_GPU();
+    auto reference = create_engine("reference");
+    constexpr std::uint32_t w = 1999, h = 700;
+    std::vector<std::uint8_t> noise(std::size_t(w) * h), band(noise.size()), none(noise.size(), 0);
+    for (std::size_t i = 0; i < noise.size(); ++i) {
+        noise[i] = std::uint8_t((i * 2654435761u >> 13) % 3 == 0 ? 0 : 1 + i % 255);
+        const std::size_t y = i / w;
+        band[i] = y >= 100 && y < 450 ? 0 : noise[i];
+    }
+    for (const char* tune : {"chunk_mb=1,stages=2,copy_threads=1", "chunk_mb=1,stages=4,copy_threads=5,ramp=0",
+                             "chunk_mb=4,ramp=1,copy_threads=16"}) {
+        TuneScope scope(tune);
+        auto engine = cuda::create_engine();
+        for (PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb_f16, PixelFormat::rgba_f32}) {
+            for (std::size_t padding : {std::size_t(0), std::size_t(20)}) {
+                const TestImage img = make_image(format, w, h, Pattern::specials, 31 + padding, padding);
+                for (const auto* mask : {&noise, &band, &none}) {
+                    Request r;
+                    r.count_alpha = true;
+                    r.mask = ImageView::packed(mask->data(), w, h, PixelFormat::gray8);
+                    std::vector<Request> requests{r};
+                    r.bins.bins = 100;
+                    r.bins.clamp = true;
+                    requests.push_back(r);
+                    if (format_info(format).alpha >= 0) {
+                        r.alpha_threshold = format_info(format).is_float() ? 0.5 : 100.0;
+                        requests.push_back(r);
+                    }
+                    for (std::size_t i = 0; i < requests.size(); ++i) {
+                        const std::string what = std::string(format_info(format).name) + " +" + std::to_string(padding) +
+                                                 "B, mask " + std::to_string(mask == &noise ? 0 : mask == &band ? 1 : 2) +
+                                                 ", request " + std::to_string(i) + ", " + tune;
+                        const Result got = engine->compute(img.view, requests[i]);
+                        const Result want = reference->compute(img.view, requests[i]);
+                        expect_same_histograms(got, want, what);
+                        EXPECT_EQ(got.counted_pixels, want.counted_pixels) << what;
+                        for (std::size_t c = 0; c < got.channels.size(); ++c) {
+                            EXPECT_EQ(got.channels[c].clipped_low_count, want.channels[c].clipped_low_count) << what;
+                            EXPECT_EQ(got.channels[c].clipped_high_count, want.channels[c].clipped_high_count) << what;
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 TEST(CudaErrors, HostPointerIsRejectedAndEngineStaysUsable) {

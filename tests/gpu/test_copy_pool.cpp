@@ -1,4 +1,4 @@
-// The staging copy helpers (src/gpu/copy_pool.hpp), without a device: the streaming copy at
+// The staging copy helpers (src/gpu/copy_pool.hpp, gpu::copy_rows), without a device: the streaming copy at
 // every head/tail alignment, the pool's copies against memcpy for thread counts that change
 // from call to call, every part run exactly once, and a task's exception reaching the caller
 // with the pool still usable.
@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "gpu/copy_pool.hpp"
+#include "gpu/staging.hpp"
+#include "imghist/image.hpp"
 
 namespace imghist {
 namespace {
@@ -59,6 +61,30 @@ TEST(CopyPool, CopiesEqualMemcpyWithAnyThreadCount) {
             }
     // Up to five parts of big (kMinPart each at least): at most four helpers were needed.
     EXPECT_LE(pool.started(), 4);
+}
+
+// gpu::copy_rows on the pool (CUDA's and Vulkan's staging): rows of packed and padded images,
+// from any first row, packed into the destination by 1 to 16 threads, nothing written past them.
+TEST(CopyPool, RowsOfPackedAndPaddedImagesOnAnyThreadCount) {
+    gpu::CopyPool pool;
+    for (const std::size_t padding : {std::size_t(0), std::size_t(3), std::size_t(64)}) {
+        const std::uint32_t width = 3001, height = 700;  // 12 KB rows of rgba8: parts of 43+ rows
+        const std::size_t row = std::size_t(width) * 4, stride = row + padding;
+        const std::vector<unsigned char> src = pattern(stride * height, unsigned(padding) + 9);
+        const ImageView image{src.data(), width, height, stride, PixelFormat::rgba8};
+        for (const std::uint32_t first : {0u, 1u, 299u})
+            for (const std::uint32_t rows : {1u, 2u, 401u})
+                for (const int threads : {1, 2, 7, 16}) {
+                    std::vector<unsigned char> dst(std::size_t(rows) * row + 64, 0xAB);
+                    gpu::copy_rows(pool, threads, reinterpret_cast<std::byte*>(dst.data()), image, first, rows, threads % 2 == 0);
+                    for (std::uint32_t r = 0; r < rows; ++r)
+                        ASSERT_TRUE(std::equal(dst.begin() + std::ptrdiff_t(r * row), dst.begin() + std::ptrdiff_t((r + 1) * row),
+                                               src.begin() + std::ptrdiff_t((first + r) * stride)))
+                            << "padding " << padding << ", first " << first << ", rows " << rows << ", threads " << threads
+                            << ", row " << r;
+                    for (std::size_t i = std::size_t(rows) * row; i < dst.size(); ++i) ASSERT_EQ(dst[i], 0xAB);
+                }
+    }
 }
 
 TEST(CopyPool, RunsEveryPartOnceAndRethrows) {

@@ -201,7 +201,7 @@ TEST(VulkanEngine, TuningFromTheEnvironment) {
     ::unsetenv("IMGHIST_VULKAN_TUNE");
 }
 
-// Host images larger than one 64 MiB staging buffer: several chunks, double-buffered.
+// Host images larger than several staging chunks (16 MiB by default): double-buffered.
 TEST(VulkanEngine, ImageLargerThanOneStagingChunk) {
     REQUIRE_VULKAN();
     auto img = make_image(PixelFormat::rgba8, 4100, 4400, Pattern::bank_adversarial, 4, 4);  // 72 MB
@@ -209,6 +209,38 @@ TEST(VulkanEngine, ImageLargerThanOneStagingChunk) {
     r.mode = Mode::luma;
     expect_same(create_engine("vulkan")->compute(img.view, r), create_engine("cpu")->compute(img.view, r),
                 "4100x4400 luma");
+}
+
+// Host images staged in small chunks, filled by 1 to 5 copy threads, and copied into
+// device-local memory before they are counted (device_copy=1, the discrete GPUs' default; on
+// lavapipe, whose memory is all device-local, the shaders read the staging buffers unless told
+// so) or counted in place (device_copy=0): packed and padded rows of every sample type, a tile
+// grid across the chunks, and bad values of the new keys. Against the reference.
+TEST(VulkanEngine, HostChunksCopiedToDeviceMemoryOrCountedInPlace) {
+    REQUIRE_VULKAN();
+    auto reference = create_engine("reference");
+    const testing::TestImage images[] = {make_image(PixelFormat::rgba8, 1500, 900, Pattern::specials, 3, 0),
+                                         make_image(PixelFormat::rgb_f16, 1001, 700, Pattern::specials, 4, 10),
+                                         make_image(PixelFormat::rgba_f32, 700, 500, Pattern::specials, 5, 4),
+                                         make_image(PixelFormat::gray16, 2000, 333, Pattern::random, 6, 2)};
+    for (const char* tune : {"device_copy=1,chunk_mb=1", "device_copy=1,chunk_mb=2,copy_threads=5",
+                             "device_copy=0,chunk_mb=1,copy_threads=1", "device_copy=auto,chunk_mb=3,copy_threads=2"}) {
+        ::setenv("IMGHIST_VULKAN_TUNE", tune, 1);
+        auto engine = create_engine("vulkan");
+        for (const auto& img : images) {
+            Request r;
+            r.count_alpha = true;
+            const std::string what = std::string(tune) + ", " + std::string(img.view.info().name);
+            expect_same(engine->compute(img.view, r), reference->compute(img.view, r), what);
+            r.tiles = {7, 5};
+            expect_same(engine->compute(img.view, r), reference->compute(img.view, r), what + ", tiles 7,5");
+        }
+    }
+    for (const char* bad : {"chunk_mb=0", "chunk_mb=2000", "copy_threads=-1", "device_copy=yes"}) {
+        ::setenv("IMGHIST_VULKAN_TUNE", bad, 1);
+        EXPECT_THROW(create_engine("vulkan"), InvalidArgument) << bad;
+    }
+    ::unsetenv("IMGHIST_VULKAN_TUNE");
 }
 
 // Tile grids in one pass (HistogramCore::record_tiles): a host image of two staging chunks

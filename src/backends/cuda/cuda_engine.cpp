@@ -276,10 +276,7 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
     code_lut_args_.reset();
     auto classify = [&](float v) { return ih_args_classify_float(v, a, sh.edge_keys_host.data()); };
     const bool half = ih_format_sample_type(a.format) == IH_T_F16;
-    const std::vector<std::uint32_t> codes = half ? half_codes(classify) : float_top16_codes(classify);
-    code_lut_host_.resize(kCodeLutEntries);
-    for (std::uint32_t i = 0; i < kCodeLutEntries; ++i)
-        code_lut_host_[i] = std::uint16_t(codes[i] == kCodeUnresolved ? unresolved_float_code16(sh.edge_keys_host, i) : ih_code_to_16(codes[i]));
+    code_lut_host_ = code16_table(half ? half_codes(classify) : float_top16_codes(classify), sh.edge_keys_host);
     code_lut_dev_.reserve(kCodeLutEntries);
     // From pageable memory: the call returns once the table is staged.
     IH_CHECK(cudaMemcpyAsync(code_lut_dev_.ptr, code_lut_host_.data(), kCodeLutBytes, cudaMemcpyHostToDevice, stream));

@@ -52,6 +52,10 @@ public:
     // host memory (cuda_host.cpp)
     void accumulate(const ImageView& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
     std::vector<Result> compute_batch(std::span<const ImageView> images, const Request& request) override;
+    std::optional<std::uint64_t> accumulate_selected(const ImageView& image, const PixelSelector& selector,
+                                                     const HistogramPlan& plan, const HistogramPlan* clipping,
+                                                     std::span<std::uint64_t> slots,
+                                                     std::span<std::uint64_t> extremes) override;
     bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const override;
     bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                           const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
@@ -133,6 +137,9 @@ private:
     void run_staged(std::span<const ImageView> sized_by, const HistogramPlan& plan, std::size_t counts,
                     std::span<std::uint64_t> slots, const std::function<void(Staging&)>& stage);
     void stage_tiles(Staging& st, const ImageView& area, const gpu::TileBands& bands);
+    std::uint64_t run_selected(const ImageView& image, const PixelSelector& selector, const HistogramPlan& plan,
+                               std::span<std::uint64_t> slots);
+    std::uint64_t stage_selected(Staging& st, const ImageView& v, const PixelSelector& selector);
     void dispatch(Staging& st);
     void stage_packed(Staging& st, const ImageView& v, std::uint32_t slot);
     void stage_rows(Staging& st, const ImageView& v, std::uint32_t slot);

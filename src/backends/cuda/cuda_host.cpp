@@ -7,7 +7,9 @@
 #include <thread>
 
 #include "core/extremes.hpp"
+#include "core/selection.hpp"
 #include "cuda_engine.hpp"
+#include "gpu/selection_staging.hpp"
 #include "gpu/staging.hpp"
 
 namespace imghist::cuda_detail {
@@ -133,6 +135,62 @@ void CudaEngine::run_staged(std::span<const ImageView> sized_by, const Histogram
     collect_host(counts * ts, slots);
 }
 
+// Masks and alpha thresholds of host images (SlotCounter::accumulate_selected): the copy threads
+// gather the selected pixels straight into the staging chunks (stage_selected) where they would
+// otherwise copy the rows, so the selection costs the mask's bytes on the host and no call of
+// its own. The clipping plan, where the request needs it, is a second staged pass.
+std::optional<std::uint64_t> CudaEngine::accumulate_selected(const ImageView& image, const PixelSelector& selector,
+                                                             const HistogramPlan& plan, const HistogramPlan* clipping,
+                                                             std::span<std::uint64_t> slots,
+                                                             std::span<std::uint64_t> extremes) {
+    Call call(*this);
+    const std::uint64_t counted = run_selected(image, selector, plan, slots);
+    if (clipping) {
+        std::vector<std::uint64_t> clipping_slots(clipping->total_slots(), 0);
+        run_selected(image, selector, *clipping, clipping_slots);
+        clipping->extremes_of(clipping_slots, extremes);
+    }
+    call.ok();
+    return counted;
+}
+
+std::uint64_t CudaEngine::run_selected(const ImageView& image, const PixelSelector& selector, const HistogramPlan& plan,
+                                       std::span<std::uint64_t> slots) {
+    std::uint64_t counted = 0;
+    run_staged(std::span<const ImageView>(&image, 1), plan, 1, slots,
+               [&](Staging& st) { counted = stage_selected(st, image, selector); });
+    return counted;
+}
+
+// Each chunk takes the selected pixels of as many rows as it has room for, gathered by the copy
+// threads (gpu::SelectionStager); each thread's part is a packed piece of its own, and only the
+// chunk up to the last kept pixel is copied to the device. Returns how many pixels were selected.
+std::uint64_t CudaEngine::stage_selected(Staging& st, const ImageView& v, const PixelSelector& selector) {
+    gpu::SelectionStager stager(selector, v.row_bytes(), st.sh.pixel_bytes, st.copy_threads);
+    std::vector<gpu::SelectionStager::Part> kept;
+    std::uint64_t counted = 0;
+    std::uint32_t row = 0;
+    while (row < v.height) {
+        const std::uint32_t n = stager.rows_that_fit(st.room(), v.height - row);
+        if (n == 0 || st.pieces.size() + stager.parts_for(n) > std::size_t(kMaxLaunchImages)) {
+            if (st.pieces.empty()) throw Error("cuda: staging buffer smaller than a row");
+            dispatch(st);
+            continue;
+        }
+        kept.clear();
+        const std::size_t end =
+            stager.gather(copy_pool_, row, n, reinterpret_cast<std::byte*>(stage_host_[st.stream].ptr + st.used), kept);
+        for (const gpu::SelectionStager::Part& part : kept) {
+            st.pieces.push_back({stage_dev_[st.stream].ptr + st.used + part.offset, part.pixels * st.sh.pixel_bytes,
+                                 part.pixels, 1, 0});
+            counted += part.pixels;
+        }
+        st.used = (st.used + end + 255) / 256 * 256;  // unchanged when nothing was kept
+        row += n;
+    }
+    return counted;
+}
+
 // Tiles in one pass (SlotCounter::accumulate_tiles) of host images: the rows of the grid's area
 // are staged in bands, as stage_rows stages an image, and each band is described to the kernel
 // as one piece per tile it crosses (the tile's columns of the band's rows, into the tile's
@@ -246,16 +304,7 @@ void CudaEngine::stage_rows(Staging& st, const ImageView& v, std::uint32_t slot)
 // Rows [first, first + n) of v packed into dst, in parts of whole rows on the copy threads.
 void CudaEngine::copy_rows(const Staging& st, unsigned char* dst, const ImageView& v, std::uint32_t first,
                            std::uint32_t n) {
-    const std::size_t row_bytes = v.row_bytes();
-    const int parts = int(std::clamp<std::uint64_t>(std::uint64_t(n) * row_bytes / gpu::CopyPool::kMinPart, 1,
-                                                    std::uint64_t(std::min<std::uint32_t>(n, std::uint32_t(std::max(st.copy_threads, 1))))));
-    const std::uint32_t per = (n + std::uint32_t(parts) - 1) / std::uint32_t(parts);
-    copy_pool_.run(parts, parts, [&](int p) {
-        const std::uint32_t r0 = std::uint32_t(p) * per;
-        if (r0 >= n) return;
-        gpu::copy_rows(reinterpret_cast<std::byte*>(dst + std::size_t(r0) * row_bytes), row_bytes, v, first + r0,
-                       std::min(per, n - r0), st.streaming);
-    });
+    gpu::copy_rows(copy_pool_, st.copy_threads, reinterpret_cast<std::byte*>(dst), v, first, n, st.streaming);
 }
 
 // Joins the streams, copies the n counts back into slots, re-zeroes the accumulator.

@@ -31,7 +31,8 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 // Edge bins (EDGES): the plan's edge keys, which the contract's edge search reads through
-// IH_EDGE_KEY (lang.h); one unread word for uniform bins.
+// IH_EDGE_KEY (lang.h), then for float samples the code table of their blocks
+// (classify_float); one unread word for uniform bins.
 layout(std430, binding = 2) readonly buffer EdgeKeys { uint edge_keys[]; };
 #define IH_EDGE_KEY(i) edge_keys[i]
 #include "contract/contract.h"
@@ -155,7 +156,15 @@ uint classify_int(uint v) {
 }
 #if IH_FLOAT_SAMPLES
 uint classify_float(float v) {
-    if (EDGES != 0u) return ih_classify_float_edges(v, BINS, CLAMP);
+    if (EDGES != 0u) {
+        // The code table after the keys (HistogramCore::edge_keys): the block's code, or where its
+        // floats hold more than one, the edge to walk from (IH_CODE16_EDGE_HINT) or none.
+        const uint bits = floatBitsToUint(v);
+        const uint e = (edge_keys[BINS + 1u + (bits >> 17)] >> ((bits >> 12) & 16u)) & 0xFFFFu;
+        if ((e >> 14) != 3u) return ih_code_from_16(e);
+        if (e == IH_CODE16_UNRESOLVED) return ih_classify_float_edges(v, BINS, CLAMP);
+        return ih_edge_walk_from(ih_float_key(bits), e & 0x3FFFu);
+    }
     return ih_classify_float(v, BINS, pc.bin.lo_float, pc.bin.scale_float, pc.bin.lo_key, pc.bin.hi_key,
                              CLOSED_TOP, CLAMP);
 }

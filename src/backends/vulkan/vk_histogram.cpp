@@ -230,14 +230,23 @@ void HistogramCore::record_begin(VkCommandBuffer cmd) {
             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
+// Float edge bins also get the code table of their blocks after the keys (histogram.comp,
+// classify_float): 65536 16-bit entries by a float's top 16 bits, two to a word, so that most
+// samples take one read instead of a binary search through the keys (core/plan.hpp, code16_table).
 VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
-    Allocation& keys = edge_keys_[plan.edge_keys];
+    const bool table = plan.has_edges() && plan.is_float();
+    Allocation& keys = edge_keys_[{plan.edge_keys, table ? 1u + plan.clamp : 0u}];
     if (keys.buffer.get() == VK_NULL_HANDLE) {
-        const std::size_t count = std::max<std::size_t>(1, plan.edge_keys.size());
-        keys = allocate_buffer(physical_, device_, count * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
+        std::vector<std::uint32_t> words = plan.edge_keys;
+        if (words.empty()) words.push_back(0);
+        if (table) {
+            const std::vector<std::uint16_t> codes =
+                code16_table(float_top16_codes([&](float v) { return plan.classify_float(v); }), plan.edge_keys);
+            for (std::size_t i = 0; i < codes.size(); i += 2) words.push_back(std::uint32_t(codes[i]) | std::uint32_t(codes[i + 1]) << 16);
+        }
+        keys = allocate_buffer(physical_, device_, words.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
                                /*read_by_shaders=*/true);
-        std::memset(keys.mapped, 0, count * 4);
-        std::copy(plan.edge_keys.begin(), plan.edge_keys.end(), static_cast<std::uint32_t*>(keys.mapped));
+        std::copy(words.begin(), words.end(), static_cast<std::uint32_t*>(keys.mapped));
     }
     return keys.buffer.get();
 }

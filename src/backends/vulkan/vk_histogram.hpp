@@ -48,6 +48,7 @@ public:
     VkDevice device() const { return device_; }
     bool denorm_preserve() const { return limits_.denorm_preserve; }
     VkPhysicalDevice physical() const { return physical_; }
+    const Tuning& tuning() const { return tuning_; }
 
     // Zeroes the work counters (after a barrier on earlier use).
     void record_begin(VkCommandBuffer cmd);
@@ -118,10 +119,11 @@ private:
     std::map<std::pair<int, SpecConstants>, Pipeline> pipelines_;
     Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
     GrowingBuffer tile_counts_;  // a tile grid's 32-bit work counters (reserve_tile_counts)
-    // Edge keys (binding 2), one buffer per distinct set, kept while the core lives: command
+    // Edge keys (binding 2) and, for floats, their code table (edge_keys()), one buffer per
+    // distinct set and table (0: none; 1 + the plan's clamp), kept while the core lives: command
     // buffers recorded for later submission keep reading them. The empty set is uniform bins'
     // one unread word.
-    std::map<std::vector<std::uint32_t>, Allocation> edge_keys_;
+    std::map<std::pair<std::vector<std::uint32_t>, std::uint32_t>, Allocation> edge_keys_;
 };
 
 }  // namespace imghist::vk

@@ -23,6 +23,14 @@ gpu::TuningTable<Tuning> make_table() {
                 gpu::number("wg", &Tuning::group_size, "invocations per work-group (at most the device's)",
                             Range{.min = 32, .max = 1024, .multiple = 32}),
                 gpu::number("tile_pixels", &Tuning::max_tile_pixels, "pixels per dispatch, 4096 to 2^31"),
+                gpu::number("chunk_mb", &Tuning::chunk_mb, "host images: MiB of rows per staging chunk, 1 to 1024",
+                            Range{.min = 1, .max = 1024}),
+                gpu::number("copy_threads", &Tuning::copy_threads,
+                            "host images: threads filling the staging buffers (auto: every core, up to 16)",
+                            Range{.max = 256, .automatic = 0}),
+                gpu::tristate("device_copy", &Tuning::device_copy,
+                              "host images: copy each staged chunk into device-local memory before counting it "
+                              "(auto: where the staging memory is not device-local)"),
             },
             {},  // no family: every device takes the defaults
             nullptr};

@@ -85,6 +85,7 @@ Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceS
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = type;
+    a.device_local = (props.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     IMGHIST_VK(vkAllocateMemory, device, &alloc, nullptr, &memory);
     a.memory = Memory(device, memory);

@@ -71,6 +71,7 @@ struct Allocation {
     Buffer buffer;
     void* mapped = nullptr;
     VkDeviceSize size = 0;
+    bool device_local = false;  // its memory type is DEVICE_LOCAL
 };
 // host_visible: HOST_VISIBLE | HOST_COHERENT memory, mapped; otherwise DEVICE_LOCAL.
 // Host-visible buffers go to plain system memory where there is a choice (a device-local BAR

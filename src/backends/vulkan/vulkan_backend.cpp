@@ -1,21 +1,22 @@
 // The vulkan backend: an Engine that owns its instance, device and queue, and counts host
-// images by streaming them through two host-visible buffers (the CPU fills one while the GPU
-// counts the other). The counting itself is HistogramCore (vk_histogram.cpp).
+// images by streaming them through two host-visible buffers: the CPU's copy threads fill one
+// while the GPU copies the other into device-local memory (where the staging memory is not
+// device-local) and counts it there. The counting itself is HistogramCore (vk_histogram.cpp).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "core/backend_engine.hpp"
 #include "core/backend_list.hpp"
+#include "gpu/copy_pool.hpp"
 #include "gpu/staging.hpp"
 #include "gpu/tile_bands.hpp"
 
 namespace imghist {
 namespace {
-
-constexpr VkDeviceSize kChunkBytes = VkDeviceSize(64) << 20;  // per staging buffer
 
 class VulkanEngine final : public BackendEngine<> {
 public:
@@ -63,6 +64,15 @@ public:
 private:
     vk::BufferTraits totals_traits() const {
         return {ctx_.physical(), ctx_.device(), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true};
+    }
+    // Whether staged chunks are copied into device-local memory before they are counted.
+    bool copies_to_device(const vk::Allocation& staging) {
+        const int wanted = ctx_.core().tuning().device_copy;
+        return wanted == 1 || (wanted < 0 && !staging.device_local);
+    }
+    int copy_threads() {
+        const std::uint32_t wanted = ctx_.core().tuning().copy_threads;
+        return int(wanted > 0 ? wanted : std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
     }
 
     // Why the shaders cannot count `plan` (the note of the cpu backend's count), or nothing.
@@ -114,10 +124,18 @@ private:
         totals_.ensure(slots.size() * sizeof(std::uint64_t), totals_traits());
         if (grid) ctx_.core().reserve_tile_counts(slots.size());
         const std::size_t row_bytes = image.row_bytes();
-        const gpu::RowPieces chunks = gpu::split_rows(image.height, row_bytes, kChunkBytes);
-        const VkDeviceSize staging_bytes = VkDeviceSize(chunks.rows_per_piece) * row_bytes + 64;
-        const vk::BufferTraits host_buffer{ctx_.physical(), device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true};
-        for (auto& s : staging_) s.ensure(std::max(staging_bytes, kChunkBytes + 64), host_buffer);
+        const VkDeviceSize chunk_bytes = VkDeviceSize(ctx_.core().tuning().chunk_mb) << 20;
+        const gpu::RowPieces chunks = gpu::split_rows(image.height, row_bytes, chunk_bytes);
+        const VkDeviceSize staging_bytes = std::max(VkDeviceSize(chunks.rows_per_piece) * row_bytes, chunk_bytes) + 64;
+        const vk::BufferTraits host_buffer{ctx_.physical(), device,
+                                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true};
+        for (auto& s : staging_) s.ensure(staging_bytes, host_buffer);
+        const bool to_device = copies_to_device(staging_[0].get());
+        const vk::BufferTraits device_buffer{ctx_.physical(), device,
+                                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false};
+        if (to_device)
+            for (auto& r : resident_) r.ensure(staging_bytes, device_buffer);
+        const int threads = copy_threads();
 
         for (std::uint64_t index = 0; index < chunks.count(); ++index) {
             const std::uint32_t k = index % 2;
@@ -126,11 +144,13 @@ private:
             IMGHIST_VK(vkWaitForFences, device, 1, &fence, VK_TRUE, UINT64_MAX);
             arenas_[k]->reset();
             const vk::Allocation& staging = staging_[k].get();
-            gpu::copy_rows(static_cast<std::byte*>(staging.mapped), row_bytes, image, std::uint32_t(y),
-                           std::uint32_t(rows));
-            const DeviceImage chunk =
-                vulkan::device_image(staging.buffer.get(), 0, image.width, std::uint32_t(rows), 0, image.format);
-            record_chunk(k, chunk, plan, index == 0, index + 1 == chunks.count(), grid, std::uint32_t(y));
+            // Streaming stores: the staging memory is only read by the device (copy_pool.hpp).
+            gpu::copy_rows(copy_pool_, threads, static_cast<std::byte*>(staging.mapped), image, std::uint32_t(y),
+                           std::uint32_t(rows), true);
+            const VkBuffer counted = to_device ? resident_[k].get().buffer.get() : staging.buffer.get();
+            const DeviceImage chunk = vulkan::device_image(counted, 0, image.width, std::uint32_t(rows), 0, image.format);
+            record_chunk(k, chunk, plan, index == 0, index + 1 == chunks.count(), grid, std::uint32_t(y),
+                         to_device ? staging.buffer.get() : VK_NULL_HANDLE);
         }
         VkFence all[2] = {fences_[0].get(), fences_[1].get()};
         IMGHIST_VK(vkWaitForFences, device, 2, all, VK_TRUE, UINT64_MAX);
@@ -138,14 +158,24 @@ private:
     }
 
     // Records and submits the count of one staged chunk (rows from `first_row`) into the totals
-    // (started afresh by the first chunk; the last makes them visible to the host).
+    // (started afresh by the first chunk; the last makes them visible to the host). With
+    // `staged`, the chunk's buffer is first filled from that one (the pixels' bytes).
     void record_chunk(std::uint32_t k, const DeviceImage& chunk, const HistogramPlan& plan, bool first, bool last,
-                      const gpu::TileBands* grid, std::uint32_t first_row) {
+                      const gpu::TileBands* grid, std::uint32_t first_row, VkBuffer staged) {
         VkCommandBuffer cmd = cmds_[k];
         IMGHIST_VK(vkResetCommandBuffer, cmd, 0);
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         IMGHIST_VK(vkBeginCommandBuffer, cmd, &begin);
+        if (staged != VK_NULL_HANDLE) {
+            // The shaders' reads of this buffer's last chunk come before the copy overwrites it.
+            vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                        VK_ACCESS_TRANSFER_WRITE_BIT);
+            const VkBufferCopy region{0, 0, chunk.extent_bytes()};
+            vkCmdCopyBuffer(cmd, staged, vulkan::buffer_of(chunk), 1, &region);
+            vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_SHADER_READ_BIT);
+        }
         if (first) ctx_.core().record_begin(cmd);
         const VkBuffer totals = totals_.get().buffer.get();
         if (grid)
@@ -166,7 +196,9 @@ private:
     std::unique_ptr<vk::DescriptorArena> arenas_[2];
     VkCommandBuffer cmds_[2] = {};
     vk::Fence fences_[2];
-    vk::GrowingBuffer staging_[2];  // the chunks, packed (the device reads each as one run of pixels)
+    vk::GrowingBuffer staging_[2];   // the chunks, packed (the device reads each as one run of pixels)
+    vk::GrowingBuffer resident_[2];  // their device-local copies, where copies_to_device
+    gpu::CopyPool copy_pool_;        // the threads filling the staging buffers
     vk::GrowingBuffer totals_;      // host-visible 64-bit totals ([tile][slot] for a tile grid)
     std::optional<bool> flushes_;
 };
