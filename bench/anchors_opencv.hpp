@@ -15,6 +15,7 @@ struct OpenCvRow {
     std::string what, pattern;
     Timing ours, theirs;
     std::optional<Timing> bound;  // luminance: the increments alone on imghist's threads (bare_count.hpp)
+    std::optional<Timing> read_bound;  // luminance: the pixels read and one increment each (bare_count.hpp)
     double target;      // the speed-up imghist is meant to reach (medians)
     std::string check;  // the cross-check's outcome, "-" where the rules differ
     bool failed = false;  // 8-bit counts differ from OpenCV's
