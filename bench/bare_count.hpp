@@ -10,10 +10,15 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "imghist/image.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace imghist::bench {
 
@@ -73,51 +78,69 @@ inline std::uint32_t bare_count_values(const std::uint8_t* values, std::size_t n
     return sum;
 }
 
-// The bare work of a luminance histogram of 8-bit pixels read from memory: every cache line of the
-// image read once, prefetched 8 KiB ahead as the fused luminance loop does, and one increment per
-// pixel (of its second byte) into 8 interleaved sub-histograms per thread; no luminance
-// arithmetic. What no luminance kernel goes below on `threads` threads: it must read the pixels
-// and count one value each. Rows are shared out between the threads.
+// The bare work of a luminance histogram of 8-bit pixels read from memory, on one core, in the
+// fused luminance loop's shape (cpu_kernel.hpp, fused_luma) without its arithmetic: steps of 64
+// pixels loaded as four 64-byte vectors (prefetched 8 KiB ahead), one byte of each pixel (its
+// second) put in place of its luminance by one instruction and stored to a two-step ring, and
+// the previous step's 64 bytes counted into 8 interleaved sub-histograms. Needs AVX-512 (VBMI for
+// 3-byte pixels); returns nullopt without it. What the fused loop would take if its luminance
+// cost nothing.
+#if defined(__x86_64__)
+#define IMGHIST_BARE_AVX512 "avx512f,avx512bw,avx512vbmi"
+// The second byte of each of 64 pixels at p, into out (64 bytes).
 template <int PixelBytes>
-std::uint32_t bare_read_and_count_rows(const ImageView& v, unsigned threads) {
-    std::vector<std::uint32_t> last(threads, 0);
-    const auto count = [&](unsigned t) {
-        alignas(64) std::uint32_t counts[8][288] = {};
-        const std::uint32_t y0 = std::uint32_t(std::uint64_t(v.height) * t / threads);
-        const std::uint32_t y1 = std::uint32_t(std::uint64_t(v.height) * (t + 1) / threads);
-        for (std::uint32_t y = y0; y < y1; ++y) {
-            const auto* row = reinterpret_cast<const std::uint8_t*>(v.row(y));
-            const auto* next = reinterpret_cast<const std::uint8_t*>(v.row(y + 1 < y1 ? y + 1 : y));
-            const std::size_t bytes = std::size_t(v.width) * PixelBytes;
-            std::uint32_t x = 0;
-            for (; x + 64 <= v.width; x += 64) {
-                // 8 KiB ahead, into the next row at the row's end
-                const std::size_t ahead = std::size_t(x) * PixelBytes + 8192;
-                for (int l = 0; l < PixelBytes; ++l) {
-                    const std::size_t at = ahead + std::size_t(l) * 64;
-                    __builtin_prefetch(at < bytes ? row + at : next + (at - bytes), 0, 3);
-                }
-#pragma GCC unroll 8
-                for (int k = 0; k < 64; ++k) ++counts[k & 7][row[(x + std::uint32_t(k)) * PixelBytes + 1]];
-            }
-            for (; x < v.width; ++x) ++counts[0][row[x * PixelBytes + 1]];
-        }
-        keep_counts(counts);
-        last[t] = counts[7][255] + counts[0][0];
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(count, t);
-    count(0);
-    for (auto& th : pool) th.join();
-    std::uint32_t sum = 0;
-    for (const std::uint32_t v : last) sum += v;
-    return sum;
+[[gnu::target(IMGHIST_BARE_AVX512), gnu::always_inline]] inline void second_bytes(const std::uint8_t* p,
+                                                                                  std::uint8_t* out,
+                                                                                  const std::uint8_t* pick3) {
+    for (int q = 0; q < 4; ++q) {
+        const __m512i x = _mm512_loadu_si512(p + q * 16 * PixelBytes);  // 16 pixels (3-byte: 48 bytes of 64)
+        const __m128i bytes =
+            PixelBytes == 4 ? _mm512_cvtepi32_epi8(_mm512_srli_epi32(x, 8))
+                            : _mm512_castsi512_si128(_mm512_permutexvar_epi8(_mm512_load_si512(pick3), x));
+        _mm_store_si128(reinterpret_cast<__m128i*>(out + 16 * q), bytes);
+    }
 }
 
-// bare_read_and_count_rows for 3- and 4-byte pixels.
-inline std::uint32_t bare_read_and_count(const ImageView& v, unsigned threads) {
-    return format_info(v.format).pixel_bytes() == 3 ? bare_read_and_count_rows<3>(v, threads)
-                                                    : bare_read_and_count_rows<4>(v, threads);
+template <int PixelBytes>
+[[gnu::target(IMGHIST_BARE_AVX512)]] std::uint32_t bare_read_and_count_avx512(const ImageView& v) {
+    alignas(64) std::uint32_t counts[8][288] = {};
+    alignas(64) std::uint8_t ring[2][64] = {};
+    alignas(64) std::uint8_t pick3[64];  // byte 3k + 1: pixel k's second of a 3-byte vector
+    for (int k = 0; k < 64; ++k) pick3[k] = std::uint8_t(k < 16 ? 3 * k + 1 : 0);
+    for (std::uint32_t y = 0; y < v.height; ++y) {
+        const auto* row = reinterpret_cast<const std::uint8_t*>(v.row(y));
+        // a 3-byte step's last load reads 16 bytes past its pixels: 6 more pixels must follow
+        const std::uint32_t slack = PixelBytes == 3 ? 6 : 0;
+        const std::uint32_t steps = v.width > slack ? (v.width - slack) / 64 : 0;
+        if (steps == 0) continue;
+        second_bytes<PixelBytes>(row, ring[0], pick3);
+        unsigned s = 0;
+        for (std::uint32_t i = 0; i < steps; ++i, s ^= 1) {
+            if (i + 1 < steps) {
+                const std::uint8_t* next = row + std::size_t(i + 1) * 64 * PixelBytes;
+                for (int b = 0; b < 64 * PixelBytes; b += 64) __builtin_prefetch(next + 8192 + b);
+                second_bytes<PixelBytes>(next, ring[s ^ 1], pick3);
+            }
+            const std::uint8_t* q = ring[s];
+#pragma GCC unroll 64
+            for (int k = 0; k < 64; ++k) ++counts[k & 7][q[k]];
+        }
+        for (std::uint32_t x = steps * 64; x < v.width; ++x) ++counts[0][row[x * PixelBytes + 1]];
+    }
+    keep_counts(counts);
+    return counts[7][255] + counts[0][0];
+}
+#endif
+
+inline std::optional<std::uint32_t> bare_read_and_count(const ImageView& v) {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vbmi"))
+        return format_info(v.format).pixel_bytes() == 3 ? bare_read_and_count_avx512<3>(v)
+                                                        : bare_read_and_count_avx512<4>(v);
+#endif
+    (void)v;
+    return std::nullopt;
 }
 
 }  // namespace imghist::bench
