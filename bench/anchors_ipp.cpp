@@ -2,9 +2,9 @@
 // 8K (7680x4320) pixels of the random, natural and constant patterns:
 //   RGBA8 -> R,G,B,A:  imghist mode rgb, alpha counted  vs  ippiHistogram_8u_C4R
 //   RGB8  -> R,G,B:    imghist mode rgb                 vs  ippiHistogram_8u_C3R
-//   RGBA f32 -> R,G,B,A, 256 bins over [0, 1): imghist bins = 256, range [0, 1), alpha counted
-//                                                     vs  ippiHistogram_32f_C4R
-// IPP: 257 uniform levels (256 bins) over [0, 256) or [0, 1), spec and buffer made once outside
+//   RGBA f32 -> R,G,B,A, 256 and 1000 bins over [0, 1): imghist bins = 256 or 1000, range [0, 1),
+//                                                     alpha counted  vs  ippiHistogram_32f_C4R
+// IPP: uniform levels (bins + 1) over [0, 256) or [0, 1), spec and buffer made once outside
 // the timing, so only the ippiHistogram call is timed; it counts in 32 bits, on the calling
 // thread (its threading layer has no histogram). imghist: Engine::compute, making its Result
 // included, on one thread (EngineOptions::threads = 1) and on the program's --threads.
@@ -97,6 +97,7 @@ struct Case {
     IppDataType type;
     int channels;
     float lo, hi;
+    int bins;
     Request request;
     bool exact;  // the two bin rules agree on every sample (8-bit)
 };
@@ -109,9 +110,12 @@ std::vector<Case> cases() {
     Request f256 = rgba;
     f256.bins.bins = 256;
     f256.bins.range = {{0.0, 1.0}};
-    return {{"RGBA8 -> R,G,B,A", PixelFormat::rgba8, ipp8u, 4, 0.0f, 256.0f, rgba, true},
-            {"RGB8 -> R,G,B", PixelFormat::rgb8, ipp8u, 3, 0.0f, 256.0f, rgb, true},
-            {"RGBA f32 -> R,G,B,A, 256 bins [0,1)", PixelFormat::rgba_f32, ipp32f, 4, 0.0f, 1.0f, f256, false}};
+    Request f1000 = f256;  // the example of IPP's fp32 levels against exact bins
+    f1000.bins.bins = 1000;
+    return {{"RGBA8 -> R,G,B,A", PixelFormat::rgba8, ipp8u, 4, 0.0f, 256.0f, 256, rgba, true},
+            {"RGB8 -> R,G,B", PixelFormat::rgb8, ipp8u, 3, 0.0f, 256.0f, 256, rgb, true},
+            {"RGBA f32 -> R,G,B,A, 256 bins [0,1)", PixelFormat::rgba_f32, ipp32f, 4, 0.0f, 1.0f, 256, f256, false},
+            {"RGBA f32 -> R,G,B,A, 1000 bins [0,1)", PixelFormat::rgba_f32, ipp32f, 4, 0.0f, 1.0f, 1000, f1000, false}};
 }
 
 CountDiff compare_counts(const Result& ours, const IppHistogram& ipp, int channels) {
@@ -145,7 +149,7 @@ Timing time_bare(Pattern pattern, int runs) {
 
 IppRow time_case(const Case& c, Pattern pattern, Engine& one_thread, Engine& threaded, int runs) {
     const auto& img = image(c.format, pattern);
-    IppHistogram ipp(c.type, c.channels, img.view, c.lo, c.hi, 256);
+    IppHistogram ipp(c.type, c.channels, img.view, c.lo, c.hi, c.bins);
     IppRow row{c.what, testing::pattern_name(pattern), {}, {}, {}, {}, {}, "", false};
     row.one_thread = time_ms(runs, [&] { one_thread.compute(img.view, c.request); });
     row.threaded = time_ms(runs, [&] { threaded.compute(img.view, c.request); });

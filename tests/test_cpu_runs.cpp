@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 #include <string>
@@ -139,7 +140,9 @@ TEST(CpuChunks, EveryThreadCountCountsEveryPixelOnce) {
 // bins, 1000 clamped bins and luminance. Against the reference.
 TEST(CpuFloatTables, ValuesBesideCodeBoundariesInRunsAndAlone) {
     auto reference = create_engine("reference");
-    std::vector<float> values = {0.0f, -0.0f, 1e-40f, -1e-40f, 1.0f, std::nextafter(1.0f, 2.0f), 0.5f, 0.37f};
+    std::vector<float> values = {0.0f, -0.0f, 1e-40f, -1e-40f, 1.0f, std::nextafter(1.0f, 2.0f), 0.5f, 0.37f,
+                                 -1.0f, std::nextafter(-1.0f, 0.0f), -0.25f, -0.3f, 1.25f, std::nextafter(1.25f, 0.0f),
+                                 std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, 3e38f, std::nextafter(2.0f, 0.0f)};
     for (const int k : {1, 37, 370, 999}) {  // edges k / 1000 and their neighbours
         const float e = float(k) / 1000.0f;
         values.insert(values.end(), {e, std::nextafter(e, 0.0f), std::nextafter(e, 1.0f)});
@@ -169,16 +172,34 @@ TEST(CpuFloatTables, ValuesBesideCodeBoundariesInRunsAndAlone) {
     requests.emplace_back("1000 bins", r);
     r.bins.clamp = true;
     requests.emplace_back("1000 bins, clamp", r);
-    r.mode = Mode::luma;
+    r.bins.range = {{-0.25, 1.25}};
+    requests.emplace_back("1000 bins over [-0.25, 1.25), clamp", r);  // 0 and 1 inside: clipping extremes
     r.bins.clamp = false;
+    r.bins.bins = 300;
+    r.bins.range = {{-1.0, 0.0}};
+    requests.emplace_back("300 bins over [-1, 0)", r);  // -0 is 0: above, not the last bin
+    r.bins.bins = 4097;
+    r.bins.range = {{0.0, 2.0}};
+    requests.emplace_back("4097 bins over [0, 2)", r);
+    r.mode = Mode::luma;
+    r.bins.bins = 1000;
+    r.bins.range = {{0.0, 1.0}};
     requests.emplace_back("luminance, 1000 bins", r);
-    for (const auto& [what, request] : requests)
-        for (const unsigned threads : {1u, 2u}) {
-            EngineOptions options;
-            options.threads = threads;
-            testing::expect_same_histograms(create_engine("cpu", options)->compute(view, request),
-                                            reference->compute(view, request), what + ", " + std::to_string(threads) + " threads");
-        }
+    // Uniform bins above the small pitch are coded in SIMD (cpu_vector_bins.hpp) at AVX2 and
+    // up, by the tables below: every level this CPU has.
+    for (const cpu::Isa isa : cpu::kAllIsas) {
+        if (isa > cpu::best_isa()) continue;
+        cpu::force_isa(isa);
+        for (const auto& [what, request] : requests)
+            for (const unsigned threads : {1u, 2u}) {
+                EngineOptions options;
+                options.threads = threads;
+                testing::expect_same_histograms(create_engine("cpu", options)->compute(view, request),
+                                                reference->compute(view, request),
+                                                what + ", " + std::to_string(threads) + " threads, " + cpu::isa_name(isa));
+            }
+    }
+    cpu::force_isa(std::nullopt);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFormats, CpuRuns, ::testing::ValuesIn(all_pixel_formats),

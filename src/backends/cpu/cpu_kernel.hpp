@@ -65,8 +65,13 @@ struct Top16Map {  // float bits by their top half; may answer kFallback or a se
 // hold an edge: the second level is looked up inline. pick_float chooses it; with fewer bins
 // that inline step in every sample of the unrolled loops costs more than the calls it saves.
 struct Top16TwoLevelMap : Top16Map {};
+// Uniform bins of fp32 samples with many bins: each block's samples are coded in SIMD first
+// (cpu_vector_bins.hpp), and the ones the vector path leaves take the two-level tables.
+struct UniformF32Map : Top16TwoLevelMap {
+    VectorBins bins;
+};
 template <class M>
-inline constexpr bool kInlineSecond = std::is_same_v<M, Top16TwoLevelMap>;
+inline constexpr bool kInlineSecond = std::is_base_of_v<Top16TwoLevelMap, M>;
 
 
 // Where a pixel's colours are: FormatInfo's red, green, blue and alpha (-1: none), fixed at
@@ -180,6 +185,8 @@ public:
     using Y = std::conditional_t<kFloatLuma, float, T>;
     // Integer luminance of 8-bit pixels of three or four samples: in SIMD (cpu_luma.hpp).
     static constexpr bool kSimdLuma = L::kLuma && sizeof(T) == 1 && (L::kCpp == 3 || L::kCpp == 4);
+    // Samples coded per block in SIMD before they are counted (UniformF32Map).
+    static constexpr bool kCodedBins = std::is_same_v<Map, UniformF32Map>;
 
     Kernel(Counters& k, const Map& map, const YMap& ymap, const HistogramPlan& plan, const float* half_values)
         : k_(k), map_(map), ymap_(ymap), plan_(plan), half_values_(half_values),
@@ -244,6 +251,23 @@ private:
         } else {
             increment<S>(c, slot, n);
         }
+    }
+
+    // A sample coded by the vector path, or left to the tables (kUncoded: out of line, so that
+    // the unrolled loops stay small enough to be inlined).
+    template <int S>
+    inline __attribute__((always_inline)) void coded_slot(int c, std::uint16_t code, const std::byte* sample) {
+        if (code != kUncoded) [[likely]] increment<S>(c, code);
+        else uncoded<S>(c, sample_bits<T>(sample));
+    }
+    template <int S>
+    [[gnu::noinline]] void uncoded(int c, std::uint32_t bits) { sample_slot<S>(c, bits); }
+
+    // The codes of a block's n pixels' samples, in memory order (kUncoded: the tables').
+    void code_block(const std::byte* p, std::uint32_t n, std::uint16_t* codes) const {
+        const std::uint32_t samples = n * std::uint32_t(L::kCpp);
+        std::uint32_t i = code_uniform_f32(isa_, p, samples, map_.bins, codes);
+        for (; i < samples; ++i) codes[i] = kUncoded;
     }
 
     // Counts luminance y (n times: a run of equal values).
@@ -425,7 +449,8 @@ private:
     // counted channel by channel.
     static constexpr std::uint32_t kRunPixels =
         sizeof(T) > 1 || L::kPixelBytes == 3 ? 16 : std::uint32_t(64 / L::kPixelBytes);
-    inline __attribute__((always_inline)) void run_of_groups(const std::byte* p, std::uint32_t i, const Y* ybuf) {
+    inline __attribute__((always_inline)) void run_of_groups(const std::byte* p, std::uint32_t i, const Y* ybuf,
+                                                             const std::uint16_t* codes) {
         const std::byte* q = p + std::size_t(i) * L::kPixelBytes;
         if constexpr (kRunChecked<L>)
             if (uniform_run(q, i, ybuf)) return;
@@ -444,8 +469,12 @@ private:
             constexpr int kCh = decltype(ch)::value;
             static_for<int(kRunPixels)>([&](auto px) {
                 constexpr int kPx = decltype(px)::value;
-                constexpr std::size_t kAt = std::size_t(kPx * L::kCpp + L::kSources[kCh]) * sizeof(T);
-                sample_slot<kPx / 4 % int(kSubs)>(kCh, sample_bits<T>(q + kAt));
+                constexpr std::size_t kSample = std::size_t(kPx * L::kCpp + L::kSources[kCh]);
+                constexpr std::size_t kAt = kSample * sizeof(T);
+                if constexpr (kCodedBins)
+                    coded_slot<kPx / 4 % int(kSubs)>(kCh, codes[std::size_t(i) * L::kCpp + kSample], q + kAt);
+                else
+                    sample_slot<kPx / 4 % int(kSubs)>(kCh, sample_bits<T>(q + kAt));
             });
         });
         if constexpr (L::kLuma)
@@ -476,8 +505,10 @@ private:
         if constexpr (L::kLuma) luma(p, n, ybuf);
         if constexpr (L::kLuma && kFloatLuma)
             if (k_.luma_extremes) k_.luma_extremes->add_luminance(ybuf, n);
+        alignas(64) std::uint16_t codes[kCodedBins ? kBlockPixels * L::kCpp : 1];
+        if constexpr (kCodedBins) code_block(p, n, codes);
         std::uint32_t i = 0;
-        for (; i + kRunPixels <= n; i += kRunPixels) run_of_groups(p, i, ybuf);
+        for (; i + kRunPixels <= n; i += kRunPixels) run_of_groups(p, i, ybuf, codes);
         for (; i + L::kGroup <= n; i += L::kGroup) {
             std::uint64_t w[L::kWords];
             std::memcpy(w, p + std::size_t(i) * L::kPixelBytes, sizeof w);  // 64-bit loads

@@ -15,6 +15,7 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
     if constexpr (std::is_same_v<Map, LutMap> || std::is_base_of_v<Top16Map, Map>) map.lut = tb.sample_lut.data();
     if constexpr (std::is_base_of_v<Top16Map, Map>) map.sub = tb.float_sub.data();
     if constexpr (std::is_same_v<Map, Lut16Map>) map.lut = tb.sample_lut16.data();
+    if constexpr (std::is_same_v<Map, UniformF32Map>) map.bins = tb.vector_bins;
     if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
     if constexpr (std::is_same_v<Map, ShiftExtremeMap>) map = tb.shift_extremes;
     if (P != 0 && k.pitch != P) throw Error("internal error: cpu kernel table pitch mismatch");
@@ -145,6 +146,10 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
     // Layouts too wide for the small pitch hold more than 256 bins: blocks of 65536 floats then
     // hold edges wherever a bin is narrower than the block (1000 bins over [0, 1): all of
     // [2^-10, 1)), and most samples need the second level.
+    // Uniform bins there: coded in SIMD per block (1000 bins over [0, 1): two dependent table reads
+    // a sample otherwise, the second in 1.3 MB of tables).
+    if (!tb.float_sub.empty() && tb.vector_bins.key_span != 0 && isa() >= Isa::avx2)
+        return pick_format<std::uint32_t, UniformF32Map, Top16Map>(fi, cs);
     if (!tb.float_sub.empty()) return pick_format<std::uint32_t, Top16TwoLevelMap, Top16Map>(fi, cs);
     return pick_format<std::uint32_t, Top16Map, Top16Map>(fi, cs);
 }

@@ -76,6 +76,29 @@ void build_lut16(Tables& tb) {
     tb.sample_lut16.assign(tb.sample_lut.begin(), tb.sample_lut.end());
 }
 
+// The vector path's interval: the keys strictly inside the plan's range (its ends and beyond
+// take the tables: flags, below / above, the closed top) that are no clipping extreme, which
+// are the clipping plan's one bin, [lo_key, hi_key). Every key in it then has the code of
+// ih_classify_float's arithmetic with no flag, which is its own slot (SlotMap::slot); the ends
+// are checked against the classifier, the monotone bin sequence covers the keys between them.
+void build_vector_bins(Tables& tb, const Classifier& cl) {
+    const HistogramPlan& plan = cl.plan;
+    if (plan.has_edges() || plan.bins() + IH_EXTRA_SLOTS >= kUncoded) return;
+    std::uint32_t from = plan.lo_key + 1, to = plan.hi_key;
+    if (cl.clipping) {
+        from = std::max(from, cl.clipping->lo_key);
+        to = std::min(to, cl.clipping->hi_key);
+    }
+    if (to <= from) return;
+    const VectorBins vb{plan.lo_float, plan.scale_float, float(plan.bins()), plan.bins() - 1, from, to - from};
+    for (const std::uint32_t key : {from, to - 1}) {
+        const float v = std::bit_cast<float>(ih_float_bits_of_key(key));
+        const Classified c = cl.of_float(v);
+        if (ih_code_has_extra(c.code) || c.extreme != 0 || c.code >= plan.bins()) return;
+    }
+    tb.vector_bins = vb;
+}
+
 }  // namespace
 
 void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
@@ -92,7 +115,10 @@ void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
             build_lut16(tb);
             break;
         case SampleType::f32:
-            if (big && tb.sample_lut.empty()) build_float_top16(cl, tb.slots, tb.sample_lut, tb.float_sub);
+            if (big && tb.sample_lut.empty()) {
+                build_float_top16(cl, tb.slots, tb.sample_lut, tb.float_sub);
+                build_vector_bins(tb, cl);
+            }
             break;
     }
 }

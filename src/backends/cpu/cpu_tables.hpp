@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/cpu/cpu_vector_bins.hpp"
 #include "core/plan.hpp"
 
 namespace imghist::cpu {
@@ -108,6 +109,7 @@ struct Tables {
     std::vector<std::uint32_t> float_sub;   // the second-level tables of sample_lut and float_lut (kSubTable)
     std::vector<float> half_values;         // f16 bits -> float, for luminance
     ShiftExtremeMap shift_extremes;         // integer shift mode, when extremes are counted
+    VectorBins vector_bins;                 // fp32 uniform bins in SIMD (cpu_vector_bins.hpp)
 
     Tables(SampleType s, const BinLayout& l, bool e) : sample(s), layout(l), extremes(e), slots(l.bins) {}
 };
