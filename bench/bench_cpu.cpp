@@ -148,6 +148,9 @@ void register_other_formats() {
     add("cpu/rgba_f32/random/rgb_1000bins", "cpu", PixelFormat::rgba_f32, Pattern::random, custom, false);
     custom.bins.range = {{0.0, 1.0}};
     add("cpu-1thread/rgba_f32/random/rgb_1000bins_0_1", "cpu", PixelFormat::rgba_f32, Pattern::random, custom, false, 1);
+    add("cpu-1thread/rgba_f32/natural/rgb_1000bins_0_1", "cpu", PixelFormat::rgba_f32, Pattern::natural, custom, false, 1);
+    custom.bins.bins = 100;  // a count that is no power of two, within the small pitch
+    add("cpu-1thread/rgba_f32/random/rgb_100bins_0_1", "cpu", PixelFormat::rgba_f32, Pattern::random, custom, false, 1);
     // Exact 0 and 1 in every sample (black; white clipped at 1), default bins: the top-16 blocks
     // of 0 and 1 hold other codes too (the denormals beside 0, the values past 1), so their
     // samples are classified one by one (cpu_counters.hpp, classify_direct).
