@@ -178,6 +178,9 @@ TEST(CpuFloatTables, ValuesBesideCodeBoundariesInRunsAndAlone) {
     r.bins.bins = 300;
     r.bins.range = {{-1.0, 0.0}};
     requests.emplace_back("300 bins over [-1, 0)", r);  // -0 is 0: above, not the last bin
+    r.bins.bins = 100;
+    r.bins.range = {{0.0, 1.0}};
+    requests.emplace_back("100 bins over [0, 1)", r);  // within the small pitch
     r.bins.bins = 4097;
     r.bins.range = {{0.0, 2.0}};
     requests.emplace_back("4097 bins over [0, 2)", r);
@@ -185,8 +188,8 @@ TEST(CpuFloatTables, ValuesBesideCodeBoundariesInRunsAndAlone) {
     r.bins.bins = 1000;
     r.bins.range = {{0.0, 1.0}};
     requests.emplace_back("luminance, 1000 bins", r);
-    // Uniform bins above the small pitch are coded in SIMD (cpu_vector_bins.hpp) at AVX2 and
-    // up, by the tables below: every level this CPU has.
+    // Uniform bins with edges inside many float blocks are coded in SIMD (cpu_vector_bins.hpp)
+    // at AVX2 and up, by the tables below: every level this CPU has.
     for (const cpu::Isa isa : cpu::kAllIsas) {
         if (isa > cpu::best_isa()) continue;
         cpu::force_isa(isa);

@@ -131,6 +131,10 @@ KernelFn pick_u16(const HistogramPlan& plan, const Tables& tb, const ChannelSet&
     return pick_format<std::uint16_t, LutMap, LutMap>(fi, cs);
 }
 
+// Second-level tables that a few blocks need (the default bins': those of 0 and 1, and the
+// values past 1); more than this, and samples often need them.
+constexpr std::size_t kFewSubTables = 16;
+
 KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, bool small) {
     const FormatInfo& fi = plan.info;
     if (tb.sample_lut.empty()) return nullptr;  // small image: the direct path
@@ -142,14 +146,18 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
         }
         return pick_format<std::uint16_t, LutMap, Top16Map>(fi, cs);  // the widest layouts, never small
     }
+    // Uniform bins whose edges fall inside many float blocks (a bin count that is no power of
+    // two: 100 or 1000 over [0, 1)) are coded in SIMD per block: the tables would take two
+    // dependent reads for most samples, the second in up to 1.3 MB of second-level tables. The
+    // default bins have a few such blocks only (those of 0 and 1), and keep the one-read table.
+    const bool vector = tb.vector_bins.key_span != 0 && tb.float_sub.size() / kSubEntries > kFewSubTables &&
+                        isa() >= Isa::avx2;
+    if (small && vector) return pick_format<std::uint32_t, UniformF32Map, Top16Map, kSmallPitch>(fi, cs);
     if (small) return pick_format<std::uint32_t, Top16Map, Top16Map, kSmallPitch>(fi, cs);
+    if (vector) return pick_format<std::uint32_t, UniformF32Map, Top16Map>(fi, cs);
     // Layouts too wide for the small pitch hold more than 256 bins: blocks of 65536 floats then
     // hold edges wherever a bin is narrower than the block (1000 bins over [0, 1): all of
     // [2^-10, 1)), and most samples need the second level.
-    // Uniform bins there: coded in SIMD per block (1000 bins over [0, 1): two dependent table reads
-    // a sample otherwise, the second in 1.3 MB of tables).
-    if (!tb.float_sub.empty() && tb.vector_bins.key_span != 0 && isa() >= Isa::avx2)
-        return pick_format<std::uint32_t, UniformF32Map, Top16Map>(fi, cs);
     if (!tb.float_sub.empty()) return pick_format<std::uint32_t, Top16TwoLevelMap, Top16Map>(fi, cs);
     return pick_format<std::uint32_t, Top16Map, Top16Map>(fi, cs);
 }
