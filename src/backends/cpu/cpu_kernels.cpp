@@ -148,7 +148,7 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
     }
     // Uniform bins whose edges fall inside many float blocks (a bin count that is no power of
     // two: 100 or 1000 over [0, 1)) are coded in SIMD per block: the tables would take two
-    // dependent reads for most samples, the second in up to 1.3 MB of second-level tables. The
+    // dependent reads for most samples, the second in 0.5 MB of second-level tables. The
     // default bins have a few such blocks only (those of 0 and 1), and keep the one-read table.
     const bool vector = tb.vector_bins.key_span != 0 && tb.float_sub.size() / kSubEntries > kFewSubTables &&
                         isa() >= Isa::avx2;

@@ -2,7 +2,7 @@
 // ih_classify_float (src/contract/binning.h), floor((v - lo) * scale) capped at the last bin, by
 // the same IEEE single operations element-wise. With many bins (1000 over [0, 1)) nearly every
 // float block of the top-16 tables holds an edge, so a sample cost two dependent table reads, the
-// second in 1.3 MB of tables; this costs a few vector instructions per 16 samples. Only samples
+// second in 0.5 MB of tables; this costs a few vector instructions per 16 samples. Only samples
 // strictly inside the range and no clipping extreme are coded (VectorBins, built with the tables
 // from the plan); every other one, NaN included, is marked kUncoded and takes the tables.
 #pragma once
