@@ -147,6 +147,11 @@ TEST(CpuFloatTables, ValuesBesideCodeBoundariesInRunsAndAlone) {
         const float e = float(k) / 1000.0f;
         values.insert(values.end(), {e, std::nextafter(e, 0.0f), std::nextafter(e, 1.0f)});
     }
+    const std::vector<double> ev = ev_edges(-8, 0, 32);
+    for (const int k : {5, 77, 200, 255}) {  // EV edges (rounded once to fp32) and their neighbours
+        const float e = float(ev[std::size_t(k)]);
+        values.insert(values.end(), {e, std::nextafter(e, 0.0f), std::nextafter(e, 1.0f)});
+    }
     constexpr std::uint32_t kWidth = 16 * 9 + 3;
     std::vector<float> pixels;
     std::uint32_t rows = 0;
@@ -184,6 +189,11 @@ TEST(CpuFloatTables, ValuesBesideCodeBoundariesInRunsAndAlone) {
     r.bins.bins = 4097;
     r.bins.range = {{0.0, 2.0}};
     requests.emplace_back("4097 bins over [0, 2)", r);
+    r.bins.bins.reset();
+    r.bins.range.reset();
+    r.bins.edges = ev_edges(-8, 0, 32);  // within the small pitch, edges inside many blocks
+    requests.emplace_back("256 EV bins", r);
+    r.bins.edges.clear();
     r.mode = Mode::luma;
     r.bins.bins = 1000;
     r.bins.range = {{0.0, 1.0}};

@@ -150,9 +150,12 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
     // two: 100 or 1000 over [0, 1)) are coded in SIMD per block: the tables would take two
     // dependent reads for most samples, the second in 0.5 MB of second-level tables. The
     // default bins have a few such blocks only (those of 0 and 1), and keep the one-read table.
-    const bool vector = tb.vector_bins.key_span != 0 && tb.float_sub.size() / kSubEntries > kFewSubTables &&
-                        isa() >= Isa::avx2;
+    const bool many_subs = tb.float_sub.size() / kSubEntries > kFewSubTables;
+    const bool vector = tb.vector_bins.key_span != 0 && many_subs && isa() >= Isa::avx2;
     if (small && vector) return pick_format<std::uint32_t, UniformF32Map, Top16Map, kSmallPitch>(fi, cs);
+    // Edge bins within the small pitch whose edges fall inside many blocks (256 EV bins: a
+    // quarter of the blocks of [2^-8, 1)): the second level inline, as above the small pitch.
+    if (small && many_subs) return pick_format<std::uint32_t, Top16TwoLevelMap, Top16Map, kSmallPitch>(fi, cs);
     if (small) return pick_format<std::uint32_t, Top16Map, Top16Map, kSmallPitch>(fi, cs);
     if (vector) return pick_format<std::uint32_t, UniformF32Map, Top16Map>(fi, cs);
     // Layouts too wide for the small pitch hold more than 256 bins: blocks of 65536 floats then
