@@ -67,8 +67,8 @@ Timing luminance_bound(const cv::Mat& gray, unsigned threads, int runs) {
 // The second bound (one thread; nullopt with more, or without AVX-512): the 8-bit image's pixels
 // read in the fused loop's shape and one byte of each counted, no luminance arithmetic.
 std::optional<Timing> read_and_count_bound(const imghist::ImageView& v, unsigned threads, int runs) {
-    if (threads != 1 || !bare_read_and_count(v)) return std::nullopt;
-    return imghist::bench::time_ms(runs, [&] { g_sink = *bare_read_and_count(v); });
+    if (threads != 1 || !bare_read_and_count_supported()) return std::nullopt;
+    return imghist::bench::time_ms(runs, [&] { g_sink = bare_read_and_count(v); });
 }
 
 // The 8-bit rows, per pattern: R, G, B (three calcHist calls against one imghist pass), then

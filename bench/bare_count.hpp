@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -83,7 +82,7 @@ inline std::uint32_t bare_count_values(const std::uint8_t* values, std::size_t n
 // pixels loaded as four 64-byte vectors (prefetched 8 KiB ahead), one byte of each pixel (its
 // second) put in place of its luminance by one instruction and stored to a two-step ring, and
 // the previous step's 64 bytes counted into 8 interleaved sub-histograms. Needs AVX-512 (VBMI for
-// 3-byte pixels); returns nullopt without it. What the fused loop would take if its luminance
+// 3-byte pixels: bare_read_and_count_supported). What the fused loop would take if its luminance
 // cost nothing.
 #if defined(__x86_64__)
 #define IMGHIST_BARE_AVX512 "avx512f,avx512bw,avx512vbmi"
@@ -132,15 +131,25 @@ template <int PixelBytes>
 }
 #endif
 
-inline std::optional<std::uint32_t> bare_read_and_count(const ImageView& v) {
+// Whether this CPU runs bare_read_and_count.
+inline bool bare_read_and_count_supported() {
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vbmi"))
-        return format_info(v.format).pixel_bytes() == 3 ? bare_read_and_count_avx512<3>(v)
-                                                        : bare_read_and_count_avx512<4>(v);
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vbmi");
+#else
+    return false;
 #endif
+}
+
+// bare_read_and_count_avx512 for 3- and 4-byte pixels; only where bare_read_and_count_supported().
+inline std::uint32_t bare_read_and_count(const ImageView& v) {
+#if defined(__x86_64__)
+    return format_info(v.format).pixel_bytes() == 3 ? bare_read_and_count_avx512<3>(v)
+                                                    : bare_read_and_count_avx512<4>(v);
+#else
     (void)v;
-    return std::nullopt;
+    return 0;
+#endif
 }
 
 }  // namespace imghist::bench
