@@ -199,6 +199,46 @@ TEST(Clipping, ReadOffTheHistogramWhereItProvesTheCount) {
     EXPECT_EQ(below.channels[0].clipped_low_count, std::optional<std::uint64_t>(0));
 }
 
+// HistogramPlan::proven_extremes (the CUDA backend skips its second staged pass of a selection
+// with it): all channels or nothing, and where it answers, the clipping plan's pass agrees.
+TEST(Clipping, ProvenExtremesAreAllOrNothingAndExact) {
+    auto engine = create_engine("reference");
+    SlotCounter& reference = slot_counter(*engine);
+    int proven = 0, unproven = 0;
+    std::uint64_t seed = 40;
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& fi = format_info(format);
+        for (Pattern pattern : {Pattern::random, Pattern::natural, Pattern::constant, Pattern::specials}) {
+            auto img = make_image(format, 67, 23, pattern, ++seed);
+            for (const auto& [name, request] : testing::parity_requests(fi)) {
+                const std::string what = std::string(fi.name) + ", " + testing::pattern_name(pattern) + ", " + name;
+                const HistogramPlan plan(format, request);
+                const HistogramPlan clipping(format, HistogramPlan::clipping_request(fi.sample, request));
+                std::vector<std::uint64_t> slots(plan.total_slots(), 0), clipping_slots(clipping.total_slots(), 0);
+                reference.accumulate(img.view, plan, slots);
+                reference.accumulate(img.view, clipping, clipping_slots);
+                std::vector<std::uint64_t> want(2 * plan.channels.size()), got(want.size(), 12345);
+                clipping.extremes_of(clipping_slots, want);
+                if (plan.proven_extremes(slots, got)) {
+                    ++proven;
+                    EXPECT_EQ(got, want) << what;
+                } else {
+                    ++unproven;
+                    EXPECT_EQ(got, std::vector<std::uint64_t>(want.size(), 12345)) << what << ": untouched";
+                    bool some_channel_unproven = false;
+                    for (std::size_t c = 0; c < plan.channels.size(); ++c) {
+                        const auto [low, high] = plan.clipping_proven_by(slots.data() + c * plan.slots_per_channel());
+                        some_channel_unproven = some_channel_unproven || !low || !high;
+                    }
+                    EXPECT_TRUE(some_channel_unproven) << what;
+                }
+            }
+        }
+    }
+    EXPECT_GT(proven, 50);
+    EXPECT_GT(unproven, 50);
+}
+
 TEST(Clipping, MergeAddsKnownCountsAndKeepsUnknownUnknown) {
     std::vector<std::uint16_t> a(4, 65535), b(4, 0);
     b[0] = 65300;

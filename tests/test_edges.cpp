@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/plan.hpp"
@@ -193,6 +194,92 @@ TEST(Edges, EdgeHintsOfFloatBlocksGiveTheFullSearchsCode) {
         EXPECT_GE(across_ends, 1u);  // -3.0 and 1.0 lie inside blocks of their own
     }
     EXPECT_EQ(unresolved_float_code16({}, 0x3F00), IH_CODE16_UNRESOLVED);  // uniform bins: no hint
+}
+
+// The code window (core/plan.hpp, FloatCodeWindow, the GPU backends' shared-memory table): it
+// covers [E_0, E_bins] with the finest blocks that fit, and every entry read as the kernels read
+// it (the shared code, or the walk from the hint, or the full search) gives every value of its
+// block the full search's code.
+TEST(Edges, CodeWindowEntriesGiveTheFullSearchsCode) {
+    struct Case {
+        std::vector<double> edges;
+        std::uint32_t max_entries, want_shift;
+    };
+    std::vector<double> with_zero = ev_edges(-4, 0, 8);
+    with_zero.insert(with_zero.begin(), 0.0);
+    const Case cases[] = {{ev_edges(-8, 0, 32), 8192, 14},   // 2^26 bits of [2^-8, 1]: 4097 blocks of 2^14, 4104 with padding
+                          {ev_edges(-8, 0, 32), 32768, 12},
+                          {ev_edges(-8, 0, 32), 2048, 16},
+                          {ev_edges(-12, 4, 256), 8192, 15},  // 4096 bins
+                          {with_zero, 32768, 15},             // E_0 = +0: from the denormals up
+                          {{0.25, 0.5, 0.75, 1.0, 3e38}, 8192, 16}};
+    for (const Case& c : cases) {
+        for (const bool clamp : {false, true}) {
+            Request request;
+            request.bins.edges = c.edges;
+            request.bins.clamp = clamp;
+            const HistogramPlan plan(PixelFormat::gray_f32, request);
+            const FloatCodeWindow window = float_code_window(plan.edge_keys, c.max_entries);
+            const std::string what = std::to_string(c.edges.size()) + " edges, window of " +
+                                     std::to_string(c.max_entries) + (clamp ? ", clamp" : "");
+            if (c.want_shift == 16 && c.edges.back() > 1e30) {
+                EXPECT_EQ(window.entries, 0u) << what;  // [0.25, 3e38] takes more blocks than fit
+                continue;
+            }
+            ASSERT_EQ(window.shift, c.want_shift) << what;
+            ASSERT_GT(window.entries, 0u) << what;
+            EXPECT_LE(window.entries, c.max_entries) << what;
+            EXPECT_EQ(window.entries % 8, 0u) << what;
+            const auto block_of = [&](double v) { return std::bit_cast<std::uint32_t>(float(v)) >> window.shift; };
+            EXPECT_EQ(window.first, block_of(c.edges.front())) << what;
+            EXPECT_LT(block_of(c.edges.back()), window.first + window.entries) << what;
+            const std::vector<std::uint16_t> entries =
+                code16_window([&](float v) { return plan.classify_float(v); }, plan.edge_keys, window);
+            ASSERT_EQ(entries.size(), window.entries);
+            const std::uint32_t low_mask = (1u << window.shift) - 1, step = std::max(1u, low_mask / 97);
+            std::uint32_t hinted = 0, resolved = 0;
+            for (std::uint32_t i = 0; i < window.entries; ++i) {
+                const std::uint32_t e = entries[i], first_bits = (window.first + i) << window.shift;
+                resolved += (e >> 14) != 3u ? 1 : 0;
+                hinted += (e >> 14) == 3u && e != IH_CODE16_UNRESOLVED ? 1 : 0;
+                auto check = [&](std::uint32_t bits) {
+                    const std::uint32_t want = plan.classify_float(std::bit_cast<float>(bits));
+                    const std::uint32_t got = (e >> 14) != 3u              ? ih_code_from_16(e)
+                                              : e == IH_CODE16_UNRESOLVED ? want
+                                                                          : ih_edge_walk_from(ih_float_key(bits), e & 0x3FFFu,
+                                                                                              plan.edge_keys.data());
+                    ASSERT_EQ(got, want) << what << " entry " << i << " bits " << std::hex << bits;
+                };
+                for (std::uint32_t low = 0; low < low_mask; low += step) check(first_bits | low);
+                check(first_bits | low_mask);
+            }
+            // and every edge, with the floats beside it
+            for (const std::uint32_t key : plan.edge_keys) {
+                const std::uint32_t bits = ih_float_bits_of_key(key);
+                for (const std::uint32_t b : {bits - 1, bits, bits + 1}) {
+                    const std::uint32_t i = (b >> window.shift) - window.first;
+                    if (b > 0x7F7FFFFFu || i >= window.entries) continue;
+                    const std::uint32_t e = entries[i];
+                    const std::uint32_t want = plan.classify_float(std::bit_cast<float>(b));
+                    if ((e >> 14) != 3u) EXPECT_EQ(ih_code_from_16(e), want) << what << std::hex << b;
+                    else if (e != IH_CODE16_UNRESOLVED)
+                        EXPECT_EQ(ih_edge_walk_from(ih_float_key(b), e & 0x3FFFu, plan.edge_keys.data()), want)
+                            << what << std::hex << b;
+                }
+            }
+            // Most blocks hold no edge where they outnumber the bins by far.
+            if (plan.bins() * 4 < window.entries) EXPECT_GT(resolved, window.entries * 3 / 4) << what;
+            EXPECT_GT(hinted, 0u) << what;
+        }
+    }
+    // No window: uniform bins, an edge below zero, no room.
+    EXPECT_EQ(float_code_window({}, 8192).entries, 0u);
+    Request across_zero;
+    across_zero.bins.edges = {-1.0, 0.5, 1.0};
+    EXPECT_EQ(float_code_window(HistogramPlan(PixelFormat::gray_f32, across_zero).edge_keys, 8192).entries, 0u);
+    Request ev;
+    ev.bins.edges = ev_edges(-8, 0, 32);
+    EXPECT_EQ(float_code_window(HistogramPlan(PixelFormat::gray_f32, ev).edge_keys, 1024).entries, 0u);
 }
 
 TEST(Edges, ResultsMergeOnlyWithTheSameEdges) {

@@ -106,10 +106,16 @@ void other_formats_table(Bench& b, imghist::cuda::Engine& engine) {
 // Issue 17: edge bins against uniform bins on the same 8K image (device-resident), with the
 // read floor: 256 uniform bins over [0, 1) and the same 257 edges given as edges (the edge search
 // alone), 256 and 4096 EV bins; R,G,B of RGBA f32, f16 and 8-bit, and the luminance of f32.
-void edges_table(Bench& b, imghist::cuda::Engine& engine) {
+// Float edge bins are timed again in the same run without the code window (code_window=0 on
+// top of `base_tune`: the whole table in shared memory), and both results must agree.
+void edges_table(Bench& b, imghist::cuda::Engine& engine, const std::string& base_tune) {
     line("%s", "");
     line("8K, edge bins against uniform bins (device-resident)");
-    line("%-30s %-9s %9s %9s %8s %9s", "input", "data", "floor us", "imghist", "%floor", "x uniform");
+    line("%-30s %-9s %9s %9s %8s %9s %12s", "input", "data", "floor us", "imghist", "%floor", "x uniform",
+         "whole table");
+    set_tune((base_tune.empty() ? std::string("code_window=0") : base_tune + ",code_window=0").c_str());
+    auto whole_table = imghist::cuda::create_engine();
+    set_tune(base_tune.c_str());
     const uint32_t w = 7680, h = 4320;
     const uint64_t px = uint64_t(w) * h;
     struct Variant {
@@ -153,8 +159,21 @@ void edges_table(Bench& b, imghist::cuda::Engine& engine) {
                 const double ih = b.imghist_us(engine, view, v.request, 50);
                 if (uniform == 0) uniform = ih;
                 const std::string label = std::string(in.name) + ", " + v.name;
-                line("%-30s %-9s %9.1f %9.1f %7.0f%% %8.2fx", label.c_str(), dist_name(d), fl, ih, 100.0 * fl / ih,
-                     ih / uniform);
+                std::string whole = "-";
+                if (in.format == imghist::PixelFormat::rgba_f32 && !v.request.bins.edges.empty()) {
+                    whole = std::to_string(b.imghist_us(*whole_table, view, v.request, 50)).substr(0, 7) + " us";
+                    const imghist::Result a = engine.compute_device(view, v.request, b.stream);
+                    const imghist::Result z = whole_table->compute_device(view, v.request, b.stream);
+                    for (std::size_t c = 0; c < a.channels.size(); ++c)
+                        if (a.channels[c].counts != z.channels[c].counts || a.channels[c].below != z.channels[c].below ||
+                            a.channels[c].above != z.channels[c].above) {
+                            std::fprintf(stderr, "MISMATCH: %s %s with and without the code window\n", label.c_str(),
+                                         dist_name(d));
+                            std::exit(2);
+                        }
+                }
+                line("%-30s %-9s %9.1f %9.1f %7.0f%% %8.2fx %12s", label.c_str(), dist_name(d), fl, ih, 100.0 * fl / ih,
+                     ih / uniform, whole.c_str());
             }
         }
 }
@@ -384,7 +403,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
     rgba8_table(b, engine, o);
     other_formats_table(b, engine);
-    edges_table(b, engine);
+    edges_table(b, engine, o.default_tune);
     batch_table(b, engine);
     latency_section(b, engine);
     host_resident_table(b, engine, o);
@@ -425,7 +444,7 @@ int main(int argc, char** argv) {
     else if (o.host_sweep)
         host_sweep(b, o);
     else if (o.edges)
-        edges_table(b, *engine);
+        edges_table(b, *engine, o.default_tune);
     else if (o.masks)
         masks_table(b, *engine);
     else if (o.tiles)

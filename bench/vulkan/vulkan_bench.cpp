@@ -6,7 +6,8 @@
 //
 // Usage: imghist_vulkan_bench [--quick] [--no-sweep] [--out DIR]
 //   --quick: 1080p images and a small sweep (for a CPU device such as lavapipe)
-//   --no-sweep: the compiled-in default tuning only
+//   --no-sweep: the compiled-in default tuning only (and, for float edge bins, that tuning
+//               without the code window, in the same run)
 // Writes DIR/vulkan_table.txt (the table for docs/performance.md) and DIR/vulkan_sweep.csv.
 // IMGHIST_VULKAN_DEVICE picks the device. (The device plumbing is in bench_device.cpp.)
 #include <algorithm>
@@ -94,7 +95,8 @@ std::string tuning_name(const vk::Tuning& t) {
     std::string name = layouts[int(t.layout)];
     if (t.layout == vk::SharedLayout::copies) name += "<=" + std::to_string(t.max_copies);
     return name + (t.value_mode ? " values" : " bins") + " rounds=" + std::to_string(t.rounds) +
-           (t.swizzle > 0 ? " swizzle" : t.swizzle == 0 ? " no-swizzle" : "") + " wg=" + std::to_string(t.group_size);
+           (t.swizzle > 0 ? " swizzle" : t.swizzle == 0 ? " no-swizzle" : "") + " wg=" + std::to_string(t.group_size) +
+           (t.code_window != vk::Tuning{}.code_window ? " code_window=" + std::to_string(t.code_window) : "");
 }
 
 struct Row {
@@ -133,6 +135,9 @@ std::vector<vk::Tuning> make_tunings(bool sweep) {
         add(L::copies, true, 2, 8, 1, 1024);
         add(L::copies, true, 4, 8, 1, 1024);
     }
+    // Last, with or without the sweep: the default without the code window (float edge bins only).
+    tunings.push_back(vk::Tuning{});
+    tunings.back().code_window = 0;
     return tunings;
 }
 
@@ -196,8 +201,10 @@ bool measure_request(Sweep& s, const Spec& spec, const HostImage& img, Mode mode
     HistogramPlan plan(spec.format, request);
     std::vector<std::uint64_t> first, got;
     for (std::size_t t = 0; t < s.tunings.size(); ++t) {
-        // Float images: the default only.
-        if (spec.format != PixelFormat::rgba8 && t != 0) continue;
+        // Float images: the default only, and with edge bins the default without the code window.
+        const bool without_window = s.tunings[t].code_window == 0;
+        if (without_window && !(plan.is_float() && plan.has_edges())) continue;
+        if (spec.format != PixelFormat::rgba8 && t != 0 && !without_window) continue;
         const double us = s.bench.time_backend(*s.cores[t], img, plan, &got);
         if (first.empty()) {
             first = got;
@@ -341,7 +348,9 @@ std::string tables(Sweep& s, const char* device_name) {
     std::ostringstream table;
     table << "device: " << device_name << "\n\n";
     print_table(table, s, 0, "Compiled-in default tuning");
-    if (best != 0) print_table(table, s, best, "Best tuning of this sweep (geometric mean share of the floor, rgba8)");
+    if (best != 0 && s.tunings[best].code_window != 0)
+        print_table(table, s, best, "Best tuning of this sweep (geometric mean share of the floor, rgba8)");
+    print_table(table, s, int(s.tunings.size()) - 1, "Float edge bins without the code window");
     print_ranking(table, s, k);
     if (s.tunings.size() > 1) print_matrix(table, s);
     return table.str();

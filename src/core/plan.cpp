@@ -112,17 +112,49 @@ ih_bin_args HistogramPlan::bin_args(std::size_t first, std::size_t count) const 
     return a;
 }
 
-std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16) {
-    if (edge_keys.size() < 2 || float_block_has_nan(top16)) return IH_CODE16_UNRESOLVED;  // uniform, or NaN inside
-    const std::uint32_t first_bits = top16 << 16, last_bits = first_bits | 0xFFFFu;
+namespace {
+
+// The edge hint of the floats with bits [first_bits, last_bits] (one sign, no NaN among them),
+// or IH_CODE16_UNRESOLVED where they reach past E_0 or E_bins.
+std::uint32_t edge_hint_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t first_bits,
+                               std::uint32_t last_bits) {
     // The block's smallest and largest keys: a negative block's last bits are its smallest value.
-    const bool negative = (top16 & 0x8000u) != 0;
+    const bool negative = (first_bits & 0x80000000u) != 0;
     const std::uint32_t low_key = ih_float_key(negative ? last_bits : first_bits);
     const std::uint32_t high_key = ih_float_key(negative ? first_bits : last_bits);
     // A block across E_0 or E_bins is classified in full, so the walk needs no end checks.
     if (low_key < edge_keys.front() || high_key >= edge_keys.back()) return IH_CODE16_UNRESOLVED;
     const auto above = std::upper_bound(edge_keys.begin(), edge_keys.end(), low_key);  // first E_k > low_key
     return IH_CODE16_EDGE_HINT | std::uint32_t(above - edge_keys.begin() - 1);
+}
+
+}  // namespace
+
+std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16) {
+    if (edge_keys.size() < 2 || float_block_has_nan(top16)) return IH_CODE16_UNRESOLVED;  // uniform, or NaN inside
+    return edge_hint_code16(edge_keys, top16 << 16, (top16 << 16) | 0xFFFFu);
+}
+
+FloatCodeWindow float_code_window(const std::vector<std::uint32_t>& edge_keys, std::uint32_t max_entries) {
+    constexpr std::uint32_t kPositiveZeroKey = 0x80000000u;  // ih_float_key(+0.0f)
+    if (edge_keys.size() < 2 || edge_keys.front() < kPositiveZeroKey || max_entries < 2) return {};
+    const std::uint32_t low_bits = ih_float_bits_of_key(edge_keys.front());
+    const std::uint32_t high_bits = std::min(ih_float_bits_of_key(edge_keys.back()), 0x7F7FFFFFu);  // largest finite
+    for (std::uint32_t shift = kFinestWindowShift; shift <= 16; ++shift) {
+        const std::uint32_t first = low_bits >> shift;
+        const std::uint32_t entries = ((high_bits >> shift) - first + 8) & ~7u;  // whole 16-byte vectors
+        if (entries <= max_entries) return {shift, first, entries};
+    }
+    return {};
+}
+
+std::uint32_t float_block_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t first_code,
+                                 std::uint32_t last_code, std::uint32_t first_bits, std::uint32_t last_bits) {
+    if (first_code == last_code) return ih_code_to_16(first_code);
+    // One sign: the last bits have the largest magnitude, so NaN is inside when they are NaN.
+    const bool nan_inside = ih_is_nan_bits(last_bits) != 0;
+    if (edge_keys.size() < 2 || nan_inside) return IH_CODE16_UNRESOLVED;
+    return edge_hint_code16(edge_keys, first_bits, last_bits);
 }
 
 std::vector<std::uint16_t> code16_table(const std::vector<std::uint32_t>& codes, const std::vector<std::uint32_t>& edge_keys) {
@@ -212,6 +244,18 @@ HistogramPlan::ExtremePositions HistogramPlan::extreme_positions() const {
 bool HistogramPlan::clipping_always_proven() const {
     const ExtremePositions e = extreme_positions();
     return e.low != e.low_next && e.high != e.high_next;
+}
+
+bool HistogramPlan::proven_extremes(std::span<const std::uint64_t> slots, std::span<std::uint64_t> extremes) const {
+    std::vector<std::uint64_t> proven(2 * channels.size());
+    for (std::size_t c = 0; c < channels.size(); ++c) {
+        const auto [low, high] = clipping_proven_by(slots.data() + c * slots_per_channel());
+        if (!low || !high) return false;
+        proven[2 * c] = *low;
+        proven[2 * c + 1] = *high;
+    }
+    std::copy(proven.begin(), proven.end(), extremes.begin());
+    return true;
 }
 
 std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> HistogramPlan::clipping_proven_by(

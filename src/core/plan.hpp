@@ -99,6 +99,10 @@ public:
     // the extreme's edge value holds no value on the other side of it, or is empty.
     std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> clipping_proven_by(
         const std::uint64_t* channel_slots) const;
+    // Where clipping_proven_by proves both counts of every channel of `slots` (laid out as
+    // binning.h describes): writes them into extremes[2c] and extremes[2c + 1], as extremes_of
+    // does for the clipping plan's pass, and returns true; false leaves that pass to count them.
+    bool proven_extremes(std::span<const std::uint64_t> slots, std::span<std::uint64_t> extremes) const;
     // Whether clipping_proven_by proves both counts whatever the slots hold (the extremes have
     // slots of their own, as with the 8-bit default bins), so nothing need count them apart.
     bool clipping_always_proven() const;
@@ -175,6 +179,35 @@ std::vector<std::uint32_t> float_top16_codes(Classify classify) {
         codes[t] = first == last ? first : kCodeUnresolved;
     }
     return codes;
+}
+// A finer slice of the float code table, small enough for a GPU's shared memory (edge bins): one
+// 16-bit entry (as code16_table's) per block of 2^shift floats, by raw bits >> shift, for the
+// blocks first .. first + entries - 1. It covers [E_0, E_bins] of non-negative edges with the
+// finest blocks that fit, so fewer blocks hold an edge than by the top 16 bits; samples outside
+// it read the whole table. entries == 0: no window (uniform bins, a negative E_0, or too wide).
+struct FloatCodeWindow {
+    std::uint32_t shift = 16, first = 0, entries = 0;  // entries: a multiple of 8 (16 bytes)
+    bool operator==(const FloatCodeWindow&) const = default;
+};
+inline constexpr std::uint32_t kFinestWindowShift = 8;
+FloatCodeWindow float_code_window(const std::vector<std::uint32_t>& edge_keys, std::uint32_t max_entries);
+// The 16-bit entry of the floats with bits [first_bits, last_bits] (one sign) whose ends classify
+// to first_code and last_code: their shared code, or the edge hint of `edge_keys`, or
+// IH_CODE16_UNRESOLVED (NaN inside, or across E_0 or E_bins).
+std::uint32_t float_block_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t first_code,
+                                 std::uint32_t last_code, std::uint32_t first_bits, std::uint32_t last_bits);
+// The window's entries; `classify` as for float_top16_codes.
+template <class Classify>
+std::vector<std::uint16_t> code16_window(Classify classify, const std::vector<std::uint32_t>& edge_keys,
+                                         const FloatCodeWindow& window) {
+    std::vector<std::uint16_t> entries(window.entries);
+    const std::uint32_t low_mask = (1u << window.shift) - 1;
+    for (std::uint32_t i = 0; i < window.entries; ++i) {
+        const std::uint32_t first_bits = (window.first + i) << window.shift, last_bits = first_bits | low_mask;
+        entries[i] = std::uint16_t(float_block_code16(edge_keys, classify(std::bit_cast<float>(first_bits)),
+                                                      classify(std::bit_cast<float>(last_bits)), first_bits, last_bits));
+    }
+    return entries;
 }
 // The 16-bit table the GPU backends read (binning.h, ih_code_to_16): each entry of `codes`
 // (half_codes, or float_top16_codes by the top 16 bits) as ih_code_to_16, an unresolved float

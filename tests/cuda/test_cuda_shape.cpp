@@ -114,6 +114,33 @@ TEST(CudaShape, PackedPathAndItsOptions) {
                  }()).packed);
 }
 
+// Float edge bins take the code window and the edge keys instead of the whole table where they
+// fit; halves, uniform bins and code_window=0 keep the whole table.
+TEST(CudaShape, FloatEdgeBinsTakeTheCodeWindow) {
+    Request ev;
+    ev.mode = Mode::rgb;
+    ev.bins.edges = ev_edges(-8, 0, 32);
+    const Shape f32 = shape_of(PixelFormat::rgba_f32, ev);
+    ASSERT_TRUE(f32.code_lut);
+    EXPECT_EQ(f32.code_window, float_code_window(HistogramPlan(PixelFormat::rgba_f32, ev).edge_keys, 8192));
+    EXPECT_EQ(f32.code_window.shift, 14u);
+    EXPECT_EQ(f32.code_lut_smem, f32.code_window.entries * 2 + (257 + 3) / 4 * 16);
+    EXPECT_LT(f32.code_lut_smem, kCodeLutBytes / 4);
+    Tune whole;
+    whole.code_window = 0;
+    const Shape no_window = shape_of(PixelFormat::rgba_f32, ev, kH200, whole);
+    EXPECT_EQ(no_window.code_window.entries, 0u);
+    EXPECT_EQ(no_window.code_lut_smem, kCodeLutBytes);
+    // No room for the whole table, room for the window
+    EXPECT_TRUE(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, f32.smem + f32.code_lut_smem}).code_lut);
+    EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, f32.smem + f32.code_lut_smem}, whole).code_lut);
+    EXPECT_EQ(shape_of(PixelFormat::rgba_f16, ev).code_window.entries, 0u);  // halves: the whole table is exact
+    Request rgb;
+    rgb.mode = Mode::rgb;
+    EXPECT_EQ(shape_of(PixelFormat::rgba_f32, rgb).code_window.entries, 0u);
+    EXPECT_EQ(shape_of(PixelFormat::rgba_f32, rgb).code_lut_smem, kCodeLutBytes);
+}
+
 TEST(CudaShape, DescriptorsCoverEveryPixel) {
     const Shape sh = shape_of(PixelFormat::rgba8);
     const auto* aligned = reinterpret_cast<const unsigned char*>(std::uintptr_t(1) << 20);

@@ -203,7 +203,36 @@ TEST(CudaPacked, FloatEveryKnobMatchesReference) {
     check_packed_cases(cases, {"", "packed_float=0", "graph=0", "flush=1", "block=64,flush=1", "block=96",
                                "block=512,flush=2", "acc_stride=16", "blocks_per_sm=1,block=256", "slot_merge=0",
                                "slot_merge=0,flush=1", "blocks_per_sm=8,block=64", "float_lut=0", "float_lut=2",
-                               "float_lut=2,flush=1,block=96"});
+                               "float_lut=2,flush=1,block=96", "float_lut=2,code_window=0",
+                               "float_lut=2,code_window=2048,flush=1"});
+}
+
+// Float edge bins through the code window in shared memory (KernelParams::window_entries): every
+// EV edge and the floats beside it, both sides of every window block's start, and specials, with
+// the default window (blocks of 2^14 floats), a coarser (2^16) and a finer one (2^12), and the
+// whole table (code_window=0), on the device image and its pitched copy (the generic kernel).
+TEST(CudaPacked, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
+    REQUIRE_GPU();
+    Request r;
+    r.bins.edges = ev_edges(-8, 0, 32);
+    const TestImage img = testing::values_around_edges(r.bins.edges);
+    const DeviceCopy packed = upload(img.view);
+    const DeviceCopy pitched = upload(img.view, img.view.stride_bytes + 64);
+    auto reference = create_engine("reference");
+    for (const char* tune : {"float_lut=2", "float_lut=2,code_window=2048", "float_lut=2,code_window=32768",
+                             "float_lut=2,code_window=0"}) {
+        TuneScope scope(tune);
+        auto engine = cuda::create_engine();
+        for (const bool clamp : {false, true}) {
+            r.bins.clamp = clamp;
+            r.mode = Mode::rgb;
+            r.count_alpha = clamp;
+            const Result want = reference->compute(img.view, r);
+            const std::string what = std::string(tune) + (clamp ? " clamp" : "");
+            expect_same_histograms(engine->compute_device(packed.view, r), want, what);
+            expect_same_histograms(engine->compute_device(pitched.view, r), want, what + " (pitched)");
+        }
+    }
 }
 
 }  // namespace

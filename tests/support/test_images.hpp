@@ -34,6 +34,12 @@ struct TestImage {
 TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t height, Pattern pattern,
                      std::uint64_t seed = 1, std::size_t padding_bytes = 0);
 
+// An rgba_f32 image (8 rows, packed) of every edge of `edges` and the floats beside it, the
+// floats on both sides of each start of the blocks of 2^12, 2^14 and 2^16 floats between the
+// first and last edge (the GPU code windows' blocks), float specials (no denormals), and random
+// values in [0, 1): at least `samples` samples.
+TestImage values_around_edges(const std::vector<double>& edges, std::size_t samples = 40000);
+
 // The requests every backend is checked with for a format: default, alpha + Rec. 601, custom
 // luma weights, 4096 custom bins with and without clamp, the power-of-two shift path, and a
 // small odd range.

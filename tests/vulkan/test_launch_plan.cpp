@@ -98,6 +98,46 @@ TEST(VulkanLaunchPlan, LayoutsFallBackWhereTheyDoNotFit) {
     EXPECT_EQ(vk::decide_shape(plan, packed(64, 64, plan.format), small, t).layout, vk::SharedLayout::copies);
 }
 
+// Edge bins copy their keys, and float edge bins the code window, into shared memory where
+// they fit beside the counters; the specialization constants say so.
+TEST(VulkanLaunchPlan, FloatEdgeBinsKeepTheCodeWindowWhereItFits) {
+    Request ev;
+    ev.mode = Mode::rgb;
+    ev.bins.edges = ev_edges(-8, 0, 32);
+    const HistogramPlan f32(PixelFormat::rgba_f32, ev);
+    const auto shape_of = [](const HistogramPlan& plan, const vk::DeviceLimits& limits, const vk::Tuning& t) {
+        return vk::decide_shape(plan, packed(64, 64, plan.format), limits, t);
+    };
+    const vk::Shape s = shape_of(f32, nvidia_like(), vk::Tuning{});
+    EXPECT_TRUE(s.shared_keys);
+    EXPECT_EQ(s.code_window, float_code_window(f32.edge_keys, vk::Tuning{}.code_window));
+    EXPECT_EQ(s.code_window.shift, 14u);
+    const vk::LaunchPlan l = vk::plan_launch(f32, packed(64, 64, f32.format), 0, nvidia_like(), vk::Tuning{});
+    for (const vk::PassLaunch& p : l.passes) {
+        EXPECT_EQ(p.spec.window_words * 2, s.code_window.entries);
+        EXPECT_EQ(p.spec.window_shift, 14u);
+        EXPECT_EQ(p.spec.shared_keys, 1u);
+    }
+    vk::Tuning none;
+    none.code_window = 0;
+    EXPECT_EQ(shape_of(f32, nvidia_like(), none).code_window.entries, 0u);
+    EXPECT_TRUE(shape_of(f32, nvidia_like(), none).shared_keys);
+    // 8 KiB: the counters and the keys fit, the window does not
+    vk::DeviceLimits small = nvidia_like();
+    small.shared_bytes = 8 * 1024;
+    EXPECT_EQ(shape_of(f32, small, vk::Tuning{}).code_window.entries, 0u);
+    EXPECT_TRUE(shape_of(f32, small, vk::Tuning{}).shared_keys);
+    // integers: keys only; uniform bins: neither
+    Request int_edges;
+    int_edges.bins.edges = {0, 100, 1000, 65536};
+    const vk::Shape u16 = shape_of(HistogramPlan(PixelFormat::rgba16, int_edges), nvidia_like(), vk::Tuning{});
+    EXPECT_TRUE(u16.shared_keys);
+    EXPECT_EQ(u16.code_window.entries, 0u);
+    const vk::Shape uniform = shape_of(HistogramPlan(PixelFormat::rgba_f32, Request{}), nvidia_like(), vk::Tuning{});
+    EXPECT_FALSE(uniform.shared_keys);
+    EXPECT_EQ(uniform.code_window.entries, 0u);
+}
+
 TEST(VulkanLaunchPlan, RejectsWhatTheDeviceCannotCount) {
     Request r;
     r.bins.bins = vk::max_bins(nvidia_like()) + 1;

@@ -285,6 +285,36 @@ TEST(VulkanEngine, Fp32LuminanceOfDenormalsIsExact) {
     for (const auto& note : got.notes) std::printf("note: %s\n", note.c_str());
 }
 
+// Float edge bins read the code window in shared memory (histogram.comp, classify_float): the
+// same counts as the reference with the default window, finer and coarser windows, a window too
+// large for the device (dropped), and none, on testing::values_around_edges.
+TEST(VulkanEngine, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
+    REQUIRE_VULKAN();
+    Request r;
+    r.bins.edges = ev_edges(-8, 0, 32);
+    const testing::TestImage img = testing::values_around_edges(r.bins.edges);
+    auto reference = create_engine("reference");
+    for (const bool clamp : {false, true}) {
+        r.bins.clamp = clamp;
+        for (const Mode mode : {Mode::rgb, Mode::luma}) {
+            r.mode = mode;
+            const Result want = reference->compute(img.view, r);
+            for (std::uint32_t window : {8192u, 32768u, 2048u, 65536u * 4, 0u}) {
+                vk::Tuning tuning;
+                tuning.code_window = window;
+                vk::Context ctx("", tuning);
+                vk::Shape shape;
+                expect_same(count_on(ctx, img, r, &shape), want,
+                            "code window " + std::to_string(window) + (clamp ? " clamp" : "") + " mode " +
+                                std::to_string(int(mode)));
+                EXPECT_TRUE(shape.shared_keys);
+                if (window == 8192) EXPECT_EQ(shape.code_window.shift, 14u);  // fits lavapipe and NVIDIA
+                if (window == 0) EXPECT_EQ(shape.code_window.entries, 0u);
+            }
+        }
+    }
+}
+
 TEST(VulkanEngine, BinsBeyondTheDeviceFallBackToTheCpuWithANote) {
     REQUIRE_VULKAN();
     auto img = make_image(PixelFormat::gray16, 100, 10, Pattern::random, 2);

@@ -246,10 +246,13 @@ void CudaEngine::launch_packed(Shape& sh, const Piece& pc, unsigned long long* a
     const unsigned grid = decide_packed(sh, pc, lut, tune_);
     KernelParams& p = sh.params;
     p.code_lut = lut ? code_lut(sh, stream) : nullptr;
+    p.window_shift = sh.code_window.shift;
+    p.window_first = sh.code_window.first;
+    p.window_entries = lut ? sh.code_window.entries : 0;
     p.acc = acc;
     p.out = out;
     p.tickets = tickets_.ptr;
-    const std::size_t smem = sh.smem + (lut ? kCodeLutBytes : 0);
+    const std::size_t smem = sh.smem + (lut ? sh.code_lut_smem : 0);
     const cudaError_t err = launch_histogram(sh.format, p, grid, sh.block, smem, stream, graph);
     check(err, "histogram kernel launch");
 }
@@ -277,9 +280,16 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
     auto classify = [&](float v) { return ih_args_classify_float(v, a, sh.edge_keys_host.data()); };
     const bool half = ih_format_sample_type(a.format) == IH_T_F16;
     code_lut_host_ = code16_table(half ? half_codes(classify) : float_top16_codes(classify), sh.edge_keys_host);
-    code_lut_dev_.reserve(kCodeLutEntries);
+    // Float edge bins: the window follows (decide_shape chose it from the same keys and knob).
+    if (!half) {
+        const std::vector<std::uint16_t> window =
+            code16_window(classify, sh.edge_keys_host, float_code_window(sh.edge_keys_host, tune_.code_window));
+        code_lut_host_.insert(code_lut_host_.end(), window.begin(), window.end());
+    }
+    code_lut_dev_.reserve(code_lut_host_.size());
     // From pageable memory: the call returns once the table is staged.
-    IH_CHECK(cudaMemcpyAsync(code_lut_dev_.ptr, code_lut_host_.data(), kCodeLutBytes, cudaMemcpyHostToDevice, stream));
+    IH_CHECK(cudaMemcpyAsync(code_lut_dev_.ptr, code_lut_host_.data(), code_lut_host_.size() * 2,
+                             cudaMemcpyHostToDevice, stream));
     code_lut_args_ = a;
     code_lut_edges_ = sh.edge_keys_host;
     return code_lut_dev_.ptr;

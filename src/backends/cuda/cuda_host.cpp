@@ -138,14 +138,15 @@ void CudaEngine::run_staged(std::span<const ImageView> sized_by, const Histogram
 // Masks and alpha thresholds of host images (SlotCounter::accumulate_selected): the copy threads
 // gather the selected pixels straight into the staging chunks (stage_selected) where they would
 // otherwise copy the rows, so the selection costs the mask's bytes on the host and no call of
-// its own. The clipping plan, where the request needs it, is a second staged pass.
+// its own. The clipping plan, where the request needs it and the counts do not prove the
+// extremes (HistogramPlan::proven_extremes), is a second staged pass.
 std::optional<std::uint64_t> CudaEngine::accumulate_selected(const ImageView& image, const PixelSelector& selector,
                                                              const HistogramPlan& plan, const HistogramPlan* clipping,
                                                              std::span<std::uint64_t> slots,
                                                              std::span<std::uint64_t> extremes) {
     Call call(*this);
     const std::uint64_t counted = run_selected(image, selector, plan, slots);
-    if (clipping) {
+    if (clipping && !plan.proven_extremes(slots, extremes)) {
         std::vector<std::uint64_t> clipping_slots(clipping->total_slots(), 0);
         run_selected(image, selector, *clipping, clipping_slots);
         clipping->extremes_of(clipping_slots, extremes);

@@ -125,13 +125,24 @@ void decide_packed_path(Shape& sh, const HistogramPlan& plan, const DeviceLimits
     bool values_are_bins = p.bin.bins == IH_VALUE_SLOTS;
     for (std::uint32_t v = 0; v < IH_VALUE_SLOTS && values_are_bins; ++v) values_are_bins = plan.classify_int(v) == v;
     sh.slot_merge = tune.slot_merge && (!p.value_mode || values_are_bins);
-    // The code table sits behind the counters; a slot must fit a 16-bit code's 14 bits.
-    if (tune.float_lut != 0 && !p.value_mode && !luma && ih_code_from_16(ih_code_to_16(p.spc)) == p.spc &&
-        sh.smem + kCodeLutBytes <= device.dynamic_smem) {
-        sh.code_lut = true;
-        sh.code_lut_grid_cap = unsigned(occupancy(sh.format, kPacked, sh.block, sh.smem + kCodeLutBytes, nch, luma)) *
-                               device.multiprocessors;
+    // The code table sits behind the counters; a slot must fit a 16-bit code's 14 bits. Float
+    // edge bins take the code window and the edge keys instead where they fit: less shared
+    // memory, so more blocks per SM, and fewer blocks that hold an edge.
+    if (tune.float_lut == 0 || p.value_mode || luma || ih_code_from_16(ih_code_to_16(p.spc)) != p.spc) return;
+    sh.code_lut_smem = kCodeLutBytes;
+    if (plan.has_edges() && plan.info.sample == SampleType::f32) {
+        const FloatCodeWindow window = float_code_window(plan.edge_keys, tune.code_window);
+        const std::size_t key_bytes = (std::size_t(p.bin.bins) + 1 + 3) / 4 * 16;  // whole 16-byte vectors
+        const std::size_t bytes = std::size_t(window.entries) * 2 + key_bytes;
+        if (window.entries != 0 && sh.smem + bytes <= device.dynamic_smem) {
+            sh.code_window = window;
+            sh.code_lut_smem = bytes;
+        }
     }
+    if (sh.smem + sh.code_lut_smem > device.dynamic_smem) return;
+    sh.code_lut = true;
+    sh.code_lut_grid_cap =
+        unsigned(occupancy(sh.format, kPacked, sh.block, sh.smem + sh.code_lut_smem, nch, luma)) * device.multiprocessors;
 }
 
 }  // namespace

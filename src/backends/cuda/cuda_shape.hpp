@@ -46,6 +46,8 @@ struct Shape {
     bool slot_merge = false;  // its last flush may merge per slot (KernelParams::slot_merge)
     bool code_lut = false;    // it may look float codes up (KernelParams::code_lut)
     unsigned code_lut_grid_cap = 0;
+    std::size_t code_lut_smem = 0;  // shared bytes behind the counters: the whole table, or window and keys
+    FloatCodeWindow code_window;    // float edge bins (KernelParams::window_entries)
     std::vector<std::uint32_t> edge_keys_host;  // the plan's edge keys (params.edge_keys: their device copy)
 };
 

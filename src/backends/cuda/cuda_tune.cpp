@@ -56,6 +56,10 @@ gpu::TuningTable<Tune> make_table() {
                             "packed_kernel, half/float without luminance: code table in shared memory: 0 never, "
                             "1 from 2^20 pixels, 2 always",
                             up_to(2)),
+                gpu::number("code_window", &Tune::code_window,
+                            "float_lut, float edge bins: code window entries in shared memory instead of the "
+                            "whole table (0: the whole table)",
+                            Range{.max = 32768}),
                 gpu::flag("graph", &Tune::graph, "single device images: replay the launch from a cached CUDA graph"),
             },
             {},  // no family: every device takes the defaults

@@ -54,6 +54,10 @@ struct Tune {
     // table in shared memory (KernelParams::code_lut). 1: for images of kCodeLutMinPixels or more
     // (each block copies the 128 KiB table in); 2: always; 0: never.
     int float_lut = 1;
+    // float_lut, float edge bins: the most entries of the finer code window that goes to shared
+    // memory with the edge keys instead of the whole table (KernelParams::window_entries;
+    // 8192 take 16 KiB). 0: the whole table.
+    std::uint32_t code_window = 8192;
     bool graph = true;     // single device images: replay the launch from a cached CUDA graph
 
     bool operator==(const Tune&) const = default;

@@ -307,11 +307,14 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
 }
 
 // The float hot path with P.code_lut (no luminance): each sample's code is looked up in the
-// shared-memory copy of the table by the half's bits or the float's top 16 bits; a float whose
-// block is unresolved is classified (binning.h). Then the same shared adds as count_floats.
+// shared-memory copy of the table by the half's bits or the float's top 16 bits, or for float
+// edge bins in the shared code window (P.window_entries; outside it, in the whole table in
+// device memory); a float whose block is unresolved is classified, one with an edge hint walks
+// the edge keys `keys` (binning.h). Then the same shared adds as count_floats.
 template <class F, int NCH>
 __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const uint32_t (&slot0)[NCH],
-                                                 const uint4 (&v)[1], const unsigned short* lut) {
+                                                 const uint4 (&v)[1], const unsigned short* lut,
+                                                 const uint32_t* keys) {
     constexpr int kSamples = F::kPixelBytes / F::kSampleBytes;
 #pragma unroll
     for (int k = 0; k < F::kPixelsPerGroup; ++k) {
@@ -319,14 +322,20 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
 #pragma unroll
         for (int c = 0; c < NCH; ++c) {
             const uint32_t raw = raw_sample<F>(p, uint32_t(packed_float_source(kSamples, NCH, 0, c)));
-            const uint32_t e = lut[F::kSampleBytes == 2 ? raw : raw >> 16];
+            uint32_t e;
+            if (F::kSampleBytes == 4 && P.window_entries != 0) {
+                const uint32_t w = (raw >> P.window_shift) - P.window_first;  // negative floats wrap past it
+                e = w < P.window_entries ? lut[w] : __ldg(P.code_lut + (raw >> 16));
+            } else {
+                e = lut[F::kSampleBytes == 2 ? raw : raw >> 16];
+            }
             uint32_t slot = ih_code_slot(ih_code_from_16(e)), extra_slot = ih_code_extra_slot(ih_code_from_16(e), P.bin.bins);
             bool extra = ih_code_has_extra(ih_code_from_16(e));
             if (F::kSampleBytes == 4 && (e >> 14) == 3u) {  // unresolved, or an edge hint (binning.h)
                 const uint32_t code =
                     e == IH_CODE16_UNRESOLVED
-                        ? ih_args_classify_float(__uint_as_float(raw), P.bin, P.edge_keys)
-                        : ih_edge_walk_from(ih_float_key(raw), e & 0x3FFFu, P.edge_keys);
+                        ? ih_args_classify_float(__uint_as_float(raw), P.bin, keys)
+                        : ih_edge_walk_from(ih_float_key(raw), e & 0x3FFFu, keys);
                 slot = ih_code_slot(code);
                 extra_slot = ih_code_extra_slot(code, P.bin.bins);
                 extra = ih_code_has_extra(code);
@@ -688,15 +697,18 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{});
     };
-    // The code table's shared-memory copy, behind the counters (P.code_lut: floats, no luminance).
+    // The code table's shared-memory copy, behind the counters (P.code_lut: floats, no luminance),
+    // or the code window and then the edge keys.
     const unsigned short* lut = reinterpret_cast<const unsigned short*>(sh + P.smem_words);
+    uint32_t* const shared_keys = sh + P.smem_words + P.window_entries / 2;
+    const uint32_t* const keys = P.window_entries != 0 ? shared_keys : P.edge_keys;
     // Floats: the vectors of a step that were loaded, by table or with the rule fixed once per step.
     auto count_some = [&](const uint4 (&v)[kSteps], const bool (&ok)[kSteps]) {
         if constexpr (!F::kValueMode && LUMA == 0) {
             if (P.code_lut != nullptr) {
 #pragma unroll
                 for (int k = 0; k < kSteps; ++k)
-                    if (ok[k]) count_floats_lut<F, NCH>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut);
+                    if (ok[k]) count_floats_lut<F, NCH>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys);
                 return;
             }
         }
@@ -719,7 +731,11 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     auto zero = [&] {  // and copy the code table in, where there is one
         for (uint32_t k = t; k < P.smem_words / 4; k += nt) smem[k] = make_uint4(0, 0, 0, 0);
         if constexpr (!F::kValueMode && LUMA == 0) {
-            if (P.code_lut != nullptr) {
+            if (P.code_lut != nullptr && P.window_entries != 0) {
+                const uint4* from = reinterpret_cast<const uint4*>(P.code_lut + kCodeLutEntries);
+                for (uint32_t k = t; k < P.window_entries / 8; k += nt) smem[P.smem_words / 4 + k] = __ldg(from + k);
+                for (uint32_t k = t; k <= P.bin.bins; k += nt) shared_keys[k] = __ldg(P.edge_keys + k);
+            } else if (P.code_lut != nullptr) {
                 const uint4* from = reinterpret_cast<const uint4*>(P.code_lut);
                 for (uint32_t k = t; k < kCodeLutBytes / 16; k += nt) smem[P.smem_words / 4 + k] = __ldg(from + k);
             }

@@ -98,7 +98,12 @@ struct KernelParams {
     // packed, half and float samples without luminance: classify codes by table (kCodeLutEntries
     // codes in 16 bits, ih_code_to_16; indexed by a half's bits or a float's top 16 bits),
     // copied into shared memory behind the counters; nullptr: every sample is classified.
+    // Float edge bins: window_entries != 0 puts the code window (core/plan.hpp, FloatCodeWindow:
+    // its entries follow the whole table in code_lut) and then the bins + 1 edge keys into shared
+    // memory instead of the whole table; samples outside the window read the table in device
+    // memory.
     const std::uint16_t* code_lut;
+    std::uint32_t window_shift, window_first, window_entries;
     // Edge bins (bin.edges): the plan's bins + 1 edge keys in device memory (edge_keys()).
     const std::uint32_t* edge_keys;
 

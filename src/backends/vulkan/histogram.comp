@@ -31,10 +31,15 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 // Edge bins (EDGES): the plan's edge keys, which the contract's edge search reads through
-// IH_EDGE_KEY (lang.h), then for float samples the code table of their blocks
+// IH_EDGE_KEY (lang.h), then for float samples the code table of their blocks and its window
 // (classify_float); one unread word for uniform bins.
 layout(std430, binding = 2) readonly buffer EdgeKeys { uint edge_keys[]; };
-#define IH_EDGE_KEY(i) edge_keys[i]
+layout(constant_id = 6) const uint BINS = 256;
+// 1: each work-group copies the BINS + 1 edge keys into shared memory, and the search reads them
+// there.
+layout(constant_id = 27) const uint SHARED_KEYS = 0;
+shared uint shared_keys[SHARED_KEYS * BINS + 1u];
+#define IH_EDGE_KEY(i) (SHARED_KEYS != 0u ? shared_keys[i] : edge_keys[i])
 #include "contract/contract.h"
 
 // fp32 luminance of denormal inputs must not be flushed to zero (the contract rounds every
@@ -68,7 +73,6 @@ layout(constant_id = 2) const uint SRC1 = 0;
 layout(constant_id = 3) const uint SRC2 = 0;
 layout(constant_id = 4) const uint SRC3 = 0;
 layout(constant_id = 5) const uint SRC4 = 0;
-layout(constant_id = 6) const uint BINS = 256;
 layout(constant_id = 7) const uint INT_MODE = 0;
 layout(constant_id = 8) const uint SHIFT = 0;
 layout(constant_id = 9) const uint CLAMP = 0;
@@ -88,6 +92,14 @@ layout(constant_id = 22) const uint EDGES = 0;       // 1: edge bins (ih_classif
 // area): tile column t is counted by GROUPS_PER_PIECE work-groups into the counters from
 // out_slot + t * tile_slots (push constants tiles_x, tile_slots, groups_per_piece).
 layout(constant_id = 23) const uint TILES = 0;
+// Float edge bins: the code window (core/plan.hpp, FloatCodeWindow), WINDOW_WORDS words of two
+// 16-bit entries for the blocks of floats bits >> WINDOW_SHIFT = WINDOW_FIRST on, copied into
+// shared memory by each work-group from after the whole table. 0 words: none.
+layout(constant_id = 24) const uint WINDOW_SHIFT = 16;
+layout(constant_id = 25) const uint WINDOW_FIRST = 0;
+layout(constant_id = 26) const uint WINDOW_WORDS = 0;
+const uint TABLE_WORDS = 32768u;  // the whole table: 65536 entries by the top 16 bits
+shared uint code_window[WINDOW_WORDS + 1u];
 
 const uint SLOTS = BINS + IH_EXTRA_SLOTS;  // per channel, in the global counters
 const uint LAYOUT_LANES = 1u, LAYOUT_PAIRS = 2u;
@@ -160,7 +172,10 @@ uint classify_float(float v) {
         // The code table after the keys (HistogramCore::edge_keys): the block's code, or where its
         // floats hold more than one, the edge to walk from (IH_CODE16_EDGE_HINT) or none.
         const uint bits = floatBitsToUint(v);
-        const uint e = (edge_keys[BINS + 1u + (bits >> 17)] >> ((bits >> 12) & 16u)) & 0xFFFFu;
+        const uint w = (bits >> WINDOW_SHIFT) - WINDOW_FIRST;  // negative floats wrap past the window
+        const uint e = WINDOW_WORDS != 0u && w < 2u * WINDOW_WORDS
+                           ? (code_window[w >> 1] >> ((w & 1u) << 4)) & 0xFFFFu
+                           : (edge_keys[BINS + 1u + (bits >> 17)] >> ((bits >> 12) & 16u)) & 0xFFFFu;
         if ((e >> 14) != 3u) return ih_code_from_16(e);
         if (e == IH_CODE16_UNRESOLVED) return ih_classify_float_edges(v, BINS, CLAMP);
         return ih_edge_walk_from(ih_float_key(bits), e & 0x3FFFu);
@@ -261,6 +276,9 @@ void main() {
     g_lo_int = ih_args_lo_int(pc.bin);
     g_hi_int = ih_args_hi_int(pc.bin);
     for (uint i = lid; i < SHARED_SLOTS * SLOT_WORDS; i += WG) hist[i] = 0u;
+    if (SHARED_KEYS != 0u)
+        for (uint i = lid; i <= BINS; i += WG) shared_keys[i] = edge_keys[i];
+    for (uint i = lid; i < WINDOW_WORDS; i += WG) code_window[i] = edge_keys[BINS + 1u + TABLE_WORDS + i];
     barrier();
 
     const uint lane = lid & 31u;

@@ -232,7 +232,8 @@ void HistogramCore::record_begin(VkCommandBuffer cmd) {
 
 // Float edge bins also get the code table of their blocks after the keys (histogram.comp,
 // classify_float): 65536 16-bit entries by a float's top 16 bits, two to a word, so that most
-// samples take one read instead of a binary search through the keys (core/plan.hpp, code16_table).
+// samples take one read instead of a binary search through the keys (core/plan.hpp, code16_table);
+// then the finer window of it that launches copy into shared memory (Shape::code_window).
 VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
     const bool table = plan.has_edges() && plan.is_float();
     Allocation& keys = edge_keys_[{plan.edge_keys, table ? 1u + plan.clamp : 0u}];
@@ -240,9 +241,13 @@ VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
         std::vector<std::uint32_t> words = plan.edge_keys;
         if (words.empty()) words.push_back(0);
         if (table) {
-            const std::vector<std::uint16_t> codes =
-                code16_table(float_top16_codes([&](float v) { return plan.classify_float(v); }), plan.edge_keys);
-            for (std::size_t i = 0; i < codes.size(); i += 2) words.push_back(std::uint32_t(codes[i]) | std::uint32_t(codes[i + 1]) << 16);
+            auto classify = [&](float v) { return plan.classify_float(v); };
+            const std::vector<std::uint16_t> codes = code16_table(float_top16_codes(classify), plan.edge_keys);
+            const std::vector<std::uint16_t> window =
+                code16_window(classify, plan.edge_keys, float_code_window(plan.edge_keys, tuning_.code_window));
+            for (const auto* entries : {&codes, &window})
+                for (std::size_t i = 0; i < entries->size(); i += 2)
+                    words.push_back(std::uint32_t((*entries)[i]) | std::uint32_t((*entries)[i + 1]) << 16);
         }
         keys = allocate_buffer(physical_, device_, words.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
                                /*read_by_shaders=*/true);

@@ -49,10 +49,10 @@ std::uint32_t pixels_per_group(const HistogramPlan& plan, const Shape& shape, co
 
 // The tuning's layout where it fits (pairs: where no 16-bit half can overflow), else copies;
 // then as many copies as fit, up to the tuning's.
-void choose_layout(Shape& s, const HistogramPlan& plan, std::uint32_t channel_slots, const DeviceLimits& limits,
+void choose_layout(Shape& s, const HistogramPlan& plan, std::uint32_t channel_slots, std::uint32_t room_words,
                    const Tuning& tuning) {
     auto fits = [&](SharedLayout layout, std::uint32_t copies) {
-        return shared_words(s.channels_per_pass, channel_slots, layout, copies) <= limits.shared_bytes / 4;
+        return shared_words(s.channels_per_pass, channel_slots, layout, copies) <= room_words;
     };
     // A 16-bit half is bumped by the group_size / 32 invocations of one lane, each counting at
     // most this many samples per channel into any one slot.
@@ -64,6 +64,21 @@ void choose_layout(Shape& s, const HistogramPlan& plan, std::uint32_t channel_sl
     s.copies = 1;
     while (s.layout == SharedLayout::copies && s.copies * 2 <= tuning.max_copies && fits(SharedLayout::copies, s.copies * 2))
         s.copies *= 2;
+}
+
+// Edge bins: the edge keys, then for floats the code window, go to shared memory where they fit
+// beside one copy of the counters; the shared words they take.
+std::uint32_t choose_edge_copies(Shape& s, const HistogramPlan& plan, std::uint32_t counter_words,
+                                 const DeviceLimits& limits, const Tuning& tuning) {
+    if (!plan.has_edges()) return 0;
+    const std::uint32_t room = limits.shared_bytes / 4;
+    const std::uint32_t key_words = plan.bins() + 1;
+    if (counter_words + key_words > room) return 0;
+    s.shared_keys = true;
+    const FloatCodeWindow window = plan.is_float() ? float_code_window(plan.edge_keys, tuning.code_window) : FloatCodeWindow{};
+    if (counter_words + key_words + window.entries / 2 > room) return key_words;
+    s.code_window = window;
+    return key_words + window.entries / 2;
 }
 
 SpecConstants spec_constants(const ih_bin_args& bin, const Shape& shape, const Tuning& tuning, bool swizzle) {
@@ -89,6 +104,10 @@ SpecConstants spec_constants(const ih_bin_args& bin, const Shape& shape, const T
     k.value_mode = shape.value_mode ? 1 : 0;
     k.group_size = shape.group_size;
     k.edges = bin.edges;
+    k.window_shift = shape.code_window.shift;
+    k.window_first = shape.code_window.first;
+    k.window_words = shape.code_window.entries / 2;
+    k.shared_keys = shape.shared_keys ? 1 : 0;
     return k;
 }
 
@@ -196,7 +215,9 @@ Shape decide_shape(const HistogramPlan& plan, const DeviceImage& image, const De
     s.channels_per_pass = gpu::channels_per_pass(channels, fit, gpu::PassSplit::balance);
     s.passes = std::uint32_t(ceil_div(channels, s.channels_per_pass));
     s.group_size = std::max<std::uint32_t>(32, std::min(tuning.group_size, limits.max_invocations) / 32 * 32);
-    choose_layout(s, plan, channel_slots, limits, tuning);
+    const std::uint32_t counter_words = shared_words(s.channels_per_pass, channel_slots, SharedLayout::copies, 1);
+    const std::uint32_t edge_words = choose_edge_copies(s, plan, counter_words, limits, tuning);
+    choose_layout(s, plan, channel_slots, limits.shared_bytes / 4 - edge_words, tuning);
     s.strided = !(image.pitch() == image.row_bytes() && image.offset_bytes % 16 == 0);
     return s;
 }

@@ -49,6 +49,10 @@ struct Tuning {
     std::uint32_t chunk_mb = 16;
     std::uint32_t copy_threads = 0;
     int device_copy = -1;
+    // Float edge bins: the most 16-bit entries of the code table window kept in shared memory
+    // (core/plan.hpp, FloatCodeWindow; 8192 take 16 KiB), read instead of the whole table in
+    // device memory. 0: the whole table only.
+    std::uint32_t code_window = 8192;
 
     bool operator==(const Tuning&) const = default;
 };
@@ -72,6 +76,10 @@ struct Shape {
     SharedLayout layout = SharedLayout::copies;
     bool value_mode = false;
     bool strided = false;
+    // Edge bins: every work-group copies the edge keys into shared memory, and for floats the
+    // code window (entries == 0: none), where they fit beside the counters.
+    bool shared_keys = false;
+    FloatCodeWindow code_window;
 };
 
 // histogram.comp's specialization constants, in constant_id order (entry i at offset 4 i).
@@ -84,9 +92,11 @@ struct SpecConstants {
     std::uint32_t has_luma = 0, layout = 0, value_mode = 0, group_size = 256;
     std::uint32_t edges = 0;  // ih_bin_args::edges
     std::uint32_t tiles = 0;  // 1: a row of tiles of a tile grid (plan_tile_launch)
+    std::uint32_t window_shift = 16, window_first = 0, window_words = 0;  // Shape::code_window
+    std::uint32_t shared_keys = 0;                                        // Shape::shared_keys
     auto operator<=>(const SpecConstants&) const = default;
 };
-inline constexpr std::uint32_t kSpecConstants = 24;
+inline constexpr std::uint32_t kSpecConstants = 28;
 static_assert(sizeof(SpecConstants) == kSpecConstants * 4);
 
 // One channel pass: its kernel arguments and its pipeline's constants.

@@ -31,6 +31,9 @@ gpu::TuningTable<Tuning> make_table() {
                 gpu::tristate("device_copy", &Tuning::device_copy,
                               "host images: copy each staged chunk into device-local memory before counting it "
                               "(auto: where the staging memory is not device-local)"),
+                gpu::number("code_window", &Tuning::code_window,
+                            "float edge bins: code table entries kept in shared memory (0: none)",
+                            Range{.max = 32768}),
             },
             {},  // no family: every device takes the defaults
             nullptr};
