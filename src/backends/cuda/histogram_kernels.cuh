@@ -311,8 +311,7 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
 // edge bins in the shared code window (P.window_entries; outside it, in the whole table in
 // device memory); a float whose block is unresolved is classified, one with an edge hint walks
 // the edge keys `keys` (binning.h). Then the same shared adds as count_floats.
-// kWindow: P.window_entries != 0, chosen once per step, so the whole table's path stays as it was.
-template <class F, int NCH, bool kWindow>
+template <class F, int NCH>
 __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const uint32_t (&slot0)[NCH],
                                                  const uint4 (&v)[1], const unsigned short* lut,
                                                  const uint32_t* keys) {
@@ -324,7 +323,7 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
         for (int c = 0; c < NCH; ++c) {
             const uint32_t raw = raw_sample<F>(p, uint32_t(packed_float_source(kSamples, NCH, 0, c)));
             uint32_t e;
-            if constexpr (F::kSampleBytes == 4 && kWindow) {
+            if (F::kSampleBytes == 4 && P.window_entries != 0) {
                 const uint32_t w = (raw >> P.window_shift) - P.window_first;  // negative floats wrap past it
                 e = w < P.window_entries ? lut[w] : __ldg(P.code_lut + (raw >> 16));
             } else {
@@ -707,15 +706,9 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     auto count_some = [&](const uint4 (&v)[kSteps], const bool (&ok)[kSteps]) {
         if constexpr (!F::kValueMode && LUMA == 0) {
             if (P.code_lut != nullptr) {
-                auto run_lut = [&](auto window) {
 #pragma unroll
-                    for (int k = 0; k < kSteps; ++k)
-                        if (ok[k])
-                            count_floats_lut<F, NCH, decltype(window)::value>(
-                                P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys);
-                };
-                if (F::kSampleBytes == 4 && P.window_entries != 0) run_lut(std::true_type{});
-                else run_lut(std::false_type{});
+                for (int k = 0; k < kSteps; ++k)
+                    if (ok[k]) count_floats_lut<F, NCH>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys);
                 return;
             }
         }
