@@ -6,10 +6,11 @@ Prints one table per bench: the median share of the read-only floor over the rou
 after, and flags a case whose median after is below 97 % of its median before (the 3 % rule).
 Reads the CUDA bench's column text (a "%floor" column) and the OpenCL and Vulkan benches'
 Markdown tables (a "% of floor" or "share of floor" column); the case is every column before the
-first number."""
+first number (in the CUDA text, the first decimal)."""
 import glob, os, re, statistics, sys
 
 NUMBER = re.compile(r"^-?[\d.]+(%|×|x)?$")
+DECIMAL = re.compile(r"^-?\d+\.\d+$")
 
 
 def rows_of_markdown(line, header):
@@ -40,7 +41,10 @@ def shares(path):
         percent = [i for i, t in enumerate(tokens) if re.match(r"^\d+%$", t)]
         if not percent or "%floor" in line or line.lstrip().startswith("-"):  # headers, list items
             continue
-        first_number = next(i for i, t in enumerate(tokens) if NUMBER.match(t))
+        # The case ends at the first decimal (every value column has one), so labels that hold
+        # whole numbers ("256 EV bins -8:0:32 random") stay whole; else at the first number.
+        first_number = next((i for i, t in enumerate(tokens) if DECIMAL.match(t)),
+                            next(i for i, t in enumerate(tokens) if NUMBER.match(t)))
         if first_number == 0:
             continue
         found[" ".join(tokens[:first_number])] = float(tokens[percent[0]].rstrip("%"))
