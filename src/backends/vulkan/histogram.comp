@@ -35,11 +35,11 @@
 // (classify_float); one unread word for uniform bins.
 layout(std430, binding = 2) readonly buffer EdgeKeys { uint edge_keys[]; };
 layout(constant_id = 6) const uint BINS = 256;
-// 1: each work-group copies the BINS + 1 edge keys into shared memory, and the search reads them
-// there.
+// 1: each work-group copies the BINS + 1 edge keys into shared memory, behind its counters
+// (hist), and the search reads them there. Declared here, defined once hist is.
 layout(constant_id = 27) const uint SHARED_KEYS = 0;
-shared uint shared_keys[SHARED_KEYS * BINS + 1u];
-#define IH_EDGE_KEY(i) (SHARED_KEYS != 0u ? shared_keys[i] : edge_keys[i])
+uint edge_key(uint i);
+#define IH_EDGE_KEY(i) edge_key(i)
 #include "contract/contract.h"
 
 // fp32 luminance of denormal inputs must not be flushed to zero (the contract rounds every
@@ -93,13 +93,12 @@ layout(constant_id = 22) const uint EDGES = 0;       // 1: edge bins (ih_classif
 // out_slot + t * tile_slots (push constants tiles_x, tile_slots, groups_per_piece).
 layout(constant_id = 23) const uint TILES = 0;
 // Float edge bins: the code window (core/plan.hpp, FloatCodeWindow), WINDOW_WORDS words of two
-// 16-bit entries for the blocks of floats bits >> WINDOW_SHIFT = WINDOW_FIRST on, copied into
-// shared memory by each work-group from after the whole table. 0 words: none.
+// 16-bit entries for the blocks of floats bits >> WINDOW_SHIFT = WINDOW_FIRST on, copied by each
+// work-group from after the whole table into hist, behind the keys. 0 words: none.
 layout(constant_id = 24) const uint WINDOW_SHIFT = 16;
 layout(constant_id = 25) const uint WINDOW_FIRST = 0;
 layout(constant_id = 26) const uint WINDOW_WORDS = 0;
 const uint TABLE_WORDS = 32768u;  // the whole table: 65536 entries by the top 16 bits
-shared uint code_window[WINDOW_WORDS + 1u];
 
 const uint SLOTS = BINS + IH_EXTRA_SLOTS;  // per channel, in the global counters
 const uint LAYOUT_LANES = 1u, LAYOUT_PAIRS = 2u;
@@ -111,7 +110,14 @@ const uint SLOT_WORDS = uint(LAYOUT == 0u) * COPIES + uint(LAYOUT == LAYOUT_LANE
 // Rounded up to 32 slots so the bank swizzle stays inside the array.
 const uint SHARED_SLOTS = ((COUNTED + 31u) / 32u) * 32u;
 const uint GROUP = 32u / COPIES;  // slots that share one row of 32 banks
-shared uint hist[SHARED_SLOTS * SLOT_WORDS];
+// The counters, then (edge bins) the keys and the code window: one array, so that a plan without
+// them declares no shared memory beyond its counters (a layout may fill the device's limit).
+const uint HIST_WORDS = SHARED_SLOTS * SLOT_WORDS;
+const uint KEYS_AT = HIST_WORDS, KEY_WORDS = SHARED_KEYS * (BINS + 1u);
+const uint WINDOW_AT = KEYS_AT + KEY_WORDS;
+shared uint hist[WINDOW_AT + WINDOW_WORDS];
+
+uint edge_key(uint i) { return SHARED_KEYS != 0u ? hist[KEYS_AT + i] : edge_keys[i]; }
 
 layout(std430, binding = 0) readonly buffer PixelUnits { uvec4 units[]; };
 layout(std430, binding = 0) readonly buffer PixelWords { uint words[]; };
@@ -174,7 +180,7 @@ uint classify_float(float v) {
         const uint bits = floatBitsToUint(v);
         const uint w = (bits >> WINDOW_SHIFT) - WINDOW_FIRST;  // negative floats wrap past the window
         const uint e = WINDOW_WORDS != 0u && w < 2u * WINDOW_WORDS
-                           ? (code_window[w >> 1] >> ((w & 1u) << 4)) & 0xFFFFu
+                           ? (hist[WINDOW_AT + (w >> 1)] >> ((w & 1u) << 4)) & 0xFFFFu
                            : (edge_keys[BINS + 1u + (bits >> 17)] >> ((bits >> 12) & 16u)) & 0xFFFFu;
         if ((e >> 14) != 3u) return ih_code_from_16(e);
         if (e == IH_CODE16_UNRESOLVED) return ih_classify_float_edges(v, BINS, CLAMP);
@@ -275,10 +281,9 @@ void main() {
 
     g_lo_int = ih_args_lo_int(pc.bin);
     g_hi_int = ih_args_hi_int(pc.bin);
-    for (uint i = lid; i < SHARED_SLOTS * SLOT_WORDS; i += WG) hist[i] = 0u;
-    if (SHARED_KEYS != 0u)
-        for (uint i = lid; i <= BINS; i += WG) shared_keys[i] = edge_keys[i];
-    for (uint i = lid; i < WINDOW_WORDS; i += WG) code_window[i] = edge_keys[BINS + 1u + TABLE_WORDS + i];
+    for (uint i = lid; i < HIST_WORDS; i += WG) hist[i] = 0u;
+    for (uint i = lid; i < KEY_WORDS; i += WG) hist[KEYS_AT + i] = edge_keys[i];
+    for (uint i = lid; i < WINDOW_WORDS; i += WG) hist[WINDOW_AT + i] = edge_keys[BINS + 1u + TABLE_WORDS + i];
     barrier();
 
     const uint lane = lid & 31u;
