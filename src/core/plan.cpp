@@ -114,10 +114,13 @@ ih_bin_args HistogramPlan::bin_args(std::size_t first, std::size_t count) const 
 
 namespace {
 
-// The edge hint of the floats with bits [first_bits, last_bits] (one sign, no NaN among them),
-// or IH_CODE16_UNRESOLVED where they reach past E_0 or E_bins.
+// The entry of the floats with bits [first_bits, last_bits] (one sign) that do not share one
+// code: the edge hint, or IH_CODE16_UNRESOLVED for uniform bins, a NaN inside, or a block that
+// reaches past E_0 or E_bins.
 std::uint32_t edge_hint_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t first_bits,
                                std::uint32_t last_bits) {
+    // One sign: the last bits have the largest magnitude, so NaN is inside when they are NaN.
+    if (edge_keys.size() < 2 || ih_is_nan_bits(last_bits) != 0) return IH_CODE16_UNRESOLVED;
     // The block's smallest and largest keys: a negative block's last bits are its smallest value.
     const bool negative = (first_bits & 0x80000000u) != 0;
     const std::uint32_t low_key = ih_float_key(negative ? last_bits : first_bits);
@@ -131,7 +134,6 @@ std::uint32_t edge_hint_code16(const std::vector<std::uint32_t>& edge_keys, std:
 }  // namespace
 
 std::uint32_t unresolved_float_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t top16) {
-    if (edge_keys.size() < 2 || float_block_has_nan(top16)) return IH_CODE16_UNRESOLVED;  // uniform, or NaN inside
     return edge_hint_code16(edge_keys, top16 << 16, (top16 << 16) | 0xFFFFu);
 }
 
@@ -150,11 +152,7 @@ FloatCodeWindow float_code_window(const std::vector<std::uint32_t>& edge_keys, s
 
 std::uint32_t float_block_code16(const std::vector<std::uint32_t>& edge_keys, std::uint32_t first_code,
                                  std::uint32_t last_code, std::uint32_t first_bits, std::uint32_t last_bits) {
-    if (first_code == last_code) return ih_code_to_16(first_code);
-    // One sign: the last bits have the largest magnitude, so NaN is inside when they are NaN.
-    const bool nan_inside = ih_is_nan_bits(last_bits) != 0;
-    if (edge_keys.size() < 2 || nan_inside) return IH_CODE16_UNRESOLVED;
-    return edge_hint_code16(edge_keys, first_bits, last_bits);
+    return first_code == last_code ? ih_code_to_16(first_code) : edge_hint_code16(edge_keys, first_bits, last_bits);
 }
 
 std::vector<std::uint16_t> code16_table(const std::vector<std::uint32_t>& codes, const std::vector<std::uint32_t>& edge_keys) {
