@@ -350,7 +350,9 @@ std::string tables(Sweep& s, const char* device_name) {
     print_table(table, s, 0, "Compiled-in default tuning");
     if (best != 0 && s.tunings[best].code_window != 0)
         print_table(table, s, best, "Best tuning of this sweep (geometric mean share of the floor, rgba8)");
-    print_table(table, s, int(s.tunings.size()) - 1, "Float edge bins without the code window");
+    const int without_window = int(s.tunings.size()) - 1;
+    if (std::any_of(s.rows.begin(), s.rows.end(), [&](const Row& r) { return r.tuning == without_window; }))
+        print_table(table, s, without_window, "Float edge bins without the code window");
     print_ranking(table, s, k);
     if (s.tunings.size() > 1) print_matrix(table, s);
     return table.str();
