@@ -313,6 +313,16 @@ void register_edges() {
             add(base + "edges-257", backend, f, Pattern::natural, r, false);
             r.bins.edges = imghist::ev_edges(eight ? 0 : -8, eight ? 8 : 0, 32);
             add(base + "ev-256", backend, f, Pattern::natural, r, false);
+            if (!eight) {  // auto-exposure's request: luminance alone in EV bins
+                r.mode = Mode::luma;
+                add(std::string("edges/") + backend + "/rgba_f32/natural/luma/ev-256", backend, f, Pattern::natural, r,
+                    false);
+                r.bins.edges.clear();
+                r.bins.bins = 256;
+                r.bins.range = {{0.0, 1.0}};
+                add(std::string("edges/") + backend + "/rgba_f32/natural/luma/uniform-256", backend, f,
+                    Pattern::natural, r, false);
+            }
         }
     }
 }

@@ -24,6 +24,14 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
         ymap.sub = tb.float_sub.data();
     }
     else ymap = YMap(map);
+    if constexpr (std::is_same_v<Map, WindowMap>) {
+        map.window = tb.float_window.data();
+        map.keys = tb.window_keys.data();
+        map.shift = tb.window.shift;
+        map.first = tb.window.first;
+        map.entries = tb.window.entries;
+        ymap = map;
+    }
     Kernel<L, Map, YMap, P> kernel(k, map, ymap, plan, tb.half_values.data());
     kernel.run(image, begin, end);
 }
@@ -153,6 +161,11 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
     const bool many_subs = tb.float_sub.size() / kSubEntries > kFewSubTables;
     const bool vector = tb.vector_bins.key_span != 0 && many_subs && isa() >= Isa::avx2;
     if (small && vector) return pick_format<std::uint32_t, UniformF32Map, Top16Map, kSmallPitch>(fi, cs);
+    // Edge bins with a code window: samples and luminance read it.
+    if (!tb.float_window.empty()) {
+        if (small) return pick_format<std::uint32_t, WindowMap, WindowMap, kSmallPitch>(fi, cs);
+        return pick_format<std::uint32_t, WindowMap, WindowMap>(fi, cs);
+    }
     // Edge bins within the small pitch whose edges fall inside many blocks (256 EV bins: a
     // quarter of the blocks of [2^-8, 1)): the second level inline, as above the small pitch.
     if (small && many_subs) return pick_format<std::uint32_t, Top16TwoLevelMap, Top16Map, kSmallPitch>(fi, cs);

@@ -41,6 +41,40 @@ void build_float_top16(const Classifier& cl, SlotMap& slots, std::vector<std::ui
     }
 }
 
+// The plan's code window in slots (kWindowMiss). A block whose ends differ by one bin and share
+// their clipping extreme holds one edge, E_{code + 1} of its first float's code: the codes and
+// the extremes are monotone along the keys, so the floats below the edge share the first's slot
+// and the others the last's. Those two slots follow each other where neither is an extreme's
+// (their codes), and mostly where both are (SlotMap numbers them as the tables meet them, in
+// key order); where they do not, the block misses.
+void build_float_window(const Classifier& cl, SlotMap& slots, Tables& tb) {
+    const HistogramPlan& plan = cl.plan;
+    if (!plan.has_edges() || !tb.float_window.empty()) return;
+    const FloatCodeWindow window = float_code_window(plan.edge_keys, kWindowEntries);
+    std::vector<std::uint16_t> entries(window.entries, kWindowMiss);
+    std::vector<std::uint32_t> keys;
+    const std::uint32_t low_mask = (1u << window.shift) - 1;
+    for (std::uint32_t i = 0; i < window.entries; ++i) {
+        const std::uint32_t first_bits = (window.first + i) << window.shift, last_bits = first_bits | low_mask;
+        if (ih_is_nan_bits(last_bits) != 0) continue;  // NaN inside (one sign: the last bits are the largest)
+        const Classified a = cl.of_float(std::bit_cast<float>(first_bits));
+        const Classified b = cl.of_float(std::bit_cast<float>(last_bits));
+        const bool whole = a.code == b.code && a.extreme == b.extreme;
+        if (!whole && !(a.extreme == b.extreme && a.code + 1 < plan.bins() && b.code == a.code + 1)) continue;
+        const std::uint32_t below = slots.slot(a);
+        if (!whole && slots.slot(b) != below + 1) continue;
+        const std::uint32_t entry = 2 * below + (whole ? 0 : 1);
+        if (entry >= kWindowMiss) return;  // more slots than 16-bit entries hold: no window
+        if (keys.size() <= entry) keys.resize(entry + 1, 0xFFFFFFFFu);
+        if (!whole) keys[entry] = plan.edge_keys[a.code + 1];
+        entries[i] = std::uint16_t(entry);
+    }
+    if (keys.empty()) return;
+    tb.float_window = std::move(entries);
+    tb.window_keys = std::move(keys);
+    tb.window = window;
+}
+
 void build_int_lut(Tables& tb, const Classifier& cl, std::uint32_t values) {
     tb.sample_lut.resize(values);
     for (std::uint32_t v = 0; v < values; ++v) tb.sample_lut[v] = tb.slots.slot(cl.of_int(v));
@@ -117,6 +151,7 @@ void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
         case SampleType::f32:
             if (big && tb.sample_lut.empty()) {
                 build_float_top16(cl, tb.slots, tb.sample_lut, tb.float_sub);
+                build_float_window(cl, tb.slots, tb);
                 build_vector_bins(tb, cl);
             }
             break;

@@ -25,6 +25,20 @@ constexpr std::uint32_t kFallback = 0xFFFFFFFFu;  // table entry: classify this 
 constexpr std::uint32_t kSubTable = 0xC0000000u;
 constexpr std::uint32_t kSubEntries = 256;
 
+// Edge bins of non-negative floats (EV bins): the plan's code window (core/plan.hpp,
+// FloatCodeWindow) in slots, in front of the two levels: one read from a small table, and no
+// branch on the sample's value. Entry 2s: every float of the block has slot s; 2s + 1: the block
+// holds one edge (its floats below it have slot s, the others s + 1); kWindowMiss: the two
+// levels (several edges, NaN, across E_0 or E_bins, slots that do not follow each other).
+// window_keys[2s + 1] is that edge's key and window_keys[2s] one that no float of a resolved
+// block reaches (NaN's blocks miss), so a sample's slot is
+// entry / 2 + (key >= window_keys[entry]), one add in place of a select (72 -> 55 ms on 8K RGBA
+// f32 R,G,B with 256 EV bins, Zen 5).
+constexpr std::uint32_t kWindowMiss = 0xFFFFu;
+// At most 16 KB: blocks of 2^13 floats for EV -8:0 (32 blocks between two edges of 32 per stop).
+// Windows of 32, 64 and 128 KB gave the same times (Zen 5, docs/performance.md).
+constexpr std::uint32_t kWindowEntries = 8192 + 8;  // 2^13 blocks, and float_code_window's padding
+
 // Which clipping extreme a value is (HistogramPlan::extreme_of): 0, IH_SLOT_BELOW or IH_SLOT_ABOVE.
 // Counted per channel into two counters, low then high.
 inline void count_extreme(std::uint64_t* channel_extremes, std::uint32_t extreme, std::uint64_t n = 1) {
@@ -107,6 +121,9 @@ struct Tables {
     std::vector<std::uint16_t> sample_lut16;
     std::vector<std::uint32_t> float_lut;   // top-16-bit table for float luminance (f16 input)
     std::vector<std::uint32_t> float_sub;   // the second-level tables of sample_lut and float_lut (kSubTable)
+    std::vector<std::uint16_t> float_window;  // edge bins: the code window (kWindowMiss)
+    std::vector<std::uint32_t> window_keys;   // the key each entry compares with
+    FloatCodeWindow window;
     std::vector<float> half_values;         // f16 bits -> float, for luminance
     ShiftExtremeMap shift_extremes;         // integer shift mode, when extremes are counted
     VectorBins vector_bins;                 // fp32 uniform bins in SIMD (cpu_vector_bins.hpp)
