@@ -313,15 +313,18 @@ void register_edges() {
             add(base + "edges-257", backend, f, Pattern::natural, r, false);
             r.bins.edges = imghist::ev_edges(eight ? 0 : -8, eight ? 8 : 0, 32);
             add(base + "ev-256", backend, f, Pattern::natural, r, false);
-            if (!eight) {  // auto-exposure's request: luminance alone in EV bins
-                r.mode = Mode::luma;
-                add(std::string("edges/") + backend + "/rgba_f32/natural/luma/ev-256", backend, f, Pattern::natural, r,
-                    false);
-                r.bins.edges.clear();
-                r.bins.bins = 256;
-                r.bins.range = {{0.0, 1.0}};
-                add(std::string("edges/") + backend + "/rgba_f32/natural/luma/uniform-256", backend, f,
-                    Pattern::natural, r, false);
+            if (!eight) {  // auto-exposure's request: luminance alone in EV bins, of floats and halves
+                for (const PixelFormat lf : {PixelFormat::rgba_f32, PixelFormat::rgba_f16}) {
+                    const std::string luma_base =
+                        std::string("edges/") + backend + "/" + std::string(format_info(lf).name) + "/natural/luma/";
+                    Request y = with_mode(Mode::luma);
+                    y.bins.edges = imghist::ev_edges(-8, 0, 32);
+                    add(luma_base + "ev-256", backend, lf, Pattern::natural, y, false);
+                    y.bins = {};
+                    y.bins.bins = 256;
+                    y.bins.range = {{0.0, 1.0}};
+                    add(luma_base + "uniform-256", backend, lf, Pattern::natural, y, false);
+                }
             }
         }
     }

@@ -111,6 +111,11 @@ Case make_case(const std::uint8_t* data, std::size_t size) {
     const std::uint8_t regions = in.byte();
     if (regions >= 192) r.roi = imghist::Region{in.byte() % 70u, in.byte() % 70u, in.byte() % 70u, in.byte() % 70u};
     if ((regions & 0x30) == 0x30) r.tiles = {in.byte() % 10u, in.byte() % 10u};
+    // Tiles multiply the result: 81 tiles of 5 channels of 2^20 bins are 3.4 GB, a request the
+    // engine accepts but beyond the run's 2 GB (-rss_limit_mb). With tiles, bin counts the engine
+    // accepts stay within 4096; those beyond its limit are still asked for (and refused).
+    if (r.tiles.count() > 1 && r.bins.bins && *r.bins.bins > 4096 && *r.bins.bins <= (1u << 20))
+        r.bins.bins = *r.bins.bins % 4097;
 
     // The pixels: the remaining bytes, repeated to fill the image.
     if (in.rest_size() > 0)

@@ -43,10 +43,11 @@ std::vector<EdgeSet> edge_sets() {
 }
 
 // The slot the kernels count a float in, by the window, then (outside it or where it misses)
-// the two levels; kFallback where they classify it directly.
+// the two levels; kFallback where they classify it directly. Half images' luminance reads the
+// window in front of float_lut.
 std::uint32_t window_slot(const cpu::Tables& tb, std::uint32_t bits) {
     cpu::WindowMap m;
-    m.lut = tb.sample_lut.data();
+    m.lut = tb.sample == SampleType::f16 ? tb.float_lut.data() : tb.sample_lut.data();
     m.sub = tb.float_sub.data();
     m.window = tb.float_window.data();
     m.keys = tb.window_keys.data();
@@ -60,17 +61,20 @@ std::uint32_t window_slot(const cpu::Tables& tb, std::uint32_t bits) {
 // its neighbours, against the slot of the plan's own code (and extreme, where counted).
 TEST(CpuTables, CodeWindowGivesEveryFloatTheSlotOfItsCode) {
     for (const EdgeSet& set : edge_sets()) {
+      for (const PixelFormat format : {PixelFormat::rgba_f32, PixelFormat::rgba_f16}) {
         for (const bool clamp : {false, true}) {
             for (const bool extremes : {false, true}) {
-                SCOPED_TRACE(set.name + (clamp ? " clamp" : "") + (extremes ? " extremes" : ""));
+                SCOPED_TRACE(set.name + " " + std::string(format_info(format).name) + (clamp ? " clamp" : "") +
+                             (extremes ? " extremes" : ""));
+                const SampleType sample = format_info(format).sample;
                 Request r;
+                r.mode = Mode::all;
                 r.bins.edges = set.edges;
                 r.bins.clamp = clamp;
-                const HistogramPlan plan(PixelFormat::rgba_f32, r);
-                const HistogramPlan clipping(PixelFormat::rgba_f32,
-                                             HistogramPlan::clipping_request(SampleType::f32, r));
+                const HistogramPlan plan(format, r);
+                const HistogramPlan clipping(format, HistogramPlan::clipping_request(sample, r));
                 const cpu::Classifier cl{plan, extremes ? &clipping : nullptr};
-                cpu::Tables tb(SampleType::f32, plan.layout, extremes);
+                cpu::Tables tb(sample, plan.layout, extremes);
                 cpu::build_tables(tb, cl, true, true);
                 ASSERT_EQ(!tb.float_window.empty(), set.window);
                 if (!set.window) continue;
@@ -100,6 +104,7 @@ TEST(CpuTables, CodeWindowGivesEveryFloatTheSlotOfItsCode) {
                 EXPECT_GT(checked, 2u * tb.window.entries);
             }
         }
+      }
     }
 }
 
@@ -123,6 +128,30 @@ TEST(CpuEdges, FloatEdgeBinsThroughTheCodeWindowMatchTheReference) {
                 testing::expect_same_histograms(cpu->compute(img.view, r), reference->compute(img.view, r),
                                                 set.name + (clamp ? " clamp" : "") + " mode " +
                                                     std::string(mode_name(mode)));
+            }
+        }
+    }
+}
+
+// Luminance of half images in edge bins (the window in front of float_lut), on random halves
+// in [0, 1], natural ones and every bit pattern (luminance across the whole range, specials
+// included), of three and four samples.
+TEST(CpuEdges, HalfLuminanceThroughTheCodeWindowMatchesTheReference) {
+    auto reference = create_engine("reference");
+    auto cpu = create_engine("cpu");
+    for (const PixelFormat format : {PixelFormat::rgba_f16, PixelFormat::rgb_f16}) {
+        for (const testing::Pattern pattern :
+             {testing::Pattern::random, testing::Pattern::natural, testing::Pattern::specials}) {
+            const testing::TestImage img = testing::make_image(format, 160, 120, pattern, 7);
+            for (const EdgeSet& set : edge_sets()) {
+                for (const Mode mode : {Mode::luma, Mode::all}) {
+                    Request r;
+                    r.bins.edges = set.edges;
+                    r.mode = mode;
+                    testing::expect_same_histograms(cpu->compute(img.view, r), reference->compute(img.view, r),
+                                                    set.name + " " + std::string(format_info(format).name) +
+                                                        " mode " + std::string(mode_name(mode)));
+                }
             }
         }
     }

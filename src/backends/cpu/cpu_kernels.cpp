@@ -19,19 +19,20 @@ void run_kernel(Counters& k, const Context& ctx, const ImageView& image, std::ui
     if constexpr (std::is_same_v<Map, ShiftMap>) map.shift = plan.shift;
     if constexpr (std::is_same_v<Map, ShiftExtremeMap>) map = tb.shift_extremes;
     if (P != 0 && k.pitch != P) throw Error("internal error: cpu kernel table pitch mismatch");
-    if constexpr (std::is_same_v<YMap, Top16Map>) {
+    if constexpr (std::is_base_of_v<Top16Map, YMap>) {
         ymap.lut = tb.sample == SampleType::f16 ? tb.float_lut.data() : tb.sample_lut.data();
         ymap.sub = tb.float_sub.data();
     }
     else ymap = YMap(map);
-    if constexpr (std::is_same_v<Map, WindowMap>) {
-        map.window = tb.float_window.data();
-        map.keys = tb.window_keys.data();
-        map.shift = tb.window.shift;
-        map.first = tb.window.first;
-        map.entries = tb.window.entries;
-        ymap = map;
-    }
+    const auto set_window = [&tb](WindowMap& m) {
+        m.window = tb.float_window.data();
+        m.keys = tb.window_keys.data();
+        m.shift = tb.window.shift;
+        m.first = tb.window.first;
+        m.entries = tb.window.entries;
+    };
+    if constexpr (std::is_same_v<Map, WindowMap>) set_window(map);
+    if constexpr (std::is_same_v<YMap, WindowMap>) set_window(ymap);
     Kernel<L, Map, YMap, P> kernel(k, map, ymap, plan, tb.half_values.data());
     kernel.run(image, begin, end);
 }
@@ -149,6 +150,11 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
     if (fi.sample == SampleType::f16) {
         if (cs.luma && tb.float_lut.empty()) return nullptr;
         if (!tb.sample_lut16.empty()) {
+            // Luminance of halves in edge bins with a code window (f32 below says why).
+            if (cs.luma && !tb.float_window.empty()) {
+                if (small) return pick_format<std::uint16_t, Lut16Map, WindowMap, kSmallPitch>(fi, cs);
+                return pick_format<std::uint16_t, Lut16Map, WindowMap>(fi, cs);
+            }
             if (small) return pick_format<std::uint16_t, Lut16Map, Top16Map, kSmallPitch>(fi, cs);
             return pick_format<std::uint16_t, Lut16Map, Top16Map>(fi, cs);
         }

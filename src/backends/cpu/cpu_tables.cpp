@@ -98,6 +98,7 @@ void build_f16_tables(Tables& tb, const Classifier& cl, bool want_luma) {
     }
     if (want_luma && tb.float_lut.empty()) {
         build_float_top16(cl, tb.slots, tb.float_lut, tb.float_sub);
+        build_float_window(cl, tb.slots, tb);
         tb.half_values.resize(65536);
         for (std::uint32_t h = 0; h < 65536; ++h) tb.half_values[h] = half_to_float(std::uint16_t(h));
     }
