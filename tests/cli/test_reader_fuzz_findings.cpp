@@ -48,3 +48,11 @@ TEST(ReaderFuzzFindings, GifScreenBeyondMaxPixelsIsRefusedFromItsHeader) {
     options.max_pixels = std::uint64_t(16384) * 16384;
     expect_read_error("fuzz_gif_screen_canvas_2gb.gif", {"16722 x 29252", "exceeds the limit"}, options);
 }
+
+// A 558-byte OpenEXR file whose header declares 245,761 scanline chunks, none of them present:
+// OpenEXR rebuilt the missing offset table chunk by chunk (minutes under the fuzzer's sanitizers).
+// Refused from the header, since a complete file has at least 16 bytes per chunk.
+TEST(ReaderFuzzFindings, ExrWithFarMoreChunksThanBytesIsRefusedFromItsHeader) {
+    expect_read_error("fuzz_exr_chunks_missing_minutes.exr", {"245761 chunks", "558 bytes", "truncated"});
+}
+

@@ -68,9 +68,11 @@ struct Top16TwoLevelMap : Top16Map {};
 // Edge bins of non-negative floats (EV bins) whose code window was built (Tables::float_window):
 // a sample in it is one read and one key compare, with no branch on its value; the samples it
 // leaves (outside it, kWindowMiss) take the two levels out of line (kFallback: classified
-// directly). 8K RGBA f32 natural R,G,B, 256 EV bins, 2 threads (Zen 5): 134-138 ms by the two
-// levels inline, 58-63 ms. Coding each block's samples first by gathers (as UniformF32Map does
-// by arithmetic) was slower there: 66 ms with AVX2's, 120 ms with AVX-512's.
+// directly). A block's samples are coded first (code(), in a loop of their own) and then
+// counted, as UniformF32Map's: 8K RGBA f32 natural R,G,B, 256 EV bins, 2 threads (Zen 5), 134-138
+// ms by the two levels inline, 58-63 ms by the window inside the counting loop (GCC then calls
+// some of its per-sample steps out of line), 47 ms coded first. Coding by gathers instead was
+// slower there: 66 ms with AVX2's, 120 ms with AVX-512's. Luminance reads it one value at a time.
 struct WindowMap : Top16Map {
     const std::uint16_t* window = nullptr;
     const std::uint32_t* keys = nullptr;  // Tables::window_keys
@@ -83,6 +85,13 @@ struct WindowMap : Top16Map {
             if (entry != kWindowMiss) [[likely]] return (entry >> 1) + ((bits | 0x80000000u) >= keys[entry]);
         }
         return outside(bits);
+    }
+    // The window's slot, or kUncoded (outside it, or a miss).
+    [[gnu::always_inline]] std::uint16_t code(std::uint32_t bits) const {
+        const std::uint32_t at = (bits >> shift) - first;
+        const std::uint32_t entry = at < entries ? window[at] : kWindowMiss;
+        const std::uint32_t slot = (entry >> 1) + ((bits | 0x80000000u) >= keys[entry == kWindowMiss ? 0 : entry]);
+        return entry == kWindowMiss ? kUncoded : std::uint16_t(slot);
     }
     [[gnu::noinline]] std::uint32_t outside(std::uint32_t bits) const {
         const std::uint32_t entry = lut[bits >> 16];
@@ -209,8 +218,10 @@ public:
     using Y = std::conditional_t<kFloatLuma, float, T>;
     // Integer luminance of 8-bit pixels of three or four samples: in SIMD (cpu_luma.hpp).
     static constexpr bool kSimdLuma = L::kLuma && sizeof(T) == 1 && (L::kCpp == 3 || L::kCpp == 4);
-    // Samples coded per block in SIMD before they are counted (UniformF32Map).
-    static constexpr bool kCodedBins = std::is_same_v<Map, UniformF32Map>;
+    // Samples coded per block first (UniformF32Map: in SIMD; WindowMap: by the window, one sample
+    // at a time), then counted.
+    static constexpr bool kCodedBins =
+        std::is_same_v<Map, UniformF32Map> || (std::is_same_v<Map, WindowMap> && L::kSampleChannels > 0);
 
     Kernel(Counters& k, const Map& map, const YMap& ymap, const HistogramPlan& plan, const float* half_values)
         : k_(k), map_(map), ymap_(ymap), plan_(plan), half_values_(half_values),
@@ -289,9 +300,18 @@ private:
 
     // The codes of a block's n pixels' samples, in memory order (kUncoded: the tables').
     void code_block(const std::byte* p, std::uint32_t n, std::uint16_t* codes) const {
-        const std::uint32_t samples = n * std::uint32_t(L::kCpp);
-        std::uint32_t i = code_uniform_f32(isa_, p, samples, map_.bins, codes);
-        for (; i < samples; ++i) codes[i] = kUncoded;
+        if constexpr (std::is_same_v<Map, WindowMap>) {
+            for (std::uint32_t i = 0; i < n; ++i)
+                static_for<L::kSampleChannels>([&](auto ch) {
+                    constexpr std::size_t kSample = std::size_t(L::kSources[decltype(ch)::value]);
+                    const std::size_t at = std::size_t(i) * L::kCpp + kSample;
+                    codes[at] = map_.code(sample_bits<T>(p + at * sizeof(T)));
+                });
+        } else {
+            const std::uint32_t samples = n * std::uint32_t(L::kCpp);
+            std::uint32_t i = code_uniform_f32(isa_, p, samples, map_.bins, codes);
+            for (; i < samples; ++i) codes[i] = kUncoded;
+        }
     }
 
     // Counts luminance y (n times: a run of equal values).
