@@ -86,7 +86,9 @@ struct WindowMap : Top16Map {
         }
         return outside(bits);
     }
-    // The window's slot, or kUncoded (outside it, or a miss).
+    // The window's slot, or kUncoded (outside it, or a miss), with no branch. The slot formula is
+    // operator()'s, written out again: a helper both called made 8K RGBA f32 R,G,B with 256 EV
+    // bins 45-47 -> 50 ms (Zen 5; GCC inlined the coding loop differently).
     [[gnu::always_inline]] std::uint16_t code(std::uint32_t bits) const {
         const std::uint32_t at = (bits >> shift) - first;
         const std::uint32_t entry = at < entries ? window[at] : kWindowMiss;
