@@ -47,6 +47,15 @@ public:
                                                              std::span<std::uint64_t> slots,
                                                              std::span<std::uint64_t> extremes);
 
+    // accumulate_device() over only the pixels of device image `image` that `mask` (a gray8
+    // device image of its size, or null) and `alpha` select, counted in place, returning how
+    // many. A backend that cannot returns nullopt having counted nothing, and count_image()
+    // gathers them instead (gather_device). Called once with the plan and, where the plan cannot
+    // prove its clipping counts, once more with the clipping plan.
+    virtual std::optional<std::uint64_t> accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
+                                                                    const AlphaTest& alpha, const HistogramPlan& plan,
+                                                                    std::span<std::uint64_t> slots);
+
     // The pixels of device image `rows` that `mask` (a gray8 device image of its size, or null)
     // and `alpha` select, packed in any order into one row of a buffer of the backend's, which
     // stays valid until the next call; nullopt when no pixel is selected. count_image() counts

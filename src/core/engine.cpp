@@ -198,6 +198,33 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
     return selected_result(std::move(result), image, plain, counted, std::move(backend), std::move(device));
 }
 
+bool clipping_known(const Result& result);
+void set_clipping(const HistogramPlan& clipping, std::span<const std::uint64_t> slots, Result& result);
+
+// Device images whose backend counts the selection in place (SlotCounter::accumulate_selected_device):
+// one pass over the image and the mask, and one more with the clipping plan where the counts
+// do not prove the clipping; nullopt where the backend cannot.
+std::optional<Result> count_selected_in_place(SlotCounter& counter, const DeviceImage& image, const Request& plain,
+                                              const DeviceImage* mask, const AlphaTest& alpha, const std::string& backend,
+                                              const std::string& device) {
+    Counting counting(image.format, plain);
+    counter.take_notes();
+    const std::optional<std::uint64_t> counted =
+        counter.accumulate_selected_device(image, mask, alpha, counting.plan, counting.slots);
+    if (!counted) return std::nullopt;
+    Result result = counting.result(image, backend, device, false);
+    if (counting.clipping && !clipping_known(result)) {
+        std::vector<std::uint64_t> slots(counting.clipping->total_slots(), 0);
+        counter.accumulate_selected_device(image, mask, alpha, *counting.clipping, slots);
+        set_clipping(*counting.clipping, slots, result);
+    }
+    result.notes = counter.take_notes();
+    add_value_extremes(image, plain, counting.plan, nullptr, result);
+    std::optional<Result> whole;
+    if (*counted != 0) whole = std::move(result);
+    return selected_result(std::move(whole), image, plain, *counted, backend, device);
+}
+
 // Device images: the backend packs the selected pixels of a round of rows into a buffer of its
 // own (SlotCounter::gather_device), which it then counts as a one-row device image. Each round
 // waits for its selected count on the host, so device rounds are larger than the host's (an 8K
@@ -211,6 +238,9 @@ Result count_selected(SlotCounter& counter, const DeviceImage& image, const Requ
     Request plain = request;
     plain.device_mask.reset();
     plain.alpha_threshold.reset();
+    if (std::optional<Result> in_place = count_selected_in_place(
+            counter, image, plain, request.device_mask ? &*request.device_mask : nullptr, alpha, backend, device))
+        return std::move(*in_place);
     const auto rows_per_round =
         std::uint32_t(std::clamp<std::uint64_t>(counter.gather_round_bytes() / image.pitch(), 1, image.height));
     std::optional<Result> result;
@@ -586,6 +616,12 @@ void SlotCounter::accumulate_each_tile(const DeviceImage& image, std::span<const
 }
 
 std::uint64_t SlotCounter::gather_round_bytes() const { return kDeviceSelectionChunkBytes; }
+
+std::optional<std::uint64_t> SlotCounter::accumulate_selected_device(const DeviceImage&, const DeviceImage*,
+                                                                     const AlphaTest&, const HistogramPlan&,
+                                                                     std::span<std::uint64_t>) {
+    return std::nullopt;
+}
 
 std::optional<DeviceImage> SlotCounter::gather_device(const DeviceImage&, const DeviceImage*, const AlphaTest&) {
     throw InvalidArgument("this backend applies a mask or an alpha threshold to images in host memory only: "

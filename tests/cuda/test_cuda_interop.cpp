@@ -284,6 +284,76 @@ TEST(CudaDevice, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
     CK(cudaStreamDestroy(stream));
 }
 
+// The selection is counted inside the histogram kernel (KernelParams::select), which finds each
+// pixel's mask byte from its row and column: packed images with packed masks (one long row, also
+// in several segments), packed images with pitched masks, and 16-byte-aligned pitches (whole
+// 16-byte groups, several rows per tile), against the reference of the selected pixels.
+TEST(CudaDevice, DeviceSelectionsInEveryRowLayoutMatchTheReference) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    struct Layout {
+        const char* what;
+        std::size_t image_pad, mask_pad;  // bytes after each row (0: packed)
+    };
+    const Layout layouts[] = {{"packed image, packed mask", 0, 0},
+                              {"packed image, pitched mask", 0, 7},
+                              {"aligned pitch, pitched mask", 1, 13}};
+    testing::expect_device_selections_match([&](const testing::SelectionCase& c) -> Result {
+        const ImageView& v = c.image.view;
+        Result first;
+        for (const Layout& l : layouts) {
+            SCOPED_TRACE(l.what);
+            // image_pad 1: the row rounded up to a multiple of 64 bytes (and one more 64).
+            const std::size_t pitch = l.image_pad == 0 ? 0 : (v.row_bytes() / 64 + 2) * 64;
+            DeviceCopy image = upload(v, pitch);
+            DeviceCopy mask = upload(c.mask.view(), l.mask_pad == 0 ? 0 : c.mask.view().row_bytes() + l.mask_pad);
+            Request r = c.request;
+            if (c.use_mask) r.device_mask = mask.view;
+            Result got = engine->compute_device(image.view, r);
+            if (&l == &layouts[0]) first = got;
+            else expect_same_histograms(got, first, std::string(l.what) + " against packed");
+            EXPECT_EQ(got.counted_pixels, first.counted_pixels);
+        }
+        return first;
+    });
+    // Long rows: one packed image of 4099 x 7 pixels is one row that many blocks share; floats
+    // also through the code table and the code window of EV bins (float_lut=2: at any size).
+    auto reference = create_engine("reference");
+    for (const char* tune : {"", "float_lut=2"}) {
+        SCOPED_TRACE(tune);
+        TuneScope scope(tune);
+        auto tuned = cuda::create_engine();
+        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::rgba_f32,
+                              PixelFormat::rgba_f16, PixelFormat::gray_f32}) {
+            SCOPED_TRACE(format_info(f).name);
+            const TestImage img = make_image(f, 4099, 7, Pattern::specials, 5);
+            const testing::Mask m = testing::random_mask(4099, 7, 6);
+            DeviceCopy image = upload(img.view), mask = upload(m.view());
+            Request plain;
+            plain.count_alpha = format_info(f).alpha >= 0;
+            Request rgb_ev;
+            rgb_ev.mode = format_info(f).alpha >= 0 ? Mode::rgb : Mode::all;
+            rgb_ev.bins.edges = ev_edges(-8, 0, 32);
+            Request alpha_only;
+            alpha_only.alpha_threshold = 0.25;
+            for (const Request& want : {plain, rgb_ev, alpha_only}) {
+                if (want.alpha_threshold && format_info(f).alpha < 0) continue;
+                if (!want.bins.edges.empty() && !format_info(f).is_float()) continue;
+                const bool masked = !want.alpha_threshold;
+                Request r = want;
+                if (masked) r.device_mask = mask.view;
+                Request host = want;
+                if (masked) host.mask = m.view();
+                const Result got = tuned->compute_device(image.view, r);
+                expect_same_histograms(got, reference->compute(img.view, host), "long row");
+                if (masked)
+                    EXPECT_EQ(got.counted_pixels, std::uint64_t(std::count_if(m.bytes.begin(), m.bytes.end(),
+                                                                               [](std::uint8_t b) { return b != 0; })));
+            }
+        }
+    }
+}
+
 // Request::value_extremes on every CUDA call that returns a Result: host batches find them,
 // device images say why they have none (they were dropped silently before).
 TEST(CudaDevice, ValueExtremesOnBatchesAndDeviceImages) {

@@ -53,8 +53,7 @@ void CudaEngine::release() {
     descs_dev_.release();
     out_.release();
     result_host_.release();
-    gathered_.release();
-    gathered_count_.release();
+    selected_.release();
     for (int i = 0; i < kMaxStages; ++i) {
         stage_dev_[i].release();
         descs_stage_[i].release();
@@ -220,17 +219,21 @@ void CudaEngine::launch(Shape& sh, std::span<const Piece> pieces, unsigned long 
 // ([image][total_slots]).
 void CudaEngine::run_device(std::span<const DeviceImage> images, const Shape& shape, unsigned long long* out,
                             cudaStream_t stream) {
+    const std::vector<Piece> pieces = pieces_of(images);
+    run_pieces(pieces, shape, out, stream);
+}
+
+void CudaEngine::run_pieces(std::span<const Piece> pieces, const Shape& shape, unsigned long long* out,
+                            cudaStream_t stream) {
     Shape sh = shape;
-    const std::size_t per_launch = std::min<std::size_t>(images.size(), kMaxLaunchImages);
-    if (images.size() <= 4) sh.params.acc_stride = std::uint32_t(tune_.acc_stride);
+    const std::size_t per_launch = std::min<std::size_t>(pieces.size(), kMaxLaunchImages);
+    if (pieces.size() <= 4) sh.params.acc_stride = std::uint32_t(tune_.acc_stride);
     acc_.reserve(per_launch * sh.params.total_slots * sh.params.acc_stride, true);
     tickets_.reserve(per_launch, true);
-    std::vector<Piece> pieces;
-    pieces.reserve(images.size());
-    for (std::size_t i = 0; i < images.size(); ++i) pieces.push_back(piece_of(images[i], std::uint32_t(i)));
     order_after_last(stream);
     if (pieces.size() == 1) {
-        LaunchGraph* graph = tune_.graph ? &graph_ : nullptr;
+        // A selection's kernel would only rebuild the graph of the plain launches.
+        LaunchGraph* graph = tune_.graph && sh.params.select == 0 ? &graph_ : nullptr;
         if (takes_packed(sh, pieces[0])) launch_packed(sh, pieces[0], acc_.ptr, out, stream, graph);
         else launch(sh, pieces, acc_.ptr, out, true, stream, descs_dev_, graph);
     } else {
@@ -269,14 +272,21 @@ bool CudaEngine::use_code_lut(const Shape& sh, const Piece& pc, cudaStream_t str
 }
 
 // The device table for the shape's plan (core/plan.hpp's half_codes or float_top16_codes of the
-// kernel's own classify arguments), rebuilt and uploaded on `stream` when those arguments (all
-// of ih_bin_args, compared bytewise, and the edge keys) change; the engine's calls are ordered, so no queued launch
-// still reads the previous table when the copy runs.
+// kernel's own classify arguments): a kept one built from the same arguments (all of ih_bin_args,
+// compared bytewise, and the edge keys), or else the least recently used one rebuilt and uploaded
+// on `stream`; the engine's calls are ordered, so no queued launch still reads the table being
+// replaced when the copy runs.
 const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) {
     const ih_bin_args& a = sh.params.bin;
-    if (code_lut_args_ && std::memcmp(&*code_lut_args_, &a, sizeof a) == 0 && code_lut_edges_ == sh.edge_keys_host)
-        return code_lut_dev_.ptr;
-    code_lut_args_.reset();
+    CodeTable* table = &code_tables_[0];
+    for (CodeTable& t : code_tables_) {
+        if (t.args && std::memcmp(&*t.args, &a, sizeof a) == 0 && t.edges == sh.edge_keys_host) {
+            t.used = ++code_table_uses_;
+            return t.dev.ptr;
+        }
+        if (t.used < table->used) table = &t;
+    }
+    table->args.reset();
     auto classify = [&](float v) { return ih_args_classify_float(v, a, sh.edge_keys_host.data()); };
     const bool half = ih_format_sample_type(a.format) == IH_T_F16;
     code_lut_host_ = code16_table(half ? half_codes(classify) : float_top16_codes(classify), sh.edge_keys_host);
@@ -286,13 +296,14 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
             code16_window(classify, sh.edge_keys_host, float_code_window(sh.edge_keys_host, tune_.code_window));
         code_lut_host_.insert(code_lut_host_.end(), window.begin(), window.end());
     }
-    code_lut_dev_.reserve(code_lut_host_.size());
+    table->dev.reserve(code_lut_host_.size());
     // From pageable memory: the call returns once the table is staged.
-    IH_CHECK(cudaMemcpyAsync(code_lut_dev_.ptr, code_lut_host_.data(), code_lut_host_.size() * 2,
+    IH_CHECK(cudaMemcpyAsync(table->dev.ptr, code_lut_host_.data(), code_lut_host_.size() * 2,
                              cudaMemcpyHostToDevice, stream));
-    code_lut_args_ = a;
-    code_lut_edges_ = sh.edge_keys_host;
-    return code_lut_dev_.ptr;
+    table->args = a;
+    table->edges = sh.edge_keys_host;
+    table->used = ++code_table_uses_;
+    return table->dev.ptr;
 }
 
 }  // namespace imghist::cuda_detail

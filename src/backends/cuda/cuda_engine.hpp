@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -64,8 +65,9 @@ public:
 
     // device memory (cuda_interop.cpp)
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan, std::span<std::uint64_t> slots) override;
-    std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
-                                             const AlphaTest& alpha) override;
+    std::optional<std::uint64_t> accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
+                                                            const AlphaTest& alpha, const HistogramPlan& plan,
+                                                            std::span<std::uint64_t> slots) override;
     Result compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) override;
     void compute_device_async(const DeviceImage& image, const Request& request, std::uint64_t* device_slots,
                               cuda::Stream stream) override;
@@ -105,6 +107,9 @@ private:
     // With check_pointers false, the caller has checked the memory the images lie in.
     std::span<const std::uint64_t> count_on_device(std::span<const DeviceImage> images, const HistogramPlan& plan,
                                                    cudaStream_t stream, bool check_pointers = true);
+    // The counts of `pieces` (image i is slot_index i), finished on `stream`, in the engine's
+    // pinned buffer until its next call.
+    std::span<const std::uint64_t> count_pieces(std::span<const Piece> pieces, const Shape& shape, cudaStream_t stream);
 
     // Work ordering (cuda_engine.cpp): the accumulator is shared by every call, so work on a
     // stream waits for the last work the engine queued on another stream.
@@ -125,6 +130,7 @@ private:
                   bool finalize, cudaStream_t stream, DeviceBuffer<ImageDesc>& device_descs);
     void run_device(std::span<const DeviceImage> images, const Shape& shape, unsigned long long* out,
                     cudaStream_t stream);
+    void run_pieces(std::span<const Piece> pieces, const Shape& shape, unsigned long long* out, cudaStream_t stream);
     void launch_packed(Shape& sh, const Piece& pc, unsigned long long* acc, unsigned long long* out,
                        cudaStream_t stream, LaunchGraph* graph);
     bool use_code_lut(const Shape& sh, const Piece& pc, cudaStream_t stream);
@@ -162,15 +168,22 @@ private:
     DeviceBuffer<unsigned long long> acc_;
     DeviceBuffer<std::uint32_t> tickets_;
     DeviceBuffer<unsigned long long> out_;
-    DeviceBuffer<unsigned char> gathered_;          // gather_device's packed pixels
-    DeviceBuffer<unsigned int> gathered_count_;     // and their number
+    DeviceBuffer<unsigned long long> selected_;      // KernelParams::selected
     PinnedBuffer<std::uint64_t> result_host_;
     DeviceBuffer<unsigned char> stage_dev_[kMaxStages];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
-    DeviceBuffer<std::uint16_t> code_lut_dev_;         // KernelParams::code_lut (code_lut())
+    // KernelParams::code_lut (code_lut()): the tables of the last plans used, each with what it
+    // was built from. More than one, because a selection's passes alternate between its plan and
+    // its clipping plan, and a table costs about half a millisecond of host time to build.
+    struct CodeTable {
+        DeviceBuffer<std::uint16_t> dev;
+        std::optional<ih_bin_args> args;
+        std::vector<std::uint32_t> edges;
+        std::uint64_t used = 0;  // code_table_uses_ when last returned
+    };
+    std::array<CodeTable, 4> code_tables_;
+    std::uint64_t code_table_uses_ = 0;
     std::vector<std::uint16_t> code_lut_host_;
-    std::optional<ih_bin_args> code_lut_args_;         // what code_lut_dev_ was built from
-    std::vector<std::uint32_t> code_lut_edges_;        // and the edge keys
     std::map<std::vector<std::uint32_t>, DeviceBuffer<std::uint32_t>> edge_keys_dev_;  // edge_keys()
     LaunchGraph graph_;                                // single device images (Tune::graph)
     DeviceBuffer<ImageDesc> descs_stage_[kMaxStages];    // batch descriptors, per staging stream

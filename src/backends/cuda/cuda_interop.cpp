@@ -46,14 +46,21 @@ std::span<const std::uint64_t> CudaEngine::count_on_device(std::span<const Devic
     Call call(*this);
     if (check_pointers)
         for (const DeviceImage& v : images) check_device_pointer(v);
-    const std::size_t n = plan.total_slots() * images.size();
+    const std::vector<Piece> pieces = pieces_of(images);
+    const std::span<const std::uint64_t> counts = count_pieces(pieces, make_shape(plan), stream);
+    call.ok();
+    return counts;
+}
+
+std::span<const std::uint64_t> CudaEngine::count_pieces(std::span<const Piece> pieces, const Shape& shape,
+                                                        cudaStream_t stream) {
+    const std::size_t n = std::size_t(shape.params.total_slots) * pieces.size();
     out_.reserve(n, false);
     result_host_.reserve(n);
-    run_device(images, make_shape(plan), out_.ptr, stream);
+    run_pieces(pieces, shape, out_.ptr, stream);
     IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out_.ptr, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
     IH_CHECK(cudaStreamSynchronize(stream));
     last_valid_ = false;
-    call.ok();
     return {result_host_.ptr, n};
 }
 
@@ -76,44 +83,50 @@ void CudaEngine::accumulate_device(const DeviceImage& image, const HistogramPlan
     std::copy(counts.begin(), counts.end(), slots.begin());
 }
 
-// A mask or an alpha threshold: the selected pixels of `rows`, packed by ih_gather_selected
-// (select.cu) on the legacy default stream, like accumulate_device's counts.
-std::optional<DeviceImage> CudaEngine::gather_device(const DeviceImage& rows, const DeviceImage* mask,
-                                                     const AlphaTest& alpha) {
+// A mask or an alpha threshold, counted in place (KernelParams::select: packed_kernel's or
+// histogram_kernel's kSelect variant) on the legacy default stream, like accumulate_device's
+// counts: one read of the image and of the mask.
+std::optional<std::uint64_t> CudaEngine::accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
+                                                                    const AlphaTest& alpha, const HistogramPlan& plan,
+                                                                    std::span<std::uint64_t> slots) {
     Call call(*this);
-    check_device_pointer(rows);
+    check_device_pointer(image);
     if (mask) check_device_pointer(*mask);
-    const FormatInfo& info = rows.info();
-    gathered_.reserve(std::size_t(rows.pixel_count()) * info.pixel_bytes());
-    gathered_count_.reserve(1);
-    IH_CHECK(cudaMemsetAsync(gathered_count_.ptr, 0, sizeof(unsigned int), nullptr));
-    GatherParams p{};
-    p.image = reinterpret_cast<const unsigned char*>(std::uintptr_t(rows.memory + rows.offset_bytes));
-    p.image_pitch = rows.pitch();
-    if (mask) {
-        p.mask = reinterpret_cast<const unsigned char*>(std::uintptr_t(mask->memory + mask->offset_bytes));
-        p.mask_pitch = mask->pitch();
+    Shape sh = make_shape(plan);
+    KernelParams& p = sh.params;
+    p.select = 1;
+    if (sh.packed) {
+        // packed_kernel's trash row (Drop): one more row of 32 counters behind the counters.
+        const std::uint32_t words = std::max(p.smem_words, (p.hist_slots + 1) * 32);
+        if (std::size_t(words) * 4 <= std::size_t(dynamic_smem_)) {
+            p.smem_words = words;
+            sh.smem = std::size_t(words) * 4;
+            if (sh.smem + sh.code_lut_smem > std::size_t(dynamic_smem_)) sh.code_lut = false;
+        } else {
+            sh.packed = false;
+        }
     }
-    p.out = gathered_.ptr;
-    p.selected = gathered_count_.ptr;
-    p.width = rows.width;
-    p.rows = rows.height;
-    p.pixel_bytes = std::uint32_t(info.pixel_bytes());
     p.alpha_kind = alpha.kind;
     p.alpha_least = alpha.least;
-    p.alpha_at = info.alpha < 0 ? 0 : std::uint32_t(info.alpha * info.bytes_per_sample);
-    p.alpha_type = std::uint32_t(info.sample);
-    IH_CHECK(launch_gather_selected(p, nullptr));
-    unsigned int selected = 0;
-    IH_CHECK(cudaMemcpy(&selected, gathered_count_.ptr, sizeof selected, cudaMemcpyDeviceToHost));
+    p.alpha_sample = std::uint32_t(std::max(image.info().alpha, 0));
+    // An image whose rows follow each other is one long row (piece_of); the kernel finds a
+    // pixel's mask byte at row * pitch + x, so the mask's rows must follow each other as well.
+    Piece piece = piece_of(image, 0);
+    if (mask) {
+        p.select_mask = reinterpret_cast<const unsigned char*>(std::uintptr_t(mask->memory + mask->offset_bytes));
+        p.select_mask_pitch = mask->pitch();
+        if (piece.rows == 1 && image.height > 1 && mask->pitch() != image.width)
+            piece = {piece.base, image.pitch(), image.width, image.height, 0};
+    }
+    selected_.reserve(1);
+    IH_CHECK(cudaMemsetAsync(selected_.ptr, 0, sizeof(unsigned long long), nullptr));
+    p.selected = selected_.ptr;
+    const std::span<const std::uint64_t> counts = count_pieces(std::span<const Piece>(&piece, 1), sh, nullptr);
+    unsigned long long selected = 0;
+    IH_CHECK(cudaMemcpy(&selected, selected_.ptr, sizeof selected, cudaMemcpyDeviceToHost));
     call.ok();
-    if (selected == 0) return std::nullopt;
-    DeviceImage packed;
-    packed.memory = std::uint64_t(reinterpret_cast<std::uintptr_t>(gathered_.ptr));
-    packed.width = selected;
-    packed.height = 1;
-    packed.format = rows.format;
-    return packed;
+    std::copy(counts.begin(), counts.end(), slots.begin());
+    return selected;
 }
 
 // The caller's stream, and no second pass for the clipping counts (cuda.hpp): the counts that

@@ -192,6 +192,13 @@ Piece piece_of(const DeviceImage& v, std::uint32_t slot) {
     return {base, v.pitch(), v.width, v.height, slot};
 }
 
+std::vector<Piece> pieces_of(std::span<const DeviceImage> images) {
+    std::vector<Piece> pieces;
+    pieces.reserve(images.size());
+    for (std::size_t i = 0; i < images.size(); ++i) pieces.push_back(piece_of(images[i], std::uint32_t(i)));
+    return pieces;
+}
+
 ImageDesc describe(const Shape& sh, const Piece& pc, bool force_scalar) {
     ImageDesc d{};
     d.base = pc.base;

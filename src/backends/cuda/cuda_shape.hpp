@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
+#include <vector>
 
 #include "core/plan.hpp"
 #include "cuda_tune.hpp"
@@ -65,6 +67,8 @@ struct Piece {
 // The piece of a whole image: a packed image is one long row.
 Piece piece_of(const ImageView& image, std::uint32_t slot);
 Piece piece_of(const DeviceImage& image, std::uint32_t slot);
+// Piece i of images[i], slot i.
+std::vector<Piece> pieces_of(std::span<const DeviceImage> images);
 
 // The descriptor of a piece: its tiles and how they are loaded (tile_begin left 0).
 ImageDesc describe(const Shape& shape, const Piece& piece, bool force_scalar);

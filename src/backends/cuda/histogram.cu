@@ -13,15 +13,23 @@ using kernels::KernelFn;
 namespace {
 int format_channels(KernelFormat f) { return (f % 3 == 0) ? 1 : (f % 3 == 1) ? 3 : 4; }
 
-KernelFn kernel_for(KernelFormat f, int layout, int nch = 0, bool luma = false) {
+KernelFn kernel_for(KernelFormat f, int layout, int nch = 0, bool luma = false, bool select = false) {
     if (f < 0 || f >= kKernelFormats) return nullptr;
     const int channels = format_channels(f);
+    if (layout == kSelected) {
+        switch (f / 3) {
+            case 0: return kernels::selected_u8(channels);
+            case 1: return kernels::selected_u16(channels);
+            case 2: return kernels::selected_f16(channels);
+            default: return kernels::selected_f32(channels);
+        }
+    }
     if (layout == kPacked) {
         if (!has_packed(f)) return nullptr;
         switch (f / 3) {
-            case 0: return kernels::packed_u8(channels, nch, luma);
-            case 2: return kernels::packed_f16(channels, nch, luma);
-            case 3: return kernels::packed_f32(channels, nch, luma);
+            case 0: return kernels::packed_u8(channels, nch, luma, select);
+            case 2: return kernels::packed_f16(channels, nch, luma, select);
+            case 3: return kernels::packed_f32(channels, nch, luma, select);
             default: return nullptr;
         }
     }
@@ -87,8 +95,10 @@ cudaError_t launch_graph(LaunchGraph& g, KernelFn fn, const KernelParams& params
 
 cudaError_t launch_histogram(KernelFormat format, const KernelParams& params, unsigned grid,
                              unsigned block, std::size_t smem_bytes, cudaStream_t stream, LaunchGraph* graph) {
-    KernelFn fn = params.packed ? kernel_for(format, kPacked, int(params.bin.channels), params.has_luma != 0)
-                                : kernel_for(format, int(params.layout));
+    KernelFn fn = params.packed   ? kernel_for(format, kPacked, int(params.bin.channels), params.has_luma != 0,
+                                               params.select != 0)
+                  : params.select ? kernel_for(format, kSelected)
+                                  : kernel_for(format, int(params.layout));
     if (fn == nullptr) return cudaErrorInvalidValue;
     if (graph != nullptr) {
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -115,7 +125,7 @@ cudaError_t allow(KernelFn fn, int block_limit, int* dynamic_limit) {
 }  // namespace
 
 cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynamic_limit) {
-    for (int layout : {int(kLanes32), int(kLanes16), int(kCopies)}) {
+    for (int layout : {int(kLanes32), int(kLanes16), int(kCopies), int(kSelected)}) {
         KernelFn fn = kernel_for(format, layout);
         if (fn == nullptr) return cudaErrorInvalidValue;
         const cudaError_t err = allow(fn, block_limit, dynamic_limit);
@@ -124,10 +134,11 @@ cudaError_t allow_shared_memory(KernelFormat format, int block_limit, int* dynam
     if (!has_packed(format)) return cudaSuccess;
     for (int nch = 1; nch <= kMaxChannels; ++nch)
         for (bool luma : {false, true})
-            if (KernelFn fn = kernel_for(format, kPacked, nch, luma)) {
-                const cudaError_t err = allow(fn, block_limit, dynamic_limit);
-                if (err != cudaSuccess) return err;
-            }
+            for (bool select : {false, true})
+                if (KernelFn fn = kernel_for(format, kPacked, nch, luma, select)) {
+                    const cudaError_t err = allow(fn, block_limit, dynamic_limit);
+                    if (err != cudaSuccess) return err;
+                }
     return cudaSuccess;
 }
 

@@ -5,6 +5,9 @@
 namespace imghist::cuda_detail::kernels {
 
 KernelFn kernels_f16(int channels) { return pick<kF16, kAnyLayout>(channels); }
-KernelFn packed_f16(int channels, int nch, bool luma) { return packed_float<kF16>(channels, nch, luma); }
+KernelFn selected_f16(int channels) { return pick_selected<kF16>(channels); }
+KernelFn packed_f16(int channels, int nch, bool luma, bool select) {
+    return select ? packed_float<kF16, true>(channels, nch, luma) : packed_float<kF16>(channels, nch, luma);
+}
 
 }  // namespace imghist::cuda_detail::kernels

@@ -81,6 +81,19 @@ __device__ __forceinline__ uint32_t opaque(uint32_t v) {
     return v;
 }
 
+// Where packed_kernel's shared adds go under a selection (kSelect: KernelParams::select): the
+// adds of the pixels it drops go to the lane's trash word, one counter row behind the counters
+// (flush never reads it), so that every pixel of a vector takes the same instructions.
+template <bool kSelect>
+struct Drop {
+    uint32_t keep = 0;   // bit k: pixel k of the vector counts
+    uint32_t trash = 0;  // the lane's trash word (shared address)
+    __device__ __forceinline__ uint32_t at(int k, uint32_t addr) const {
+        if constexpr (kSelect) return ((keep >> k) & 1u) != 0 ? addr : trash;
+        else return addr;
+    }
+};
+
 // Per-thread constants of the counting step.
 template <int L>
 struct Counter {
@@ -108,6 +121,10 @@ struct Counter {
     }
     // Value v (0..255) of plan channel c (a compile-time constant: an immediate offset), in the
     // hot path: slot c * 256 + v.
+    __device__ __forceinline__ uint32_t value_addr(int c, uint32_t v) const {  // kLanes32
+        static_assert(L == int(kLanes32), "one 32-bit counter per value");
+        return base + uint32_t(c) * 256u * 128u + (v << 7);
+    }
     __device__ __forceinline__ void bump_value(int c, uint32_t v) const {
         if constexpr (L == int(kLanes32)) red_shared(base + uint32_t(c) * 256u * 128u + (v << 7), 1u);
         else red_shared(base + uint32_t(c) * 128u * 128u + ((v >> 1) << 7), 1u << ((v & 1u) << 4));
@@ -242,8 +259,9 @@ __device__ __forceinline__ uint32_t u8_pixel(const uint32_t* gw, int k) {
 // byte, or the luminance from its second operand), one address computation and one shared add;
 // four pixels at a time keep the registers down. NCH >= 0 and LUMA >= 0 fix the number of
 // counted channels and the luminance at compile time; -1 reads them from P.
-template <class F, int NCH, int LUMA, int kPixels, class Ctr>
-__device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& ctr, const uint32_t* gw) {
+template <class F, int NCH, int LUMA, int kPixels, class Ctr, bool kSelect = false>
+__device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& ctr, const uint32_t* gw,
+                                             const Drop<kSelect>& drop = {}) {
     constexpr int kChunk = kPixels < 4 ? kPixels : 4;
     constexpr int kCh = NCH < 0 ? F::kChannels : NCH;
 #pragma unroll
@@ -266,7 +284,11 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
         for (int c = 0; c < kCh; ++c) {
             if (NCH >= 0 || c < int(P.bin.channels)) {
 #pragma unroll
-                for (int k = 0; k < kChunk; ++k) ctr.bump_value(c, __byte_perm(px[k], lu[k], ctr.chan_sel[c]));
+                for (int k = 0; k < kChunk; ++k) {
+                    const uint32_t v = __byte_perm(px[k], lu[k], ctr.chan_sel[c]);
+                    if constexpr (kSelect) red_shared(drop.at(k0 + k, ctr.value_addr(c, v)), 1u);
+                    else ctr.bump_value(c, v);
+                }
             }
         }
     }
@@ -279,9 +301,9 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
 // P.bin.closed_top; kRuleEdges for edge bins; the caller branches once per step); slot0 holds each
 // channel's slot-0 address of this lane.
 constexpr int kRuleOpen = 0, kRuleClosed = 1, kRuleEdges = 2;
-template <class F, int NCH, int LUMA, int RULE>
+template <class F, int NCH, int LUMA, int RULE, bool kSelect = false>
 __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32_t (&slot0)[NCH],
-                                             const uint4 (&v)[1]) {
+                                             const uint4 (&v)[1], const Drop<kSelect>& drop = {}) {
     constexpr int kSamples = F::kPixelBytes / F::kSampleBytes;
 #pragma unroll
     for (int k = 0; k < F::kPixelsPerGroup; ++k) {
@@ -300,8 +322,8 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
             else
                 code = ih_classify_float(x, P.bin.bins, P.bin.lo_float, P.bin.scale_float, P.bin.lo_key, P.bin.hi_key,
                                          uint32_t(RULE), P.bin.clamp);
-            red_shared(slot0[c] + (ih_code_slot(code) << 7), 1u);
-            if (ih_code_has_extra(code)) red_shared(slot0[c] + (ih_code_extra_slot(code, P.bin.bins) << 7), 1u);
+            red_shared(drop.at(k, slot0[c] + (ih_code_slot(code) << 7)), 1u);
+            if (ih_code_has_extra(code)) red_shared(drop.at(k, slot0[c] + (ih_code_extra_slot(code, P.bin.bins) << 7)), 1u);
         }
     }
 }
@@ -311,10 +333,11 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
 // edge bins in the shared code window (P.window_entries; outside it, in the whole table in
 // device memory); a float whose block is unresolved is classified, one with an edge hint walks
 // the edge keys `keys` (binning.h). Then the same shared adds as count_floats.
-template <class F, int NCH>
+// kWindow: P.window_entries != 0, decided once per step rather than per sample.
+template <class F, int NCH, bool kWindow, bool kSelect = false>
 __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const uint32_t (&slot0)[NCH],
                                                  const uint4 (&v)[1], const unsigned short* lut,
-                                                 const uint32_t* keys) {
+                                                 const uint32_t* keys, const Drop<kSelect>& drop = {}) {
     constexpr int kSamples = F::kPixelBytes / F::kSampleBytes;
 #pragma unroll
     for (int k = 0; k < F::kPixelsPerGroup; ++k) {
@@ -323,7 +346,7 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
         for (int c = 0; c < NCH; ++c) {
             const uint32_t raw = raw_sample<F>(p, uint32_t(packed_float_source(kSamples, NCH, 0, c)));
             uint32_t e;
-            if (F::kSampleBytes == 4 && P.window_entries != 0) {
+            if constexpr (F::kSampleBytes == 4 && kWindow) {
                 const uint32_t w = (raw >> P.window_shift) - P.window_first;  // negative floats wrap past it
                 e = w < P.window_entries ? lut[w] : __ldg(P.code_lut + (raw >> 16));
             } else {
@@ -340,8 +363,8 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
                 extra_slot = ih_code_extra_slot(code, P.bin.bins);
                 extra = ih_code_has_extra(code);
             }
-            red_shared(slot0[c] + (slot << 7), 1u);
-            if (extra) red_shared(slot0[c] + (extra_slot << 7), 1u);
+            red_shared(drop.at(k, slot0[c] + (slot << 7)), 1u);
+            if (extra) red_shared(drop.at(k, slot0[c] + (extra_slot << 7)), 1u);
         }
     }
 }
@@ -369,8 +392,91 @@ __device__ __forceinline__ RowSplit split_row(const unsigned char* row, uint64_t
     return {head, (row_px - head) / F::kPixelsPerGroup};
 }
 
-template <class F, class Ctr>
-__device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDesc& d, uint32_t j) {
+// Masks and alpha thresholds of device images (KernelParams::select): whether pixel x of image
+// row `row` counts (contract/selection.h). Half alpha is widened exactly, as the contract's test
+// takes fp32 bits.
+template <class F>
+__device__ __forceinline__ bool pixel_selected(const KernelParams& P, uint64_t row, uint64_t x, const Px<F::kWords>& p) {
+    if (P.select_mask != nullptr && P.select_mask[row * P.select_mask_pitch + x] == 0) return false;
+    if (P.alpha_kind == IH_ALPHA_ALL) return true;
+    uint32_t alpha = raw_sample<F>(p, P.alpha_sample);
+    if constexpr (F::kSample == kF16) alpha = ih_half_to_float_bits(alpha);
+    return ih_alpha_passes(P.alpha_kind, P.alpha_least, alpha) != 0;
+}
+
+// count_pixel for a pixel that counts only where selected; `kept` counts those that do.
+template <class F, bool kSelect, class Ctr>
+__device__ __forceinline__ void count_pixel_at(const KernelParams& P, const Ctr& ctr, const Px<F::kWords>& p,
+                                               uint64_t row, uint64_t x, unsigned long long& kept) {
+    if constexpr (kSelect) {
+        if (!pixel_selected<F>(P, row, x, p)) return;
+        ++kept;
+    }
+    count_pixel<F>(P, ctr, p);
+}
+
+// Bit k: pixel `first` + k of a packed row, in one 16-byte vector v, is selected. The mask bytes
+// of a vector are read as one load where they are aligned (the same for every vector of a row).
+template <class F>
+__device__ __forceinline__ uint32_t vector_selected(const KernelParams& P, uint64_t first, const uint4 (&v)[1]) {
+    constexpr int kPx = F::kPixelsPerGroup;
+    uint32_t keep = (1u << kPx) - 1u;
+    if (P.select_mask != nullptr) {
+        const unsigned char* m = P.select_mask + first;
+        uint32_t w[(kPx + 3) / 4];
+        if constexpr (kPx == 16) {
+            if ((reinterpret_cast<uintptr_t>(m) & 15u) == 0) {
+                const uint4 q = __ldg(reinterpret_cast<const uint4*>(m));
+                w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+            } else {
+#pragma unroll
+                for (int b = 0; b < 16; b += 4)
+                    w[b / 4] = __ldg(m + b) | (__ldg(m + b + 1) << 8) | (__ldg(m + b + 2) << 16) | (uint32_t(__ldg(m + b + 3)) << 24);
+            }
+        } else if constexpr (kPx == 8) {
+            if ((reinterpret_cast<uintptr_t>(m) & 7u) == 0) {
+                const uint2 q = __ldg(reinterpret_cast<const uint2*>(m));
+                w[0] = q.x, w[1] = q.y;
+            } else {
+#pragma unroll
+                for (int b = 0; b < 8; b += 4)
+                    w[b / 4] = __ldg(m + b) | (__ldg(m + b + 1) << 8) | (__ldg(m + b + 2) << 16) | (uint32_t(__ldg(m + b + 3)) << 24);
+            }
+        } else if constexpr (kPx == 4) {
+            if ((reinterpret_cast<uintptr_t>(m) & 3u) == 0) w[0] = __ldg(reinterpret_cast<const uint32_t*>(m));
+            else w[0] = __ldg(m) | (__ldg(m + 1) << 8) | (__ldg(m + 2) << 16) | (uint32_t(__ldg(m + 3)) << 24);
+        } else {
+            w[0] = 0;
+#pragma unroll
+            for (int b = 0; b < kPx; ++b) w[0] |= uint32_t(__ldg(m + b)) << (8 * b);
+        }
+        keep = 0;
+#pragma unroll
+        for (int k = 0; k < kPx; ++k) keep |= uint32_t(((w[k / 4] >> (8 * (k % 4))) & 0xFFu) != 0) << k;
+    }
+    if (P.alpha_kind != IH_ALPHA_ALL) {
+#pragma unroll
+        for (int k = 0; k < kPx; ++k) {
+            uint32_t alpha = raw_sample<F>(group_pixel<F>(v, k), P.alpha_sample);
+            if constexpr (F::kSample == kF16) alpha = ih_half_to_float_bits(alpha);
+            if (ih_alpha_passes(P.alpha_kind, P.alpha_least, alpha) == 0) keep &= ~(1u << k);
+        }
+    }
+    return keep;
+}
+
+// The selected pixels a thread counted, added to *P.selected: one add per warp (blocks are
+// whole warps: cuda_tune.cpp).
+__device__ __forceinline__ void add_selected(const KernelParams& P, unsigned long long kept) {
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) kept += __shfl_down_sync(0xffffffffu, kept, o);
+    if ((threadIdx.x & 31u) == 0 && kept != 0) atomicAdd(P.selected, kept);
+}
+
+// kSelect: only the selected pixels count (the tile's groups pixel by pixel), and `kept` counts them.
+template <class F, class Ctr, bool kSelect = false>
+__device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDesc& d, uint32_t j,
+                           unsigned long long& kept) {
     const uint32_t t = threadIdx.x, nt = blockDim.x;
     const uint32_t rg = j / d.segs, seg = j - rg * d.segs;
     const uint32_t row0 = rg * d.rows_per_tile;
@@ -391,7 +497,7 @@ __device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDes
             }
             if (x >= d.row_px) continue;
             const unsigned char* q = d.base + (row0 + r) * d.pitch + x * F::kPixelBytes;
-            count_pixel<F>(P, ctr, load_pixel_bytes<F>(q));
+            count_pixel_at<F, kSelect>(P, ctr, load_pixel_bytes<F>(q), row0 + r, x, kept);
         }
         return;
     }
@@ -399,6 +505,8 @@ __device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDes
     // Body: every thread issues all of its 16-byte loads before counting any.
     uint4 v[F::kMaxGpt][F::kVectors];
     bool ok[F::kMaxGpt];
+    uint32_t group_row[F::kMaxGpt];  // kSelect: each group's row and first pixel
+    uint64_t group_x[F::kMaxGpt];
     if (d.rows_per_tile == 1) {
         const unsigned char* row = d.base + uint64_t(row0) * d.pitch;
         const RowSplit rs = split_row<F>(row, d.row_px);
@@ -409,6 +517,8 @@ __device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDes
             const uint64_t u = u0 + uint64_t(k) * nt;
             ok[k] = uint32_t(k) < gpt && u < rs.groups;
             if (ok[k]) load_group<F>(body + u * F::kGroupBytes, v[k]);
+            group_row[k] = row0;
+            group_x[k] = rs.head + u * F::kPixelsPerGroup;
         }
     } else {
         const uint32_t upr = uint32_t(d.units_per_row);
@@ -422,12 +532,22 @@ __device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDes
                 const RowSplit rs = split_row<F>(row, d.row_px);
                 ok[k] = x < rs.groups;
                 if (ok[k]) load_group<F>(row + rs.head * F::kPixelBytes + uint64_t(x) * F::kGroupBytes, v[k]);
+                group_row[k] = row0 + r;
+                group_x[k] = rs.head + uint64_t(x) * F::kPixelsPerGroup;
             }
         }
     }
 #pragma unroll
-    for (int k = 0; k < F::kMaxGpt; ++k)
-        if (ok[k]) count_group<F>(P, ctr, v[k]);
+    for (int k = 0; k < F::kMaxGpt; ++k) {
+        if (!ok[k]) continue;
+        if constexpr (kSelect) {
+#pragma unroll
+            for (int px = 0; px < F::kPixelsPerGroup; ++px)
+                count_pixel_at<F, true>(P, ctr, group_pixel<F>(v[k], px), group_row[k], group_x[k] + px, kept);
+        } else {
+            count_group<F>(P, ctr, v[k]);
+        }
+    }
 
     // Edges: the pixels before the first and after the last whole group of each row.
     if (seg == 0) {
@@ -440,7 +560,7 @@ __device__ void count_tile(const KernelParams& P, const Ctr& ctr, const ImageDes
             if (k < rs.head) x = k;
             else if (body_end + (k - rs.head) < d.row_px) x = body_end + (k - rs.head);
             else continue;
-            count_pixel<F>(P, ctr, load_pixel_bytes<F>(row + x * F::kPixelBytes));
+            count_pixel_at<F, kSelect>(P, ctr, load_pixel_bytes<F>(row + x * F::kPixelBytes), row0 + r, x, kept);
         }
     }
 }
@@ -591,7 +711,8 @@ __device__ __forceinline__ Counter<L> make_counter(const KernelParams& P, uint32
     return ctr;
 }
 
-template <int Sample, int Channels, int L>
+// kSelect: masks and alpha thresholds of one device image (KernelParams::select), L kAnyLayout.
+template <int Sample, int Channels, int L, bool kSelect = false>
 __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_constant__ KernelParams P) {
     using F = Fmt<Sample, Channels>;
     extern __shared__ uint4 smem[];
@@ -621,6 +742,7 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
     for (uint32_t k = threadIdx.x; k < P.smem_words / 4; k += blockDim.x) smem[k] = make_uint4(0, 0, 0, 0);
     __syncthreads();
     uint32_t since_flush = 0;
+    unsigned long long kept = 0;  // kSelect: the pixels this thread counted
     for (uint32_t tile = tile_first; tile < tile_end; ++tile) {
         if (P.prefetch && threadIdx.x == 0) prefetch_tile<F>(P, img, i, tile + kAhead, tile_end);
         while (tile >= img[i].tile_begin + img[i].tiles) {
@@ -634,11 +756,12 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
             flush<F>(P, sh, ctr.acc);
             since_flush = 0;
         }
-        count_tile<F>(P, ctr, img[i], tile - img[i].tile_begin);
+        count_tile<F, Counter<L>, kSelect>(P, ctr, img[i], tile - img[i].tile_begin, kept);
         ++since_flush;
     }
     flush<F>(P, sh, ctr.acc, true);
     finish_image(P, img[i]);
+    if constexpr (kSelect) add_selected(P, kept);
 }
 
 // The packed fast path: one image that is one long row (packed), gray or 4-sample pixels of
@@ -651,7 +774,9 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
 // (finish_image). NCH and LUMA as in count_values (8-bit) or count_floats (half, float: both
 // fixed, NCH >= 1, LUMA 0 or 1). The host sets P.flush_tiles to the steps between flushes and
 // P.total_tiles = gridDim.x.
-template <int Sample, int Channels, int NCH, int LUMA>
+// kSelect: a mask (of the same long row: pixel i's byte at select_mask + i) and an alpha
+// threshold (KernelParams::select): each vector's dropped pixels count into the trash (Drop).
+template <int Sample, int Channels, int NCH, int LUMA, bool kSelect = false>
 __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant__ KernelParams P) {
     using F = Fmt<Sample, Channels>;
     static_assert(F::kGroupBytes == 16, "one group is one 16-byte vector");
@@ -677,25 +802,40 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     const uint32_t nt = blockDim.x, t = threadIdx.x;
     const uint64_t step = uint64_t(nt) * kSteps;
     const uint64_t full = (ve - vb) / step;
-    const uint4* q = reinterpret_cast<const uint4*>(d.base + rs.head * F::kPixelBytes) + vb + t;
+    const uint4* const body = reinterpret_cast<const uint4*>(d.base + rs.head * F::kPixelBytes);
+    const uint4* q = body + vb + t;
 
     auto load = [&](const uint4* at, uint4 (&v)[kSteps]) {
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) v[k] = __ldg(at + k * nt);
     };
-    // One vector; `rule` is count_floats' RULE as a compile-time constant (floats only).
-    auto count_vector = [&](const uint4& v, auto rule) {
+    // kSelect: which pixels of the vector at `at` (loaded as v) count, and the lane's trash word.
+    unsigned long long kept = 0;
+    const uint32_t trash = ctr.base + P.hist_slots * 128u;
+    auto drop_of = [&](const uint4* at, const uint4& v) {
+        Drop<kSelect> drop;
+        if constexpr (kSelect) {
+            const uint64_t first = rs.head + uint64_t(at - body) * kPx;
+            drop.keep = vector_selected<F>(P, first, reinterpret_cast<const uint4(&)[1]>(v));
+            drop.trash = trash;
+            kept += uint32_t(__popc(drop.keep));
+        }
+        return drop;
+    };
+    // One vector (at `at`); `rule` is count_floats' RULE as a compile-time constant (floats only).
+    auto count_vector = [&](const uint4& v, auto rule, const uint4* at) {
+        const Drop<kSelect> drop = drop_of(at, v);
         if constexpr (F::kValueMode)
-            count_values<F, NCH, LUMA, kPx>(P, ctr, reinterpret_cast<const uint32_t*>(&v));
+            count_values<F, NCH, LUMA, kPx, Counter<kLanes32>, kSelect>(P, ctr, reinterpret_cast<const uint32_t*>(&v), drop);
         else
-            count_floats<F, NCH, LUMA, decltype(rule)::value>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v));
+            count_floats<F, NCH, LUMA, decltype(rule)::value, kSelect>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v), drop);
     };
     using Closed = std::integral_constant<int, kRuleClosed>;
     using Open = std::integral_constant<int, kRuleOpen>;
     using Edges = std::integral_constant<int, kRuleEdges>;
-    auto count = [&](const uint4 (&v)[kSteps]) {  // 8-bit
+    auto count = [&](const uint4 (&v)[kSteps]) {  // 8-bit, loaded at q
 #pragma unroll
-        for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{});
+        for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{}, q + k * nt);
     };
     // The code table's shared-memory copy, behind the counters (P.code_lut: floats, no luminance),
     // or the code window and then the edge keys.
@@ -706,16 +846,22 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     auto count_some = [&](const uint4 (&v)[kSteps], const bool (&ok)[kSteps]) {
         if constexpr (!F::kValueMode && LUMA == 0) {
             if (P.code_lut != nullptr) {
+                auto run_lut = [&](auto window) {
 #pragma unroll
-                for (int k = 0; k < kSteps; ++k)
-                    if (ok[k]) count_floats_lut<F, NCH>(P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys);
+                    for (int k = 0; k < kSteps; ++k)
+                        if (ok[k])
+                            count_floats_lut<F, NCH, decltype(window)::value, kSelect>(
+                                P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys, drop_of(q + k * nt, v[k]));
+                };
+                if (F::kSampleBytes == 4 && P.window_entries != 0) run_lut(std::true_type{});
+                else run_lut(std::false_type{});
                 return;
             }
         }
         auto run = [&](auto closed) {
 #pragma unroll
             for (int k = 0; k < kSteps; ++k)
-                if (ok[k]) count_vector(v[k], closed);
+                if (ok[k]) count_vector(v[k], closed, q + k * nt);
         };
         if (P.bin.edges) run(Edges{});
         else if (P.bin.closed_top) run(Closed{});
@@ -752,10 +898,10 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
             if (ok[k]) r[k] = __ldg(q + k * nt);
         }
     };
-    auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {  // 8-bit
+    auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {  // 8-bit, loaded at q
 #pragma unroll
         for (int k = 0; k < kSteps; ++k)
-            if (ok[k]) count_vector(r[k], Open{});
+            if (ok[k]) count_vector(r[k], Open{}, q + k * nt);
     };
 
     uint4 rest[kSteps];
@@ -774,7 +920,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         load_rest(rest, ok, left);
         zero();
         count_rest(rest, ok);
-    } else if (P.ahead) {
+    } else if (!kSelect && P.ahead) {  // (a selection's drops need the registers of the second buffer)
         // Two register buffers: the loads of step s + 1 are in flight while step s is counted,
         // and the first loads while the counters are zeroed. 8-bit only: with float samples the
         // two buffers spilled registers (ptxas, 64 per thread), so floats ignore P.ahead.
@@ -796,7 +942,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         }
         load_rest(rest, ok, left);
         count_rest(rest, ok);
-    } else if (P.early) {
+    } else if (!kSelect && P.early) {
         // The first step's loads are in flight while the counters are zeroed.
         uint4 a[kSteps];
         load(q, a);
@@ -827,9 +973,10 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         const uint32_t edges = uint32_t(rs.head + (d.row_px - tail));
         for (uint32_t e = t; e < edges; e += nt) {
             const uint64_t x = e < rs.head ? e : tail + (e - rs.head);
-            count_pixel<F>(P, ctr, load_pixel_bytes<F>(d.base + x * F::kPixelBytes));
+            count_pixel_at<F, kSelect>(P, ctr, load_pixel_bytes<F>(d.base + x * F::kPixelBytes), 0, x, kept);
         }
     }
+    if constexpr (kSelect) add_selected(P, kept);
     flush<F>(P, sh, ctr.acc, true);
     if (!P.slot_merge) {
         finish_image(P, d);
@@ -849,24 +996,38 @@ KernelFn kernels_f16(int channels);
 KernelFn kernels_f32(int channels);
 // The packed fast path (packed_kernel): channels 1 or 4; nch 1..kMaxChannels; luma 0/1; nullptr
 // where there is none. 8-bit in histogram_u8.cu, half and float from packed_float<Sample>.
-KernelFn packed_u8(int channels, int nch, bool luma);
-KernelFn packed_f16(int channels, int nch, bool luma);
-KernelFn packed_f32(int channels, int nch, bool luma);
+// `select`: the kSelect variant (KernelParams::select).
+KernelFn packed_u8(int channels, int nch, bool luma, bool select);
+KernelFn packed_f16(int channels, int nch, bool luma, bool select);
+KernelFn packed_f32(int channels, int nch, bool luma, bool select);
 
 // The float kernels exist for the plans a gray or RGBA image can have (packed_float_source):
 // gray; R,G,B; R,G,B,A; Y; A,Y; R,G,B,Y; R,G,B,A,Y.
-template <int Sample>
+template <int Sample, bool kSelect = false>
 KernelFn packed_float(int channels, int nch, bool luma) {
-    if (channels == 1) return nch == 1 && !luma ? packed_kernel<Sample, 1, 1, 0> : nullptr;
+    if (channels == 1) return nch == 1 && !luma ? packed_kernel<Sample, 1, 1, 0, kSelect> : nullptr;
     if (channels != 4) return nullptr;
-    if (!luma) return nch == 3 ? packed_kernel<Sample, 4, 3, 0> : nch == 4 ? packed_kernel<Sample, 4, 4, 0> : nullptr;
+    if (!luma)
+        return nch == 3 ? packed_kernel<Sample, 4, 3, 0, kSelect> : nch == 4 ? packed_kernel<Sample, 4, 4, 0, kSelect> : nullptr;
     switch (nch) {
-        case 1: return packed_kernel<Sample, 4, 1, 1>;
-        case 2: return packed_kernel<Sample, 4, 2, 1>;
-        case 4: return packed_kernel<Sample, 4, 4, 1>;
-        case 5: return packed_kernel<Sample, 4, 5, 1>;
+        case 1: return packed_kernel<Sample, 4, 1, 1, kSelect>;
+        case 2: return packed_kernel<Sample, 4, 2, 1, kSelect>;
+        case 4: return packed_kernel<Sample, 4, 4, 1, kSelect>;
+        case 5: return packed_kernel<Sample, 4, 5, 1, kSelect>;
         default: return nullptr;
     }
+}
+
+// The kSelect kernels (KernelParams::select), one per sample type in histogram_<sample>.cu.
+KernelFn selected_u8(int channels);
+KernelFn selected_u16(int channels);
+KernelFn selected_f16(int channels);
+KernelFn selected_f32(int channels);
+template <int Sample>
+KernelFn pick_selected(int channels) {
+    return channels == 1   ? histogram_kernel<Sample, 1, kAnyLayout, true>
+           : channels == 3 ? histogram_kernel<Sample, 3, kAnyLayout, true>
+                           : histogram_kernel<Sample, 4, kAnyLayout, true>;
 }
 
 template <int Sample, int L>

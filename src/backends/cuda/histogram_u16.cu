@@ -4,5 +4,6 @@
 namespace imghist::cuda_detail::kernels {
 
 KernelFn kernels_u16(int channels) { return pick<kU16, kAnyLayout>(channels); }
+KernelFn selected_u16(int channels) { return pick_selected<kU16>(channels); }
 
 }  // namespace imghist::cuda_detail::kernels

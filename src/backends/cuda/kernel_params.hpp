@@ -107,6 +107,16 @@ struct KernelParams {
     // Edge bins (bin.edges): the plan's bins + 1 edge keys in device memory (edge_keys()).
     const std::uint32_t* edge_keys;
 
+    // Masks and alpha thresholds of a device image (select = 1: histogram_kernel's kSelect
+    // variant, one image per launch, any layout): a pixel counts only where select_mask (a gray8
+    // image of the same rows, or null) is non-zero and its sample alpha_sample passes the alpha
+    // test (contract/selection.h); the pixels counted are added to *selected.
+    std::uint32_t select;
+    std::uint32_t alpha_kind, alpha_least, alpha_sample;
+    const unsigned char* select_mask;
+    std::uint64_t select_mask_pitch;
+    unsigned long long* selected;
+
     // Work.
     std::uint32_t nimg, total_tiles;
     unsigned long long* acc;   // [slot_index][total_slots * acc_stride], zero between calls
@@ -162,6 +172,8 @@ cudaError_t kernel_registers(KernelFormat format, int layout, int* registers, in
 // but 16-bit; `layout` kPacked in blocks_per_sm / kernel_registers means it
 // (with the plan's channels and luminance). Not every (nch, luma) has a kernel: has_packed_kernel.
 inline constexpr int kPacked = 4;
+// `layout` kSelected in blocks_per_sm / kernel_registers: the kSelect kernel (KernelParams::select).
+inline constexpr int kSelected = 5;
 inline constexpr int kPackedSteps = 4;  // packed_kernel: 16-byte vectors per thread per step
 inline constexpr bool has_packed(KernelFormat f) {
     return f == kGray8 || f == kRgba8 || f == kGrayF16 || f == kRgbaF16 || f == kGrayF32 || f == kRgbaF32;
@@ -177,20 +189,5 @@ __host__ __device__ constexpr int packed_float_source(int channels, int nch, int
     if (channels == 1) return 0;
     return nch - luma == 1 ? 3 : c;
 }
-
-// ih_gather_selected (select.cu): the pixels of `rows` rows that the mask (null: none) and the
-// alpha test (contract/selection.h) select, packed in any order into `out`; their number is
-// added to *selected.
-struct GatherParams {
-    const unsigned char* image;
-    std::uint64_t image_pitch;
-    const unsigned char* mask;
-    std::uint64_t mask_pitch;
-    unsigned char* out;
-    unsigned int* selected;
-    std::uint32_t width, rows, pixel_bytes;
-    std::uint32_t alpha_kind, alpha_least, alpha_at, alpha_type;  // alpha_type: IH_T_*
-};
-cudaError_t launch_gather_selected(const GatherParams& params, cudaStream_t stream);
 
 }  // namespace imghist::cuda_detail
