@@ -35,9 +35,30 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
             case Channel::Y: sources.push_back(kLumaSource); break;
         }
     }
+    set_bin_arguments();
+    const std::uint32_t w[3] = {request.weights.r, request.weights.g, request.weights.b};
+    for (int i = 0; i < 3; ++i) {
+        weight_int[i] = w[i];
+        weight_float[i] = float(double(w[i]) / double(IH_LUMA_WEIGHT_SUM));
+    }
+}
+
+HistogramPlan HistogramPlan::with_layout(const BinLayout& other) const {
+    HistogramPlan p = *this;
+    p.layout = other;
+    p.set_bin_arguments();
+    return p;
+}
+
+void HistogramPlan::set_bin_arguments() {
     clamp = layout.clamp ? 1u : 0u;
     closed_top = layout.closed_top ? 1u : 0u;
-
+    edge_keys.clear();
+    lo_int = hi_int = 0;
+    lo_float = scale_float = 0;
+    lo_key = hi_key = 0;
+    int_mode = IH_INT_SHIFT;
+    shift = 0;
     if (!layout.edges.empty()) {
         // Integer keys: the value itself against ceil(edge), which no sample (at most 65535) can
         // tell from 65536 above or 0 below. Float keys: ih_float_key of the fp32 edges.
@@ -69,12 +90,6 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
         scale_float = float_bin_scale(layout);
         lo_key = ih_float_key(std::bit_cast<std::uint32_t>(float(layout.lo)));
         hi_key = ih_float_key(std::bit_cast<std::uint32_t>(float(layout.hi)));
-    }
-
-    const std::uint32_t w[3] = {request.weights.r, request.weights.g, request.weights.b};
-    for (int i = 0; i < 3; ++i) {
-        weight_int[i] = w[i];
-        weight_float[i] = float(double(w[i]) / double(IH_LUMA_WEIGHT_SUM));
     }
 }
 

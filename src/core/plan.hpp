@@ -23,6 +23,9 @@ inline constexpr int kLumaSource = -1;
 class HistogramPlan {
 public:
     HistogramPlan(PixelFormat format, const Request& request);
+    // The same channels, luminance weights and format with another bin layout (one that
+    // resolve_layout gave this sample type), e.g. a backend's plan of raw 8-bit values.
+    HistogramPlan with_layout(const BinLayout& other) const;
 
     PixelFormat format;
     FormatInfo info;
@@ -130,6 +133,10 @@ private:
         std::size_t low, low_next, high, high_next, count;
     };
     ExtremePositions extreme_positions() const;
+
+private:
+    // The classify arguments of `layout` (int_mode, shift, lo/hi, keys, clamp, closed_top).
+    void set_bin_arguments();
 };
 
 // Adds n counts of one classify() code into a channel's slots (the contract's code -> count rule).

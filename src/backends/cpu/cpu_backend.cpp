@@ -18,6 +18,8 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,6 +94,45 @@ void run_workers(std::uint64_t workers, const Work& work) {
         if (e) std::rethrow_exception(e);
 }
 
+// The count -> slot rule of binning.h for 8-bit values counted raw (CpuEngine::values_plan):
+// each value's code under the plan, and its extreme under the clipping plan, found once; then
+// value v's count goes to its slots and extremes, for every channel and tile.
+class ValueFold {
+public:
+    ValueFold(const HistogramPlan& values, const HistogramPlan& plan, const HistogramPlan* clipping)
+        : values_(values), plan_(plan), counts_extremes_(clipping != nullptr) {
+        codes_.resize(values.bins());
+        extremes_.resize(values.bins(), 0);
+        for (std::uint32_t v = 0; v < values.bins(); ++v) {
+            codes_[v] = plan.classify_int(v);
+            if (clipping) extremes_[v] = clipping->extreme_of(clipping->classify_int(v));
+        }
+    }
+    // Adds the raw values' slots of one image (or tile) to its slots and extremes.
+    void add(std::span<const std::uint64_t> value_slots, std::span<std::uint64_t> slots,
+             std::span<std::uint64_t> extremes) const {
+        for (std::size_t c = 0; c < plan_.channels.size(); ++c) {
+            const std::uint64_t* from = value_slots.data() + c * values_.slots_per_channel();
+            std::uint64_t* to = slots.data() + c * plan_.slots_per_channel();
+            for (std::size_t v = 0; v < codes_.size(); ++v) {
+                const std::uint64_t n = from[v];
+                if (n == 0) continue;
+                to[ih_code_slot(codes_[v])] += n;
+                if (ih_code_has_extra(codes_[v])) to[ih_code_extra_slot(codes_[v], plan_.bins())] += n;
+                if (!counts_extremes_ || extremes_[v] == 0) continue;
+                extremes[2 * c + (extremes_[v] == IH_SLOT_BELOW ? 0 : 1)] += n;
+            }
+        }
+    }
+
+private:
+    const HistogramPlan& values_;
+    const HistogramPlan& plan_;
+    bool counts_extremes_;
+    std::vector<std::uint32_t> codes_;
+    std::vector<std::uint32_t> extremes_;  // IH_SLOT_BELOW, IH_SLOT_ABOVE or 0
+};
+
 class CpuEngine final : public BackendEngine<> {
 public:
     explicit CpuEngine(unsigned threads) : threads_(resolve_threads(threads)) {}
@@ -132,6 +173,17 @@ public:
                           const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                           std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                           std::span<std::uint64_t> counted) override {
+        if (const std::optional<HistogramPlan> values = values_plan(plan, clipping)) {
+            const std::size_t per_tile = values->total_slots();
+            std::vector<std::uint64_t> value_slots(regions.size() * per_tile, 0);
+            accumulate_tiles(image, regions, *values, nullptr, selectors, value_slots, {}, counted);
+            const ValueFold fold(*values, plan, clipping);
+            const std::size_t ts = plan.total_slots(), es = clipping ? 2 * plan.channels.size() : 0;
+            for (std::size_t i = 0; i < regions.size(); ++i)
+                fold.add(std::span<const std::uint64_t>(value_slots).subspan(i * per_tile, per_tile),
+                         slots.subspan(i * ts, ts), extremes.subspan(i * es, es));
+            return true;
+        }
         const Counting counting = prepare(image.pixel_count(), plan, clipping);
         const std::uint64_t workers = std::min<std::uint64_t>(
             {threads_, regions.size(), std::max<std::uint64_t>(1, image.pixel_count() / kMinPixelsPerThread)});
@@ -184,11 +236,27 @@ private:
         return c;
     }
 
+    // 8-bit samples whose bins are not their values (edge bins, other ranges or bin counts, or
+    // with the extremes) are counted as raw values by the identity kernels, and each of the 256
+    // values then moves to its slots once (ValueFold): a table read per sample cost 1.6-1.75x
+    // the identity kernels (8K RGBA8 R,G,B, Zen 5: 15.2-17.0 ms against 9.8). This is the plan
+    // of those raw values.
+    static std::optional<HistogramPlan> values_plan(const HistogramPlan& plan, const HistogramPlan* clipping) {
+        if (plan.info.sample != SampleType::u8 || (plan.int_mode == IH_INT_SHIFT && plan.shift == 0 && !clipping))
+            return std::nullopt;
+        return plan.with_layout(resolve_layout(SampleType::u8, BinSpec{}));
+    }
     // Counts every pixel of `image`, or with a selector the pixels it lets through; returns how
     // many were counted.
     std::uint64_t count(const ImageView& image, const HistogramPlan& plan, const HistogramPlan* clipping,
                         std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                         const PixelSelector* selector) {
+        if (const std::optional<HistogramPlan> values = values_plan(plan, clipping)) {
+            std::vector<std::uint64_t> value_slots(values->total_slots(), 0);
+            const std::uint64_t counted = count(image, *values, nullptr, value_slots, {}, selector);
+            ValueFold(*values, plan, clipping).add(value_slots, slots, extremes);
+            return counted;
+        }
         const std::uint64_t pixels = image.pixel_count();
         const Counting counting = prepare(pixels, plan, clipping);
         const KernelFn kernel = counting.kernel;

@@ -38,13 +38,13 @@ struct TableMap {
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
 };
-using LutMap = TableMap<std::uint32_t>;    // 8-bit, 16-bit general, half
+using LutMap = TableMap<std::uint32_t>;    // 16-bit general, half
 using Lut16Map = TableMap<std::uint16_t>;  // 16-bit general and half, where every slot fits 16 bits
 struct IdentityMap {  // 8-bit samples with the default bins: the shift mode with shift 0
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const { return ih_classify_int(v, IH_INT_SHIFT, 0, 0, 0, 0, 0); }
 };
-struct ShiftMap {  // integer samples in the plan's shift mode (8-bit identity, 16-bit v >> k)
+struct ShiftMap {  // 16-bit samples in the plan's shift mode (v >> k)
     std::uint32_t shift;
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const {

@@ -117,13 +117,11 @@ namespace {
 
 // Kernels by sample type and map. `small`: the layout fits kSmallPitch (Counters picks it),
 // whose kernels address the tables at constant displacements.
+// 8-bit plans reach the kernels as raw values only (cpu_backend.cpp, values_plan, moves them to
+// their bins afterwards); any other plan takes the direct path.
 KernelFn pick_u8(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs) {
-    const FormatInfo& fi = plan.info;
-    const bool shift = plan.int_mode == IH_INT_SHIFT;
-    // With extremes the 256-entry table gives them slots of their own.
-    if (tb.extremes || !shift) return pick_format<std::uint8_t, LutMap, LutMap>(fi, cs);
-    if (plan.shift == 0) return pick_format<std::uint8_t, IdentityMap, IdentityMap, kSmallPitch>(fi, cs);
-    return pick_format<std::uint8_t, ShiftMap, ShiftMap, kSmallPitch>(fi, cs);
+    if (tb.extremes || plan.int_mode != IH_INT_SHIFT || plan.shift != 0) return nullptr;
+    return pick_format<std::uint8_t, IdentityMap, IdentityMap, kSmallPitch>(plan.info, cs);
 }
 
 KernelFn pick_u16(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, bool small) {
