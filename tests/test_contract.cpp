@@ -74,6 +74,26 @@ TEST(Contract, BinArgsClassifyExactlyAsThePlan) {
     }
 }
 
+// HistogramPlan::with_layout (the cpu backend's plan of raw 8-bit values) is the plan that a
+// request with that layout makes, every field alike, from any plan of the same channels: also
+// from edge and clamped plans back to uniform ones, whose keys and flags must not linger.
+TEST(Contract, PlanWithAnotherLayoutIsThePlanOfThatRequest) {
+    for (PixelFormat format : all_pixel_formats) {
+        const FormatInfo& fi = format_info(format);
+        const std::vector<Request> requests = requests_with_odd_ranges(fi);
+        for (const Request& from : requests) {
+            const HistogramPlan plan(format, from);
+            for (Request to : requests) {
+                to.mode = from.mode;
+                to.count_alpha = from.count_alpha;
+                to.weights = from.weights;
+                const HistogramPlan want(format, to);
+                EXPECT_TRUE(plan.with_layout(want.layout) == want) << fi.name;
+            }
+        }
+    }
+}
+
 TEST(Contract, BinArgsOfAPassNameItsOwnChannels) {
     Request request;
     request.count_alpha = true;
