@@ -100,7 +100,7 @@ void run_workers(std::uint64_t workers, const Work& work) {
 class ValueFold {
 public:
     ValueFold(const HistogramPlan& values, const HistogramPlan& plan, const HistogramPlan* clipping)
-        : values_(values), plan_(plan), counts_extremes_(clipping != nullptr) {
+        : values_(values), plan_(plan) {
         codes_.resize(values.bins());
         extremes_.resize(values.bins(), 0);
         for (std::uint32_t v = 0; v < values.bins(); ++v) {
@@ -119,8 +119,7 @@ public:
                 if (n == 0) continue;
                 to[ih_code_slot(codes_[v])] += n;
                 if (ih_code_has_extra(codes_[v])) to[ih_code_extra_slot(codes_[v], plan_.bins())] += n;
-                if (!counts_extremes_ || extremes_[v] == 0) continue;
-                extremes[2 * c + (extremes_[v] == IH_SLOT_BELOW ? 0 : 1)] += n;
+                if (extremes_[v] != 0) extremes[2 * c + (extremes_[v] == IH_SLOT_BELOW ? 0 : 1)] += n;
             }
         }
     }
@@ -128,9 +127,8 @@ public:
 private:
     const HistogramPlan& values_;
     const HistogramPlan& plan_;
-    bool counts_extremes_;
     std::vector<std::uint32_t> codes_;
-    std::vector<std::uint32_t> extremes_;  // IH_SLOT_BELOW, IH_SLOT_ABOVE or 0
+    std::vector<std::uint32_t> extremes_;  // IH_SLOT_BELOW, IH_SLOT_ABOVE or 0 (always 0 without clipping)
 };
 
 class CpuEngine final : public BackendEngine<> {

@@ -139,8 +139,7 @@ void build_vector_bins(Tables& tb, const Classifier& cl) {
 void build_tables(Tables& tb, const Classifier& cl, bool big, bool want_luma) {
     switch (tb.sample) {
         case SampleType::u8:
-            if (tb.sample_lut.empty()) build_int_lut(tb, cl, 256);
-            break;
+            break;  // counted as raw values by IdentityMap (cpu_backend.cpp, values_plan): no table
         case SampleType::u16:
             build_u16_tables(tb, cl, big);
             build_lut16(tb);

@@ -114,7 +114,7 @@ struct Tables {
     BinLayout layout;
     bool extremes;  // the slots tell the clipping extremes apart
     SlotMap slots;
-    std::vector<std::uint32_t> sample_lut;  // u8: 256; u16 general / f16: 65536; f32: top 16 bits
+    std::vector<std::uint32_t> sample_lut;  // u16 general / f16: 65536; f32: top 16 bits
     // The 65536-entry sample_lut in 16 bits, where every entry fits (all but the widest layouts):
     // 128 KB instead of 256, so that the entries of random halves in [0, 1] (about 15,000) fit
     // the L1 cache. Empty otherwise.
