@@ -111,6 +111,10 @@ public:
     // The second pass that counts the clipping counts `result` lacks.
     template <class Pixels>
     void count_clipping(const Pixels& image, const HistogramPlan& clipping, Result& result);
+    // The same, where `pass` counts the clipping plan into the zeroed slots it is given (a
+    // selection's pass over the same pixels).
+    void count_clipping(const HistogramPlan& clipping, Result& result,
+                        const std::function<void(std::span<std::uint64_t>)>& pass);
 
 private:
     std::vector<std::string> notes_;

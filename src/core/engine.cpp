@@ -198,9 +198,6 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
     return selected_result(std::move(result), image, plain, counted, std::move(backend), std::move(device));
 }
 
-bool clipping_known(const Result& result);
-void set_clipping(const HistogramPlan& clipping, std::span<const std::uint64_t> slots, Result& result);
-
 // Device images whose backend counts the selection in place (SlotCounter::accumulate_selected_device):
 // one pass over the image and the mask, and one more with the clipping plan where the counts
 // do not prove the clipping; nullopt where the backend cannot.
@@ -212,17 +209,15 @@ std::optional<Result> count_selected_in_place(SlotCounter& counter, const Device
     const std::optional<std::uint64_t> counted =
         counter.accumulate_selected_device(image, mask, alpha, counting.plan, counting.slots);
     if (!counted) return std::nullopt;
+    if (*counted == 0) return selected_result(std::nullopt, image, plain, 0, backend, device);
     Result result = counting.result(image, backend, device, false);
-    if (counting.clipping && !clipping_known(result)) {
-        std::vector<std::uint64_t> slots(counting.clipping->total_slots(), 0);
-        counter.accumulate_selected_device(image, mask, alpha, *counting.clipping, slots);
-        set_clipping(*counting.clipping, slots, result);
-    }
+    if (counting.clipping)
+        counter.count_clipping(*counting.clipping, result, [&](std::span<std::uint64_t> slots) {
+            counter.accumulate_selected_device(image, mask, alpha, *counting.clipping, slots);
+        });
     result.notes = counter.take_notes();
     add_value_extremes(image, plain, counting.plan, nullptr, result);
-    std::optional<Result> whole;
-    if (*counted != 0) whole = std::move(result);
-    return selected_result(std::move(whole), image, plain, *counted, backend, device);
+    return selected_result(std::move(result), image, plain, *counted, backend, device);
 }
 
 // Device images: the backend packs the selected pixels of a round of rows into a buffer of its
@@ -636,11 +631,16 @@ std::vector<std::string> SlotCounter::take_notes() { return std::exchange(notes_
 
 template <class Pixels>
 void SlotCounter::count_clipping(const Pixels& image, const HistogramPlan& clipping, Result& result) {
+    count_clipping(clipping, result, [&](std::span<std::uint64_t> slots) { accumulate_pixels(*this, image, clipping, slots); });
+}
+
+void SlotCounter::count_clipping(const HistogramPlan& clipping, Result& result,
+                                 const std::function<void(std::span<std::uint64_t>)>& pass) {
     if (clipping_known(result)) return;  // e.g. 16-bit default bins whose end bins are empty
     // A second pass of the same backend: its below / above counters are the extremes.
     std::vector<std::uint64_t> slots(clipping.total_slots(), 0);
     const std::size_t notes_before = notes_.size();
-    accumulate_pixels(*this, image, clipping, slots);
+    pass(slots);
     notes_.resize(notes_before);  // notes about the internal pass would only confuse
     set_clipping(clipping, slots, result);
 }
