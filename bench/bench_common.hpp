@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -85,6 +86,22 @@ inline const char* dist_name(Dist d) {
         case Dist::bank: return "bank-adversarial";
     }
     return "?";
+}
+
+// The masks of the mask benchmarks (issue 17), as gray8 bytes of a w x h image: `all` keeps every
+// pixel, `disc` a centred disc (78% of the pixels, long runs, as a painted mask), `noise` every
+// other pixel at random (50%, no runs).
+inline std::vector<std::uint8_t> bench_mask_bytes(const char* kind, std::uint32_t w, std::uint32_t h) {
+    std::vector<std::uint8_t> m(std::size_t(w) * h);
+    std::uint32_t state = 12345;
+    for (std::uint32_t y = 0; y < h; ++y)
+        for (std::uint32_t x = 0; x < w; ++x) {
+            const double dx = (double(x) - w / 2.0) / (w / 2.0), dy = (double(y) - h / 2.0) / (h / 2.0);
+            state = state * 1664525u + 1013904223u;
+            const bool on = kind[0] == 'a' || (kind[0] == 'd' ? dx * dx + dy * dy < 1 : (state >> 31) != 0);
+            m[std::size_t(y) * w + x] = on ? 255 : 0;
+        }
+    return m;
 }
 
 // body(t, n) on n threads, one per core (at least one), t = 0 .. n-1; returns when all are done.

@@ -219,23 +219,14 @@ void register_regions() {
     }
 }
 
-// An 8K gray8 mask, built once: `disc` keeps a centred disc (78% of the pixels, long runs, as a
-// painted mask), `noise` every other pixel at random (50%, no runs), `all` every pixel.
+// An 8K gray8 mask of bench_mask_bytes, built once.
 const imghist::ImageView& bench_mask(const std::string& kind) {
     constexpr std::uint32_t w = imghist::bench::k8KWidth, h = imghist::bench::k8KHeight;
     static std::map<std::string, std::vector<std::uint8_t>> masks;
     static std::map<std::string, imghist::ImageView> views;
     if (!views.count(kind)) {
         std::vector<std::uint8_t>& m = masks[kind];
-        m.resize(std::size_t(w) * h);
-        std::uint32_t state = 12345;
-        for (std::uint32_t y = 0; y < h; ++y)
-            for (std::uint32_t x = 0; x < w; ++x) {
-                const double dx = (double(x) - w / 2.0) / (w / 2.0), dy = (double(y) - h / 2.0) / (h / 2.0);
-                state = state * 1664525u + 1013904223u;
-                const bool on = kind == "all" || (kind == "disc" ? dx * dx + dy * dy < 1 : (state >> 31) != 0);
-                m[std::size_t(y) * w + x] = on ? 255 : 0;
-            }
+        m = imghist::bench::bench_mask_bytes(kind.c_str(), w, h);
         views[kind] = imghist::ImageView::packed(m.data(), w, h, PixelFormat::gray8);
     }
     return views[kind];

@@ -187,8 +187,7 @@ void masks_table(Bench& b, imghist::cuda::Engine& engine) {
     line("%-34s %9s %9s %9s", "input", "us", "x whole", "mask us");
     const uint32_t w = 7680, h = 4320;
     const uint64_t px = uint64_t(w) * h;
-    // The masks of bench_cpu.cpp's masks/ benchmarks: every pixel, a centred disc, noise.
-    std::vector<uint8_t> host_mask(px);
+    // The masks of bench_cpu.cpp's masks/ benchmarks (bench_mask_bytes): every pixel, a centred disc, noise.
     void* mask = nullptr;
     CK(cudaMalloc(&mask, px));
     const double mask_floor = b.floor_us(mask, px, 50);
@@ -205,14 +204,7 @@ void masks_table(Bench& b, imghist::cuda::Engine& engine) {
         const char* name = f32 ? "RGBA f32" : "RGBA8";
         line("%-34s %9.1f %8.2fx", (std::string(name) + " R,G,B whole").c_str(), whole, 1.0);
         for (const char* kind : {"all", "disc", "noise"}) {
-            uint32_t state = 12345;
-            for (uint32_t y = 0; y < h; ++y)
-                for (uint32_t x = 0; x < w; ++x) {
-                    const double dx = (double(x) - w / 2.0) / (w / 2.0), dy = (double(y) - h / 2.0) / (h / 2.0);
-                    state = state * 1664525u + 1013904223u;
-                    const bool on = kind[0] == 'a' || (kind[0] == 'd' ? dx * dx + dy * dy < 1 : (state >> 31) != 0);
-                    host_mask[size_t(y) * w + x] = on ? 255 : 0;
-                }
+            const std::vector<uint8_t> host_mask = imghist::bench::bench_mask_bytes(kind, w, h);
             CK(cudaMemcpy(mask, host_mask.data(), px, cudaMemcpyHostToDevice));
             r.device_mask = on_device(mask, w, h, imghist::PixelFormat::gray8);
             const double us = time(r);
