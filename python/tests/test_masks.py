@@ -67,9 +67,13 @@ def poison(image: np.ndarray, dropped: np.ndarray, seed: int, samples=slice(None
     return out
 
 
-def assert_like_model(got, want) -> None:
+def assert_like_model(got, want, device: bool = False) -> None:
+    """got against want; `device`: got was counted from device memory, whose results carry only
+    the clipping counts the histogram proves (the others are None)."""
     assert got.channels == want.channels
     for field in FIELDS:
+        if device and field.startswith("clipped") and getattr(got, field) is None:
+            continue
         np.testing.assert_array_equal(np.asarray(getattr(got, field)), getattr(want, field), err_msg=field)
     assert got.counted_pixels == want.counted_pixels
 
@@ -437,9 +441,9 @@ def test_cuda_images_take_an_alpha_threshold_but_not_a_host_mask(producer):
     assert 0 < want.counted_pixels < image.shape[0] * image.shape[1]
     got = imghist.histogram(to_device(image), alpha_threshold=0.5, mode="all")
     assert got.backend == "cuda"
-    assert_like_model(got, want)
+    assert_like_model(got, want, device=True)
     for h in imghist.histogram_batch([to_device(image), to_device(image)], alpha_threshold=0.5, mode="all"):
-        assert_like_model(h, want)
+        assert_like_model(h, want, device=True)
     mask = np.ones(image.shape[:2], bool)
     with pytest.raises(imghist.InvalidArgument, match="mask: the image lives on CUDA device 0 but the mask in host"):
         imghist.histogram(to_device(image), mask=mask)
@@ -457,12 +461,13 @@ def test_cuda_masks_against_numpy(producer, fmt, mask_dtype):
     image = poison(plain, mask == 0, seed=63)
     got = imghist.histogram(to_device(image), mask=to_device(mask), mode="all", alpha=alpha_of(fmt))
     assert got.backend == "cuda"
-    assert_like_model(got, model_histogram(image, mask=mask, mode="all", alpha=alpha_of(fmt)))
+    assert_like_model(got, model_histogram(image, mask=mask, mode="all", alpha=alpha_of(fmt)), device=True)
     assert got.counted_pixels == np.count_nonzero(mask) > 0
     if alpha_of(fmt):  # both: the pixels the mask keeps whose alpha is above the threshold
         threshold = 0.25 if np.issubdtype(image.dtype, np.floating) else 100
         both = imghist.histogram(to_device(image), mask=to_device(mask), alpha_threshold=threshold)
-        assert_like_model(both, imghist.histogram(image, mask=mask, alpha_threshold=threshold, backend="cpu"))
+        want_both = imghist.histogram(image, mask=mask, alpha_threshold=threshold, backend="cpu")
+        assert_like_model(both, want_both, device=True)
         assert both.counted_pixels == np.count_nonzero(selection(image, 3, mask, threshold))
 
 
@@ -473,14 +478,14 @@ def test_cuda_masks_with_regions_batches_and_bad_layouts(producer):
     mask = random_mask(image.shape[:2], np.uint8, seed=65)
     host = imghist.histogram(image, mask=mask, roi=(2, 3, 40, 33), tiles=(3, 2), backend="cpu")
     got = imghist.histogram(to_device(image), mask=to_device(mask), roi=(2, 3, 40, 33), tiles=(3, 2))
-    assert_like_model(got, host)
+    assert_like_model(got, host, device=True)
     assert got.region == host.region
     np.testing.assert_array_equal(got.tile_counts, host.tile_counts)
     np.testing.assert_array_equal(got.tile_counted_pixels, host.tile_counted_pixels)
     batch = imghist.histogram_batch([to_device(image), to_device(image)], mask=to_device(mask))
     want = imghist.histogram(image, mask=mask, backend="cpu")
     for h in batch:
-        assert_like_model(h, want)
+        assert_like_model(h, want, device=True)
     # A mask of another size, and one whose rows are not contiguous, are refused by name.
     with pytest.raises(imghist.InvalidArgument, match="must be the image's size"):
         imghist.histogram(to_device(image), mask=to_device(mask[:-1]))

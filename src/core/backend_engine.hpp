@@ -95,6 +95,11 @@ public:
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
                                    std::span<std::uint64_t> slots);
 
+    // Whether count_image() gives device images every clipping count, with a second pass where
+    // the histogram does not prove them (opencl.hpp's and vulkan.hpp's compute()), or only the
+    // proven ones, so that a device image is read once (cuda.hpp's compute_device).
+    virtual bool counts_device_clipping() const { return true; }
+
     // Whether accumulate() and accumulate_with_extremes() of a host image, given a finder
     // (set_value_extremes_finder), hand it every pixel they count, so that count_image() finds
     // Request::value_extremes in the counting pass instead of reading the pixels again.

@@ -112,7 +112,8 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
     if (!counted) accumulate_pixels(counter, image, counting.plan, counting.slots);
     in_pass.end();
     Result result = counting.result(image, std::move(backend), std::move(device), counted);
-    if (!counted && counting.clipping) counter.count_clipping(image, *counting.clipping, result);
+    if (!counted && counting.clipping && (std::is_same_v<Pixels, ImageView> || counter.counts_device_clipping()))
+        counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
     if (in_pass.finder()) set_value_extremes(result.channels, in_pass.finder()->channels());
     else add_value_extremes(image, request, counting.plan, nullptr, result);
@@ -200,7 +201,8 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
 
 // Device images whose backend counts the selection in place (SlotCounter::accumulate_selected_device):
 // one pass over the image and the mask, and one more with the clipping plan where the counts
-// do not prove the clipping; nullopt where the backend cannot.
+// do not prove the clipping and the backend gives every clipping count (counts_device_clipping);
+// nullopt where the backend cannot.
 std::optional<Result> count_selected_in_place(SlotCounter& counter, const DeviceImage& image, const Request& plain,
                                               const DeviceImage* mask, const AlphaTest& alpha, const std::string& backend,
                                               const std::string& device) {
@@ -211,7 +213,7 @@ std::optional<Result> count_selected_in_place(SlotCounter& counter, const Device
     if (!counted) return std::nullopt;
     if (*counted == 0) return selected_result(std::nullopt, image, plain, 0, backend, device);
     Result result = counting.result(image, backend, device, false);
-    if (counting.clipping)
+    if (counting.clipping && counter.counts_device_clipping())
         counter.count_clipping(*counting.clipping, result, [&](std::span<std::uint64_t> slots) {
             counter.accumulate_selected_device(image, mask, alpha, *counting.clipping, slots);
         });

@@ -58,6 +58,9 @@ public:
                                                      std::span<std::uint64_t> slots,
                                                      std::span<std::uint64_t> extremes) override;
     bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const override;
+    // compute_device's selections, like its whole images, carry the clipping counts the
+    // histogram proves, without a second pass (cuda.hpp).
+    bool counts_device_clipping() const override { return false; }
     bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
                           const HistogramPlan* clipping, std::span<const PixelSelector* const> selectors,
                           std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,

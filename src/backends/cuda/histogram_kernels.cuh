@@ -392,16 +392,22 @@ __device__ __forceinline__ RowSplit split_row(const unsigned char* row, uint64_t
     return {head, (row_px - head) / F::kPixelsPerGroup};
 }
 
-// Masks and alpha thresholds of device images (KernelParams::select): whether pixel x of image
-// row `row` counts (contract/selection.h). Half alpha is widened exactly, as the contract's test
-// takes fp32 bits.
+// Masks and alpha thresholds of device images (KernelParams::select, contract/selection.h).
+// Whether pixel p's alpha passes the threshold; half alpha is widened exactly, as the contract's
+// test takes fp32 bits.
 template <class F>
-__device__ __forceinline__ bool pixel_selected(const KernelParams& P, uint64_t row, uint64_t x, const Px<F::kWords>& p) {
-    if (P.select_mask != nullptr && P.select_mask[row * P.select_mask_pitch + x] == 0) return false;
+__device__ __forceinline__ bool alpha_passes(const KernelParams& P, const Px<F::kWords>& p) {
     if (P.alpha_kind == IH_ALPHA_ALL) return true;
     uint32_t alpha = raw_sample<F>(p, P.alpha_sample);
     if constexpr (F::kSample == kF16) alpha = ih_half_to_float_bits(alpha);
     return ih_alpha_passes(P.alpha_kind, P.alpha_least, alpha) != 0;
+}
+
+// Whether pixel x of image row `row` counts.
+template <class F>
+__device__ __forceinline__ bool pixel_selected(const KernelParams& P, uint64_t row, uint64_t x, const Px<F::kWords>& p) {
+    if (P.select_mask != nullptr && P.select_mask[row * P.select_mask_pitch + x] == 0) return false;
+    return alpha_passes<F>(P, p);
 }
 
 // count_pixel for a pixel that counts only where selected; `kept` counts those that do.
@@ -415,54 +421,58 @@ __device__ __forceinline__ void count_pixel_at(const KernelParams& P, const Ctr&
     count_pixel<F>(P, ctr, p);
 }
 
-// Bit k: pixel `first` + k of a packed row, in one 16-byte vector v, is selected. The mask bytes
-// of a vector are read as one load where they are aligned (the same for every vector of a row).
-template <class F>
-__device__ __forceinline__ uint32_t vector_selected(const KernelParams& P, uint64_t first, const uint4 (&v)[1]) {
-    constexpr int kPx = F::kPixelsPerGroup;
-    uint32_t keep = (1u << kPx) - 1u;
-    if (P.select_mask != nullptr) {
-        const unsigned char* m = P.select_mask + first;
-        uint32_t w[(kPx + 3) / 4];
-        if constexpr (kPx == 16) {
-            if ((reinterpret_cast<uintptr_t>(m) & 15u) == 0) {
-                const uint4 q = __ldg(reinterpret_cast<const uint4*>(m));
-                w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
-            } else {
-#pragma unroll
-                for (int b = 0; b < 16; b += 4)
-                    w[b / 4] = __ldg(m + b) | (__ldg(m + b + 1) << 8) | (__ldg(m + b + 2) << 16) | (uint32_t(__ldg(m + b + 3)) << 24);
-            }
-        } else if constexpr (kPx == 8) {
-            if ((reinterpret_cast<uintptr_t>(m) & 7u) == 0) {
-                const uint2 q = __ldg(reinterpret_cast<const uint2*>(m));
-                w[0] = q.x, w[1] = q.y;
-            } else {
-#pragma unroll
-                for (int b = 0; b < 8; b += 4)
-                    w[b / 4] = __ldg(m + b) | (__ldg(m + b + 1) << 8) | (__ldg(m + b + 2) << 16) | (uint32_t(__ldg(m + b + 3)) << 24);
-            }
-        } else if constexpr (kPx == 4) {
-            if ((reinterpret_cast<uintptr_t>(m) & 3u) == 0) w[0] = __ldg(reinterpret_cast<const uint32_t*>(m));
-            else w[0] = __ldg(m) | (__ldg(m + 1) << 8) | (__ldg(m + 2) << 16) | (uint32_t(__ldg(m + 3)) << 24);
-        } else {
-            w[0] = 0;
-#pragma unroll
-            for (int b = 0; b < kPx; ++b) w[0] |= uint32_t(__ldg(m + b)) << (8 * b);
+// The kBytes mask bytes at m (4, 8 or 16 of them, or fewer than 4) as little-endian words: one
+// load where they are aligned to their size (the same for every vector of a row).
+template <int kBytes>
+__device__ __forceinline__ void load_mask_words(const unsigned char* m, uint32_t (&w)[(kBytes + 3) / 4]) {
+    const bool aligned = (reinterpret_cast<uintptr_t>(m) & uintptr_t(kBytes - 1)) == 0;
+    if constexpr (kBytes == 16) {
+        if (aligned) {
+            const uint4 q = __ldg(reinterpret_cast<const uint4*>(m));
+            w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+            return;
         }
-        keep = 0;
-#pragma unroll
-        for (int k = 0; k < kPx; ++k) keep |= uint32_t(((w[k / 4] >> (8 * (k % 4))) & 0xFFu) != 0) << k;
+    } else if constexpr (kBytes == 8) {
+        if (aligned) {
+            const uint2 q = __ldg(reinterpret_cast<const uint2*>(m));
+            w[0] = q.x, w[1] = q.y;
+            return;
+        }
+    } else if constexpr (kBytes == 4) {
+        if (aligned) {
+            w[0] = __ldg(reinterpret_cast<const uint32_t*>(m));
+            return;
+        }
     }
+#pragma unroll
+    for (int j = 0; j < (kBytes + 3) / 4; ++j) w[j] = 0;
+#pragma unroll
+    for (int b = 0; b < kBytes; ++b) w[b / 4] |= uint32_t(__ldg(m + b)) << (8 * (b % 4));
+}
+
+// Bit k: pixel `first` + k of a packed row's 16-byte vector has a non-zero mask byte (every bit
+// without a mask).
+template <class F>
+__device__ __forceinline__ uint32_t mask_bits(const KernelParams& P, uint64_t first) {
+    constexpr int kPx = F::kPixelsPerGroup;
+    if (P.select_mask == nullptr) return (1u << kPx) - 1u;
+    uint32_t w[(kPx + 3) / 4];
+    load_mask_words<kPx>(P.select_mask + first, w);
+    uint32_t bits = 0;
+#pragma unroll
+    for (int k = 0; k < kPx; ++k) bits |= uint32_t(((w[k / 4] >> (8 * (k % 4))) & 0xFFu) != 0) << k;
+    return bits;
+}
+
+// `bits` (mask_bits of the 16-byte vector v) less the pixels whose alpha fails the threshold.
+template <class F>
+__device__ __forceinline__ uint32_t alpha_kept(const KernelParams& P, uint32_t bits, const uint4 (&v)[1]) {
     if (P.alpha_kind != IH_ALPHA_ALL) {
 #pragma unroll
-        for (int k = 0; k < kPx; ++k) {
-            uint32_t alpha = raw_sample<F>(group_pixel<F>(v, k), P.alpha_sample);
-            if constexpr (F::kSample == kF16) alpha = ih_half_to_float_bits(alpha);
-            if (ih_alpha_passes(P.alpha_kind, P.alpha_least, alpha) == 0) keep &= ~(1u << k);
-        }
+        for (int k = 0; k < F::kPixelsPerGroup; ++k)
+            if (!alpha_passes<F>(P, group_pixel<F>(v, k))) bits &= ~(1u << k);
     }
-    return keep;
+    return bits;
 }
 
 // The selected pixels a thread counted, added to *P.selected: one add per warp (blocks are
@@ -809,22 +819,24 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) v[k] = __ldg(at + k * nt);
     };
-    // kSelect: which pixels of the vector at `at` (loaded as v) count, and the lane's trash word.
+    // kSelect: which pixels of the step's vector k (at q + k * nt, loaded as v) count, and the
+    // lane's trash word. The mask is read here, as each vector is counted: loading it with the
+    // step's vectors instead was slower (H100, 8K rgba8 95-99 -> 100-105 us, f32 266-270 -> 291-309).
     unsigned long long kept = 0;
     const uint32_t trash = ctr.base + P.hist_slots * 128u;
-    auto drop_of = [&](const uint4* at, const uint4& v) {
+    auto drop_of = [&](int k, const uint4& v) {
         Drop<kSelect> drop;
         if constexpr (kSelect) {
-            const uint64_t first = rs.head + uint64_t(at - body) * kPx;
-            drop.keep = vector_selected<F>(P, first, reinterpret_cast<const uint4(&)[1]>(v));
+            const uint32_t bits = mask_bits<F>(P, rs.head + uint64_t(q + k * nt - body) * kPx);
+            drop.keep = alpha_kept<F>(P, bits, reinterpret_cast<const uint4(&)[1]>(v));
             drop.trash = trash;
             kept += uint32_t(__popc(drop.keep));
         }
         return drop;
     };
-    // One vector (at `at`); `rule` is count_floats' RULE as a compile-time constant (floats only).
-    auto count_vector = [&](const uint4& v, auto rule, const uint4* at) {
-        const Drop<kSelect> drop = drop_of(at, v);
+    // The step's vector k; `rule` is count_floats' RULE as a compile-time constant (floats only).
+    auto count_vector = [&](const uint4& v, auto rule, int k) {
+        const Drop<kSelect> drop = drop_of(k, v);
         if constexpr (F::kValueMode)
             count_values<F, NCH, LUMA, kPx, Counter<kLanes32>, kSelect>(P, ctr, reinterpret_cast<const uint32_t*>(&v), drop);
         else
@@ -835,7 +847,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     using Edges = std::integral_constant<int, kRuleEdges>;
     auto count = [&](const uint4 (&v)[kSteps]) {  // 8-bit, loaded at q
 #pragma unroll
-        for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{}, q + k * nt);
+        for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{}, k);
     };
     // The code table's shared-memory copy, behind the counters (P.code_lut: floats, no luminance),
     // or the code window and then the edge keys.
@@ -851,7 +863,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
                     for (int k = 0; k < kSteps; ++k)
                         if (ok[k])
                             count_floats_lut<F, NCH, decltype(window)::value, kSelect>(
-                                P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys, drop_of(q + k * nt, v[k]));
+                                P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys, drop_of(k, v[k]));
                 };
                 if (F::kSampleBytes == 4 && P.window_entries != 0) run_lut(std::true_type{});
                 else run_lut(std::false_type{});
@@ -861,7 +873,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         auto run = [&](auto closed) {
 #pragma unroll
             for (int k = 0; k < kSteps; ++k)
-                if (ok[k]) count_vector(v[k], closed, q + k * nt);
+                if (ok[k]) count_vector(v[k], closed, k);
         };
         if (P.bin.edges) run(Edges{});
         else if (P.bin.closed_top) run(Closed{});
@@ -901,7 +913,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {  // 8-bit, loaded at q
 #pragma unroll
         for (int k = 0; k < kSteps; ++k)
-            if (ok[k]) count_vector(r[k], Open{}, q + k * nt);
+            if (ok[k]) count_vector(r[k], Open{}, k);
     };
 
     uint4 rest[kSteps];
