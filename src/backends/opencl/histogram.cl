@@ -429,11 +429,13 @@ IH_INLINE uint ih_count_u8x4_selected(local uint* h, uint4 v, uint mask4, uint k
     }
     return kept;
 }
-/* Vector i of the launch, whose pixels start at pixel first + 4i. */
-#define IH_COUNT_U8X4(V, I) \
-    kept += ih_count_u8x4_selected(h, V, ih_mask_bytes4(mask, mask_base + first + 4ul * (I), sel), k, inc, sel, IH_ARGS)
+/* The mask bytes of vector i of the launch (pixels first + 4i ...), loaded beside its pixels;
+ * IH_COUNT_U8X4 counts a vector V whose mask bytes are M. */
+#define IH_MASK4(I) ih_mask_bytes4(mask, mask_base + first + 4ul * (I), sel)
+#define IH_COUNT_U8X4(V, M) kept += ih_count_u8x4_selected(h, V, M, k, inc, sel, IH_ARGS)
 #else
-#define IH_COUNT_U8X4(V, I) ih_count_u8x4(h, V, k, inc, IH_ARGS)
+#define IH_MASK4(I) 0u
+#define IH_COUNT_U8X4(V, M) ih_count_u8x4(h, V, k, inc, IH_ARGS)
 #endif
 
 /* ---- 8-bit, 4 samples per pixel, packed rows, 16-byte aligned: 4 pixels per load ----------
@@ -452,19 +454,23 @@ kernel void ih_hist_u8x4(global const uint4* data, ulong vbase, ulong first, uin
     for (; i + (loads - 1u) * gsize < nvec; i += loads * gsize) {
         const uint4 v0 = d[i];
         const uint4 v1 = d[i + gsize];
+        const uint m0 = IH_MASK4(i), m1 = IH_MASK4(i + gsize);
         uint4 v2 = (uint4)(0u), v3 = (uint4)(0u);
+        uint m2 = 0u, m3 = 0u;
         if (loads == 4u) {
             v2 = d[i + 2u * gsize];
             v3 = d[i + 3u * gsize];
+            m2 = IH_MASK4(i + 2u * gsize);
+            m3 = IH_MASK4(i + 3u * gsize);
         }
-        IH_COUNT_U8X4(v0, i);
-        IH_COUNT_U8X4(v1, i + gsize);
+        IH_COUNT_U8X4(v0, m0);
+        IH_COUNT_U8X4(v1, m1);
         if (loads == 4u) {
-            IH_COUNT_U8X4(v2, i + 2u * gsize);
-            IH_COUNT_U8X4(v3, i + 3u * gsize);
+            IH_COUNT_U8X4(v2, m2);
+            IH_COUNT_U8X4(v3, m3);
         }
     }
-    for (; i < nvec; i += gsize) IH_COUNT_U8X4(d[i], i);
+    for (; i < nvec; i += gsize) IH_COUNT_U8X4(d[i], IH_MASK4(i));
     /* The last count % 4 pixels, one per work-item. */
     const uint gid = get_global_id(0);
     if (gid < (count & 3u)) {
