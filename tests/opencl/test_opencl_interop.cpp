@@ -186,6 +186,10 @@ TEST(OpenClInterop, CallersImages) {
             const Result got = opencl::compute_image(*engine, image);
             EXPECT_EQ(got.format, *f);
             expect_same_histograms(got, reference->compute(img.view), what);
+            // A selection applies to buffers only (the kernels read the mask beside the pixels).
+            Request selecting;
+            selecting.alpha_threshold = 0.5;
+            if (format_info(*f).alpha >= 0) EXPECT_THROW(opencl::compute_image(*engine, image, selecting), InvalidArgument);
         } catch (const std::exception& e) {
             ADD_FAILURE() << what << ": " << e.what();
         }
