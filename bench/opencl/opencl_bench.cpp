@@ -2,8 +2,9 @@
 // kernels (Listings 14.2 and 14.5 with the 14.3 summing kernel, ported to buffers), all on
 // pixels already on the device, timed with OpenCL profiling events after a warm-up (median).
 //
-// Usage: imghist_opencl_bench [--quick] [--runs N] [--sweep] [--out FILE]
+// Usage: imghist_opencl_bench [--quick] [--runs N] [--sweep] [--masks] [--out FILE]
 //   --quick  small images (for a CPU device such as PoCL: checks the program, not the speed)
+//   --masks  only the device masks and alpha thresholds table (masks_table)
 //   --sweep  also time the backend's tuning variants (IMGHIST_OPENCL_TUNE, kSweep*) on 8K and
 //            16384^2 random and bank-adversarial RGBA8 (R, G, B) and on 8K luminance and R G B + Y,
 //            each checked against the cpu backend
@@ -164,7 +165,7 @@ void arg(cl_kernel k, cl_uint i, const T& v) {
 }
 
 struct Options {
-    bool quick = false, sweep = false;
+    bool quick = false, sweep = false, masks = false;
     int runs = 30;
     std::string out;
 };
@@ -428,8 +429,61 @@ bool run_case(const Cl& cl, const Options& o, Engine& cpu, const Case& c, std::u
     return ok;
 }
 
+// 8K natural RGBA8 and RGBA f32, R, G, B: the whole image against device masks (every pixel, a
+// centred disc, noise: bench_mask_bytes) and alpha above one half, each checked against the cpu
+// backend's host mask; the mask's read-only floor is what a selection may add at most.
+bool masks_table(const Cl& cl, const Options& o, Engine& cpu, cl_mem scratch, std::ostringstream& table) {
+    const std::uint32_t w = o.quick ? 960 : 7680, h = o.quick ? 540 : 4320;
+    const std::size_t px = std::size_t(w) * h;
+    cl_int err = CL_SUCCESS;
+    cl_mem mask = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, px, nullptr, &err);
+    check(err, "mask buffer");
+    const double mask_floor = time_floor(cl, o, mask, px, scratch);
+    table << "device masks and alpha thresholds, " << w << "x" << h << " natural, R, G, B; mask floor (a read of its "
+          << px << " bytes) " << us(mask_floor) << " µs\n";
+    table << "| input | imghist µs | × whole | +clear/read µs | check |\n|---|---|---|---|---|\n";
+    bool all_ok = true;
+    for (const bool is_float : {false, true}) {
+        const std::vector<std::byte> pixels = make_pixels(w, h, is_float, Dist::natural, 7);
+        const PixelFormat f = is_float ? PixelFormat::rgba_f32 : PixelFormat::rgba8;
+        cl_mem img = clCreateBuffer(cl.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pixels.size(),
+                                    const_cast<std::byte*>(pixels.data()), &err);
+        check(err, "image buffer");
+        const ImageView view = ImageView::packed(pixels.data(), w, h, f);
+        const std::string name = is_float ? "RGBA f32 R,G,B " : "RGBA8 R,G,B ";
+        double whole = 0;
+        // host: the same request with the mask in host memory, for the cpu backend's check.
+        const auto row = [&](const std::string& what, const Request& r, const Request& host) {
+            const ImghistTime t = time_imghist(cl, o, img, w, h, f, r);
+            if (whole == 0) whole = t.kernel;
+            const bool ok = t.result.same_histograms(cpu.compute(view, host));
+            all_ok = all_ok && ok;
+            table << "| " << name << what << " | " << us(t.kernel) << " | " << fixed(t.kernel / whole, 2) << " | "
+                  << us(t.total) << " | " << (ok ? "= cpu" : "MISMATCH") << " |\n";
+            std::cout << "  " << name << what << ": " << us(t.kernel) << " µs " << (ok ? "ok" : "MISMATCH") << "\n";
+        };
+        Request r;
+        r.mode = Mode::rgb;
+        row("whole", r, r);
+        for (const char* kind : {"all", "disc", "noise"}) {
+            const std::vector<std::uint8_t> bytes = bench::bench_mask_bytes(kind, w, h);
+            check(clEnqueueWriteBuffer(cl.queue, mask, CL_TRUE, 0, px, bytes.data(), 0, nullptr, nullptr), "mask");
+            Request device = r, host = r;
+            device.device_mask = opencl::device_image(mask, w, h, PixelFormat::gray8);
+            host.mask = ImageView::packed(bytes.data(), w, h, PixelFormat::gray8);
+            row(std::string("mask ") + kind, device, host);
+        }
+        Request alpha = r;
+        alpha.alpha_threshold = is_float ? 0.5 : 127.5;
+        row("alpha above half", alpha, alpha);
+        clReleaseMemObject(img);
+    }
+    clReleaseMemObject(mask);
+    return all_ok;
+}
+
 bool parse_options(int argc, char** argv, Options& o) {
-    return bench::parse_args(argc, argv, {{"--quick", &o.quick}, {"--sweep", &o.sweep}},
+    return bench::parse_args(argc, argv, {{"--quick", &o.quick}, {"--sweep", &o.sweep}, {"--masks", &o.masks}},
                              {{"--runs", [&](const char* v) { o.runs = std::atoi(v); }},
                               {"--out", [&](const char* v) { o.out = v; }}});
 }
@@ -439,7 +493,7 @@ bool parse_options(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
     Options o;
     if (!parse_options(argc, argv, o)) {
-        std::cerr << "usage: imghist_opencl_bench [--quick] [--sweep] [--runs N] [--out FILE]\n";
+        std::cerr << "usage: imghist_opencl_bench [--quick] [--sweep] [--masks] [--runs N] [--out FILE]\n";
         return 2;
     }
     if (const char* t = std::getenv("IMGHIST_OPENCL_TUNE")) std::cout << "IMGHIST_OPENCL_TUNE=" << t << "\n";
@@ -453,14 +507,18 @@ int main(int argc, char** argv) {
           << " runs after 3 warm-ups, median; pixels already on the device\n";
     table << "imghist = the backend's kernels (first histogram kernel start -> last merge kernel end);\n"
              "  +clear/read = the whole compute on the device (zeroing the counters ... reading them back)\n";
-    table << "| image | floor µs | imghist µs | % of floor | imghist +clear/read µs | seed 14.2 µs | seed 14.5 µs | "
-             "× vs 14.5 | check |\n|---|---|---|---|---|---|---|---|---|\n";
     bool all_ok = true;
     cl_int err = CL_SUCCESS;
     cl_mem scratch = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 64, nullptr, &err);
     check(err, "scratch");
-    std::uint64_t seed = 1;
-    for (const Case& c : cases) all_ok = run_case(cl, o, *cpu, c, ++seed, scratch, table) && all_ok;
+    if (o.masks) {
+        all_ok = masks_table(cl, o, *cpu, scratch, table);
+    } else {
+        table << "| image | floor µs | imghist µs | % of floor | imghist +clear/read µs | seed 14.2 µs | seed 14.5 µs | "
+                 "× vs 14.5 | check |\n|---|---|---|---|---|---|---|---|---|\n";
+        std::uint64_t seed = 1;
+        for (const Case& c : cases) all_ok = run_case(cl, o, *cpu, c, ++seed, scratch, table) && all_ok;
+    }
     clReleaseMemObject(scratch);
     std::cout << "\n" << table.str();
     if (!o.out.empty()) std::ofstream(o.out) << table.str();

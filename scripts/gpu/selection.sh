@@ -17,6 +17,9 @@ step_masks() {
   "$build/bench/cuda/imghist_cuda_bench" --masks > "$OUT/masks_cuda_bench.txt" 2>&1
   note "cuda device masks bench: rc=$?"
   tee -a "$summary" < "$OUT/masks_cuda_bench.txt"
+  "$build/bench/opencl/imghist_opencl_bench" --masks > "$OUT/masks_opencl_bench.txt" 2>&1
+  note "opencl device masks bench: rc=$?"
+  tee -a "$summary" < "$OUT/masks_opencl_bench.txt"
   "$build/bench/imghist_bench" --benchmark_filter='masks/|floor/read-mask' --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true > "$OUT/masks_bench.txt" 2>&1
   note "masks bench (medians, ms): rc=$?"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -185,6 +186,10 @@ TEST(OpenClInterop, CallersImages) {
             const Result got = opencl::compute_image(*engine, image);
             EXPECT_EQ(got.format, *f);
             expect_same_histograms(got, reference->compute(img.view), what);
+            // A selection applies to buffers only (the kernels read the mask beside the pixels).
+            Request selecting;
+            selecting.alpha_threshold = 0.5;
+            if (format_info(*f).alpha >= 0) EXPECT_THROW(opencl::compute_image(*engine, image, selecting), InvalidArgument);
         } catch (const std::exception& e) {
             ADD_FAILURE() << what << ": " << e.what();
         }
@@ -253,6 +258,106 @@ TEST(OpenClInterop, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
         if (c.use_mask) r.device_mask = opencl::device_image(mask.get(), v.width, v.height, PixelFormat::gray8);
         return opencl::compute(*engine, opencl::device_image(image.get(), v.width, v.height, v.format, v.stride_bytes, 8), r);
     });
+}
+
+// A buffer holding `offset` bytes of junk, then the rows of `v`, each followed by `pad` bytes of
+// junk (0: as the view lays them out); returns the device image of it.
+DeviceImage upload_at(const ClSetup& s, std::vector<Mem>& keep, const ImageView& v, std::size_t offset, std::size_t pad) {
+    const std::size_t pitch = pad ? v.row_bytes() + pad : v.stride_bytes;
+    std::vector<std::byte> bytes(offset + pitch * v.height, std::byte{0x5A});
+    for (std::uint32_t y = 0; y < v.height; ++y) std::memcpy(&bytes[offset + y * pitch], v.row(y), v.row_bytes());
+    keep.emplace_back(upload(s, bytes.data(), bytes.size()));
+    return opencl::device_image(keep.back().get(), v.width, v.height, v.format, pitch, offset);
+}
+
+// Every selection case (the mask, the alpha threshold, both, roi and tiles) in each layout that
+// takes another path of the selection variant (histogram.cl, IH_SELECT): the RGBA8 16-byte kernel
+// with mask words aligned and not, the per-pixel kernel over a packed image and mask, row mode for
+// a packed image with a pitched mask and for a pitched image with a mask of another pitch; each
+// against the first layout, and that against the reference of the selected pixels.
+TEST(OpenClInterop, DeviceSelectionsInEveryLayoutMatchTheReference) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto engine = opencl::create_engine(s.queue);
+    struct Layout {
+        const char* what;
+        std::size_t image_offset, image_pad, mask_offset, mask_pad;
+    };
+    const Layout layouts[] = {{"packed image and mask", 0, 0, 0, 0},
+                              {"packed image at 16 bytes, packed mask at 3", 16, 0, 3, 0},
+                              {"packed image at 4 bytes, packed mask at 1", 4, 0, 1, 0},
+                              {"packed image, pitched mask", 0, 0, 0, 7},
+                              {"pitched image, mask of another pitch", 8, 4, 5, 13}};
+    testing::expect_device_selections_match([&](const testing::SelectionCase& c) -> Result {
+        Result first;
+        for (const Layout& l : layouts) {
+            SCOPED_TRACE(l.what);
+            std::vector<Mem> keep;
+            Request r = c.request;
+            if (c.use_mask) r.device_mask = upload_at(s, keep, c.mask.view(), l.mask_offset, l.mask_pad);
+            const ImageView& v = c.image.view;
+            Result got = opencl::compute(*engine, upload_at(s, keep, v, l.image_offset, l.image_pad), r);
+            if (&l == &layouts[0]) first = got;
+            else expect_same_histograms(got, first, std::string(l.what) + " against packed");
+            EXPECT_EQ(got.counted_pixels, first.counted_pixels);
+        }
+        return first;
+    });
+}
+
+// The selection variant of each launch scheme, against the reference with the mask on the host:
+// global atomics, tiles of 64-bit totals (by pixels and by rows), channel passes of which only the
+// first counts the selected pixels, the summing merge, classified 8-bit samples, compile-time
+// constants; edge (EV) bins and clamped bins; the mask, alpha alone, both.
+TEST(OpenClInterop, DeviceSelectionsInEveryLaunchSchemeMatchTheReference) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto reference = create_engine("reference");
+    for (const char* tune : {"global=1", "tile_pixels=1002,launch_pixels=500", "max_local=2200,value=0", "merge=sum",
+                             "value=0,fast=0", "spec=1,layout=pairs"}) {
+        SCOPED_TRACE(tune);
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        auto engine = opencl::create_engine(s.queue);
+        std::uint32_t seed = 90;
+        for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgba16, PixelFormat::rgba_f16, PixelFormat::rgba_f32}) {
+            SCOPED_TRACE(format_info(f).name);
+            const bool is_float = format_info(f).is_float();
+            const auto img = make_image(f, 211, 19, Pattern::specials, ++seed);
+            const testing::Mask m = testing::random_mask(211, 19, ++seed);
+            for (std::size_t pad : {std::size_t(0), std::size_t(8)}) {
+                std::vector<Mem> keep;
+                const DeviceImage image = upload_at(s, keep, img.view, 16, pad);
+                const DeviceImage mask = upload_at(s, keep, m.view(), 0, pad ? 3 : 0);
+                Request plain;
+                plain.count_alpha = true;
+                Request binned;
+                binned.mode = Mode::all;
+                if (is_float) {
+                    binned.bins.edges = ev_edges(-8, 0, 32);
+                } else {
+                    binned.bins.bins = 50;
+                    binned.bins.range = {{10, 200}};
+                    binned.bins.clamp = true;
+                }
+                // The mask, an alpha threshold alone, both.
+                const std::pair<bool, std::optional<double>> selections[] = {
+                    {true, std::nullopt}, {false, is_float ? 0.25 : 100.0}, {true, is_float ? 0.5 : 60.0}};
+                for (const Request& want : {plain, binned}) {
+                    for (const auto& [masked, alpha] : selections) {
+                        Request r = want, host = want;
+                        r.alpha_threshold = host.alpha_threshold = alpha;
+                        if (masked) r.device_mask = mask, host.mask = m.view();
+                        const Result got = opencl::compute(*engine, image, r);
+                        const Result expected = reference->compute(img.view, host);
+                        expect_same_histograms(got, expected, std::string(tune) + (pad ? " pitched" : " packed"));
+                        EXPECT_EQ(got.counted_pixels, expected.counted_pixels);
+                    }
+                }
+            }
+        }
+    }
 }
 
 TEST(OpenClInterop, MasksOfTheWrongKindAreRefusedByName) {

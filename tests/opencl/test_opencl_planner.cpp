@@ -104,6 +104,29 @@ TEST(OpenClPlanner, StridedBuffersGoByRowsPackedOnesByAlignedPixelRanges) {
     EXPECT_THROW(plan_launch(plan16, odd, gpu_limits(), kernel_limits(), tune), InvalidArgument);
 }
 
+// A selection compiles the kernels' selection variant; its mask is read at the image's pixel
+// index where both are packed (the 16-byte kernel keeps its pixel ranges), else by rows.
+TEST(OpenClPlanner, SelectionsTakeTheSelectionVariantByRowsUnlessImageAndMaskArePacked) {
+    const HistogramPlan plan(PixelFormat::rgba8, Request{});
+    PixelLayout px{PixelSource::buffer, 333, 67, 333 * 4, 0};
+    px.selects = true;
+    for (const std::uint64_t mask_stride : {std::uint64_t(0), std::uint64_t(333)}) {
+        px.mask_stride_bytes = mask_stride;  // alpha alone, or a packed mask
+        const LaunchPlan lp = plan_launch(plan, px, gpu_limits(), kernel_limits(), Tune{});
+        EXPECT_TRUE(lp.tiling.by_pixels);
+        EXPECT_EQ(lp.passes[0].kernel_name, "ih_hist_u8x4");
+        EXPECT_NE(lp.passes[0].program_options.find(kSelectOption), std::string::npos);
+    }
+    px.mask_stride_bytes = 340;
+    const LaunchPlan pitched = plan_launch(plan, px, gpu_limits(), kernel_limits(), Tune{});
+    EXPECT_FALSE(pitched.tiling.by_pixels);
+    EXPECT_EQ(pitched.passes[0].launch.packed, 0u);
+    px.selects = false;
+    px.mask_stride_bytes = 0;
+    EXPECT_EQ(plan_launch(plan, px, gpu_limits(), kernel_limits(), Tune{}).passes[0].program_options.find(kSelectOption),
+              std::string::npos);
+}
+
 // Devices that are not GPUs (PoCL) take the generic program without the value swizzle: their
 // tuning family (opencl_tuning.cpp) says so, GPUs keep the defaults.
 TEST(OpenClPlanner, DevicesThatAreNotGpusTakeTheGenericProgramWithoutSwizzle) {

@@ -31,6 +31,14 @@
  * options (the host does this on GPUs, and for VALUE, SWIZZLE and LOADS everywhere) turns the
  * matching field into a compile-time constant (ih_specialised_*); the code is the same either way.
  *
+ * A program built with -D IH_SELECT is the selection variant (masks and alpha thresholds of
+ * device buffers, contract/selection.h): the histogram kernels take four more arguments
+ * (IH_SELECT_PARAMS) and count only the pixels the mask byte and the alpha sample select; the
+ * others are skipped before any count, NaN included. Each work-item counts the pixels it kept,
+ * each work-group adds them with one global atomic into counter sel.count_slot of the launch's
+ * 32-bit result, which the host adds into 64-bit totals like any slot. Programs without it are
+ * the plain kernels, unchanged.
+ *
  * Pixels are read from plain buffers, never through samplers: NVIDIA's driver returns zeros
  * for the seed's inline-sampler read_imagef, and unorm-to-float conversion loses the integer.
  */
@@ -253,15 +261,84 @@ IH_INLINE void ih_local_flush(local uint* h, global uint* out, IH_PARAMS)
     }
 }
 
-/* The sample index of pixel i of a launch: packed pixels from pixel `first`, or rows of
- * `width` pixels, `stride` samples apart, from row `first`. */
-IH_INLINE ulong ih_sample_index(ulong base, ulong first, uint i, IH_PARAMS)
+/* The index of pixel i of a launch in an array of `step` elements a pixel: packed pixels from
+ * pixel `first`, or rows of `width` pixels, `pitch` elements apart, from row `first`. */
+IH_INLINE ulong ih_pixel_index(ulong base, ulong first, uint i, uint pitch, uint step, IH_PARAMS)
 {
-    if (ln.packed != 0u) return base + (first + (ulong)i) * (ulong)ln.pixel_samples;
+    if (ln.packed != 0u) return base + (first + (ulong)i) * (ulong)step;
     const uint y = i / ln.width;
     const uint x = i - y * ln.width;
-    return base + (first + (ulong)y) * (ulong)ln.stride + (ulong)x * (ulong)ln.pixel_samples;
+    return base + (first + (ulong)y) * (ulong)pitch + (ulong)x * (ulong)step;
 }
+
+/* The sample index of pixel i of a launch (rows `stride` samples apart). */
+IH_INLINE ulong ih_sample_index(ulong base, ulong first, uint i, IH_PARAMS)
+{
+    return ih_pixel_index(base, first, i, ln.stride, ln.pixel_samples, IH_ARGS);
+}
+
+/* ---- the selection variant (-D IH_SELECT) -------------------------------------------------
+ * IH_SELECT_PARAMS: the mask (sel.has_mask), `mask_base` its byte of the launch's pixel or row
+ * 0, rows sel.mask_pitch bytes apart (packed when the image is), and `counts`, the launch's
+ * 32-bit result, where sel.count_slot takes the selected pixels. In the kernels:
+ *   IH_SELECT_BEGIN      the work-item's and the work-group's selected counts;
+ *   IH_SELECTED(...)     whether pixel px (mask byte at MASK_AT) counts, tallied in `kept`;
+ *   IH_SELECT_END        the work-group's count added to the result.
+ * Without IH_SELECT, IH_SELECTED is 1 and the others are empty. */
+#ifdef IH_SELECT
+#define IH_SELECT_PARAMS , global const uchar *mask, ulong mask_base, const ih_cl_select sel, global uint *counts
+#define IH_SELECT_BEGIN                                   \
+    local uint group_kept;                                \
+    uint kept = 0u;                                       \
+    if (get_local_id(0) == 0u) group_kept = 0u;           \
+    barrier(CLK_LOCAL_MEM_FENCE)
+#define IH_SELECTED(MASK_AT, PX, ST) ih_tally(ih_selected(ih_mask_byte(mask, MASK_AT, sel), PX, sel, ST), &kept)
+#define IH_SELECT_END ih_add_selected(&group_kept, kept, sel, counts)
+
+/* 1 when a pixel with mask byte `mask_byte` and samples px counts (contract/selection.h);
+ * the alpha is the pixel's own sample, f16 widened to the fp32 bits the test takes. */
+IH_INLINE uint ih_selected(uint mask_byte, uint4 px, const ih_cl_select sel, const uint st)
+{
+    if (mask_byte == 0u) return 0u;
+    if (sel.alpha_kind == IH_ALPHA_ALL) return 1u;
+    const uint alpha = ih_pick(px, sel.alpha_sample);
+    return ih_alpha_passes(sel.alpha_kind, sel.alpha_least, st == IH_T_F16 ? ih_half_to_float_bits(alpha) : alpha);
+}
+
+/* The mask byte at `at` (non-zero without a mask). */
+IH_INLINE uint ih_mask_byte(global const uchar* mask, ulong at, const ih_cl_select sel)
+{
+    return sel.has_mask != 0u ? (uint)mask[at] : 1u;
+}
+
+/* The mask bytes of 4 pixels from `at`, byte j for pixel j: one 32-bit load where aligned (the
+ * same for every vector of a launch), else one 4-byte vector load. */
+IH_INLINE uint ih_mask_bytes4(global const uchar* mask, ulong at, const ih_cl_select sel)
+{
+    if (sel.has_mask == 0u) return 0x01010101u;
+    if ((at & 3ul) == 0ul) return *(global const uint*)(mask + at);
+    return as_uint(vload4(0, mask + at));
+}
+
+IH_INLINE uint ih_tally(uint selected, uint* kept)
+{
+    *kept += selected;
+    return selected;
+}
+
+IH_INLINE void ih_add_selected(local uint* group_kept, uint kept, const ih_cl_select sel, global uint* counts)
+{
+    if (kept != 0u) atomic_add(group_kept, kept);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0u && *group_kept != 0u && sel.count_slot != IH_CL_NO_COUNT)
+        atomic_add(&counts[sel.count_slot], *group_kept);
+}
+#else
+#define IH_SELECT_PARAMS
+#define IH_SELECT_BEGIN
+#define IH_SELECTED(MASK_AT, PX, ST) 1u
+#define IH_SELECT_END
+#endif
 
 /* The samples of one pixel as raw 32-bit values (integers, half bits or float bits). */
 IH_INLINE uint4 ih_load_pixel(global const uchar* data, ulong s, uint ps, const uint st)
@@ -304,15 +381,18 @@ IH_INLINE uint4 ih_load_pixel(global const uchar* data, ulong s, uint ps, const 
 /* ---- any format, any layout: one pixel per step, `count` pixels per launch ---------------- */
 #define IH_HIST_LOCAL(NAME, ST)                                                                  \
     kernel void NAME(global const uchar* data, ulong base, ulong first, uint count, IH_KERNEL_ARGS, \
-                     local uint* h, global uint* out)                                            \
+                     local uint* h, global uint* out IH_SELECT_PARAMS)                           \
     {                                                                                            \
+        IH_SELECT_BEGIN;                                                                         \
         IH_LOCAL_BEGIN;                                                                          \
         for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {                  \
             const uint4 px = ih_load_pixel(data, ih_sample_index(base, first, i, IH_ARGS),       \
                                            ln.pixel_samples, ST);                                \
-            ih_count_pixel(h, px, k, inc, IH_ARGS, ST);                                          \
+            if (IH_SELECTED(ih_pixel_index(mask_base, first, i, sel.mask_pitch, 1u, IH_ARGS), px, ST)) \
+                ih_count_pixel(h, px, k, inc, IH_ARGS, ST);                                      \
         }                                                                                        \
         ih_local_flush(h, out, IH_ARGS);                                                         \
+        IH_SELECT_END;                                                                           \
     }
 
 IH_HIST_LOCAL(ih_hist_u8, IH_T_U8)
@@ -335,11 +415,35 @@ IH_INLINE void ih_count_u8x4(local uint* h, uint4 v, uint k, uint inc, IH_PARAMS
     ih_count_pixel(h, ih_unpack_u8x4(v.w), k, inc, IH_ARGS, IH_T_U8);
 }
 
+#ifdef IH_SELECT
+/* The selected pixels of the vector v whose mask bytes are `mask4` (ih_mask_bytes4); returns how many. */
+IH_INLINE uint ih_count_u8x4_selected(local uint* h, uint4 v, uint mask4, uint k, uint inc,
+                                      const ih_cl_select sel, IH_PARAMS)
+{
+    const uint w[4] = {v.x, v.y, v.z, v.w};
+    uint kept = 0u;
+    for (uint j = 0u; j < 4u; ++j) {
+        const uint4 px = ih_unpack_u8x4(w[j]);
+        if (ih_tally(ih_selected((mask4 >> (8u * j)) & 0xFFu, px, sel, IH_T_U8), &kept) != 0u)
+            ih_count_pixel(h, px, k, inc, IH_ARGS, IH_T_U8);
+    }
+    return kept;
+}
+/* The mask bytes of vector i of the launch (pixels first + 4i ...), loaded beside its pixels;
+ * IH_COUNT_U8X4 counts a vector V whose mask bytes are M. */
+#define IH_MASK4(I) ih_mask_bytes4(mask, mask_base + first + 4ul * (I), sel)
+#define IH_COUNT_U8X4(V, M) kept += ih_count_u8x4_selected(h, V, M, k, inc, sel, IH_ARGS)
+#else
+#define IH_MASK4(I) 0u
+#define IH_COUNT_U8X4(V, M) ih_count_u8x4(h, V, k, inc, IH_ARGS)
+#endif
+
 /* ---- 8-bit, 4 samples per pixel, packed rows, 16-byte aligned: 4 pixels per load ----------
  * `first` is a multiple of 4 pixels; vbase is the buffer offset in 16-byte units. */
 kernel void ih_hist_u8x4(global const uint4* data, ulong vbase, ulong first, uint count,
-                         IH_KERNEL_ARGS, local uint* h, global uint* out)
+                         IH_KERNEL_ARGS, local uint* h, global uint* out IH_SELECT_PARAMS)
 {
+    IH_SELECT_BEGIN;
     IH_LOCAL_BEGIN;
     const uint nvec = count >> 2;
     global const uint4* d = data + vbase + (first >> 2);
@@ -350,43 +454,51 @@ kernel void ih_hist_u8x4(global const uint4* data, ulong vbase, ulong first, uin
     for (; i + (loads - 1u) * gsize < nvec; i += loads * gsize) {
         const uint4 v0 = d[i];
         const uint4 v1 = d[i + gsize];
+        const uint m0 = IH_MASK4(i), m1 = IH_MASK4(i + gsize);
         uint4 v2 = (uint4)(0u), v3 = (uint4)(0u);
+        uint m2 = 0u, m3 = 0u;
         if (loads == 4u) {
             v2 = d[i + 2u * gsize];
             v3 = d[i + 3u * gsize];
+            m2 = IH_MASK4(i + 2u * gsize);
+            m3 = IH_MASK4(i + 3u * gsize);
         }
-        ih_count_u8x4(h, v0, k, inc, IH_ARGS);
-        ih_count_u8x4(h, v1, k, inc, IH_ARGS);
+        IH_COUNT_U8X4(v0, m0);
+        IH_COUNT_U8X4(v1, m1);
         if (loads == 4u) {
-            ih_count_u8x4(h, v2, k, inc, IH_ARGS);
-            ih_count_u8x4(h, v3, k, inc, IH_ARGS);
+            IH_COUNT_U8X4(v2, m2);
+            IH_COUNT_U8X4(v3, m3);
         }
     }
-    for (; i < nvec; i += gsize) ih_count_u8x4(h, d[i], k, inc, IH_ARGS);
+    for (; i < nvec; i += gsize) IH_COUNT_U8X4(d[i], IH_MASK4(i));
     /* The last count % 4 pixels, one per work-item. */
     const uint gid = get_global_id(0);
     if (gid < (count & 3u)) {
-        const uint v = ((global const uint*)(d + nvec))[gid];
-        ih_count_pixel(h, ih_unpack_u8x4(v), k, inc, IH_ARGS, IH_T_U8);
+        const uint4 px = ih_unpack_u8x4(((global const uint*)(d + nvec))[gid]);
+        if (IH_SELECTED(mask_base + first + 4ul * nvec + gid, px, IH_T_U8)) ih_count_pixel(h, px, k, inc, IH_ARGS, IH_T_U8);
     }
     ih_local_flush(h, out, IH_ARGS);
+    IH_SELECT_END;
 }
 
 /* ---- no local memory (bins x channels larger than the device's local memory) --------------
  * Counts straight into the launch's 32-bit result with global atomics. Slow, but exact. */
 #define IH_HIST_GLOBAL(NAME, ST)                                                                 \
     kernel void NAME(global const uchar* data, ulong base, ulong first, uint count, IH_KERNEL_ARGS, \
-                     global uint* out)                                                           \
+                     global uint* out IH_SELECT_PARAMS)                                          \
     {                                                                                            \
+        IH_SELECT_BEGIN;                                                                         \
         IH_SPECIALISE;                                                                           \
         for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {                  \
             const uint4 px = ih_load_pixel(data, ih_sample_index(base, first, i, IH_ARGS),       \
                                            ln.pixel_samples, ST);                                \
+            if (!IH_SELECTED(ih_pixel_index(mask_base, first, i, sel.mask_pitch, 1u, IH_ARGS), px, ST)) continue; \
             for (uint c = 0u; c < a.channels; ++c) {                                             \
                 const uint code = ih_code(px, ih_args_source(a, c), IH_ARGS, ST);                \
                 ih_add_code(out + ln.first_slot + c * (a.bins + IH_EXTRA_SLOTS), code, 1u, IH_ARGS); \
             }                                                                                    \
         }                                                                                        \
+        IH_SELECT_END;                                                                           \
     }
 
 IH_HIST_GLOBAL(ih_hist_global_u8, IH_T_U8)
@@ -459,48 +571,4 @@ kernel void ih_accumulate64(global uint* result, global ulong* totals, uint n)
     if (i >= n) return;
     totals[i] += (ulong)result[i];
     result[i] = 0u;
-}
-
-/* ---- masks and alpha thresholds -----------------------------------------------------------
- * Packs the pixels of `rows` rows that the mask (has_mask) and the alpha test select
- * (contract/selection.h) into `out`, in any order: a histogram does not depend on it. The host
- * then counts `out` as a one-row image. Each work-group numbers its selected pixels with a local
- * atomic and reserves their place in `out` with one global atomic on `selected`. */
-kernel void ih_gather_selected(global const uchar* image, ulong image_offset, ulong image_pitch, uint width,
-                               uint rows, uint pixel_bytes, global const uchar* mask, ulong mask_offset,
-                               ulong mask_pitch, uint has_mask, uint alpha_kind, uint alpha_least, uint alpha_at,
-                               uint alpha_type, global uchar* out, global uint* selected)
-{
-    local uint group_count, group_base;
-    if (get_local_id(0) == 0u) group_count = 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint i = get_global_id(0);
-    uint keep = 0u;
-    ulong from = 0;
-    if (i < width * rows) {
-        const uint y = i / width, x = i - y * width;
-        from = image_offset + (ulong)y * image_pitch + (ulong)x * pixel_bytes;
-        keep = (has_mask == 0u || mask[mask_offset + (ulong)y * mask_pitch + x] != (uchar)0) ? 1u : 0u;
-        if (keep != 0u && alpha_kind != IH_ALPHA_ALL) {
-            global const uchar* a = image + from + alpha_at;
-            uint alpha = (uint)a[0];
-            if (alpha_type != IH_T_U8) alpha |= (uint)a[1] << 8;
-            if (alpha_type == IH_T_F32) alpha |= ((uint)a[2] << 16) | ((uint)a[3] << 24);
-            if (alpha_type == IH_T_F16) alpha = ih_half_to_float_bits(alpha);
-            keep = ih_alpha_passes(alpha_kind, alpha_least, alpha);
-        }
-    }
-    const uint place = keep != 0u ? atomic_inc(&group_count) : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0u) group_base = group_count != 0u ? atomic_add(selected, group_count) : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (keep != 0u) {
-        global uchar* to = out + (ulong)(group_base + place) * pixel_bytes;
-        if ((pixel_bytes & 3u) == 0u && (from & 3ul) == 0ul) {  /* whole words where aligned */
-            for (uint b = 0u; b < pixel_bytes; b += 4u)
-                *(global uint*)(to + b) = *(global const uint*)(image + from + b);
-        } else {
-            for (uint b = 0u; b < pixel_bytes; ++b) to[b] = image[from + b];
-        }
-    }
 }

@@ -2,6 +2,7 @@
 // 32-bit results of a tile added into 64-bit totals, the counts read back. Nothing here
 // decides; every size comes from the LaunchPlan (opencl_planner.cpp).
 #include <algorithm>
+#include <optional>
 
 #include "backends/opencl/opencl_engine.hpp"
 #include "core/plan.hpp"
@@ -83,16 +84,16 @@ bool OpenClEngine::count(const PixelInput& in, const HistogramPlan& plan, std::s
     try {
         PixelLayout layout = in.layout;
         layout.tile_grid = grid != nullptr;
-        const LaunchPlan lp = plan_launch(plan, layout, limits_, kernel_limits(), tune_);
+        const LaunchPlan lp = plan_launch(plan, layout, limits_, kernel_limits(layout.selects), tune_);
         if (grid && lp.passes.front().global) return false;
         if (!lp.note.empty()) add_note(lp.note);
-        const std::size_t total_slots = plan.total_slots() * (grid ? grid->tiles() : 1);
+        const std::size_t counters = plan.total_slots() * (grid ? grid->tiles() : 1) + (in.select ? 1 : 0);
         const bool totals64 = lp.tiling.tiles > 1;
-        clear_results(total_slots, totals64);
+        clear_results(counters, totals64);
         upload_edge_keys(plan);
         for (std::uint64_t t = 0; t < lp.tiling.tiles; ++t) {
             count_tile(in, lp, t, grid, plan.total_slots());
-            if (totals64) accumulate_totals(lp.passes.front().program_options, total_slots);
+            if (totals64) accumulate_totals(lp.passes.front().program_options, counters);
         }
         read_counts(slots, totals64);
     } catch (...) {
@@ -151,7 +152,7 @@ void OpenClEngine::count_tile(const PixelInput& in, const LaunchPlan& lp, std::u
     if (tl.by_pixels) {
         const std::uint64_t first = tile * tl.tile_pixels;
         const std::uint64_t n = std::min<std::uint64_t>(tl.tile_pixels, width * in.layout.height - first);
-        for (const PassConfig& c : lp.passes) run_pass(c, in.mem, tl.base_samples, first, n);
+        for (const PassConfig& c : lp.passes) run_pass(c, in.mem, tl.base_samples, first, n, in.select);
         return;
     }
     const auto [y0, rows] = gpu::RowPieces{in.layout.height, tl.tile_rows}[tile];
@@ -161,9 +162,15 @@ void OpenClEngine::count_tile(const PixelInput& in, const LaunchPlan& lp, std::u
         data = stage_rows(in, y0, rows);
         base = 0;
     }
+    // The launches count rows from the tile's first: so does the mask.
+    std::optional<Selection> tile_select;
+    if (in.select) {
+        tile_select = *in.select;
+        tile_select->mask_base += y0 * in.select->args.mask_pitch;
+    }
     for (const PassConfig& c : lp.passes) {
         if (grid) run_tile_pass(c, data, base, std::uint32_t(y0), std::uint32_t(rows), *grid, tile_slots);
-        else run_pass(c, data, base, 0, rows * width);
+        else run_pass(c, data, base, 0, rows * width, tile_select ? &*tile_select : nullptr);
     }
 }
 
@@ -194,7 +201,7 @@ cl_mem OpenClEngine::stage_rows(const PixelInput& in, std::uint64_t first_row, s
 // Counts pixels [first, first + pixels) (packed) or rows [first, first + pixels / width) (row
 // mode) for one pass, in launches that keep every counter in range.
 void OpenClEngine::run_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
-                            std::uint64_t pixels) {
+                            std::uint64_t pixels, const Selection* select) {
     const unsigned ppu = c.pixels_per_unit();
     const std::uint64_t width = c.launch.width;
     const bool packed = c.launch.packed != 0;
@@ -205,7 +212,7 @@ void OpenClEngine::run_pass(const PassConfig& c, cl_mem data, std::uint64_t base
         else if (c.fast && n < pixels - done) n &= ~std::uint64_t(3);        // vectors stay aligned
         const std::uint64_t launch_first = packed ? first + done : first + done / width;
         const std::uint64_t groups = std::min<std::uint64_t>(c.max_groups, ceil_div(ceil_div(n, ppu), c.work_group));
-        launch_histogram(c, data, base_samples, launch_first, n, std::size_t(std::max<std::uint64_t>(1, groups)));
+        launch_histogram(c, data, base_samples, launch_first, n, std::size_t(std::max<std::uint64_t>(1, groups)), select);
     }
 }
 
@@ -246,7 +253,8 @@ void OpenClEngine::run_tile_pass(const PassConfig& c, cl_mem data, std::uint64_t
 }
 
 void OpenClEngine::launch_histogram(const PassConfig& c, cl_mem data, std::uint64_t base_samples,
-                                    std::uint64_t first, std::uint64_t pixels, std::size_t groups) {
+                                    std::uint64_t first, std::uint64_t pixels, std::size_t groups,
+                                    const Selection* select) {
     const cl_kernel k = kernel(c.program_options, c.kernel_name);
     cl_uint ai = 0;
     set_arg(k, ai++, data);
@@ -263,6 +271,14 @@ void OpenClEngine::launch_histogram(const PassConfig& c, cl_mem data, std::uint6
         if (!c.launch.merge) out = ensure(partials_, groups * c.local_slot_count() * 4);
     }
     set_arg(k, ai++, out);
+    if (select) {
+        ih_cl_select args = select->args;
+        if (c.first_channel != 0) args.count_slot = IH_CL_NO_COUNT;  // the first channels' pass counts them
+        set_arg(k, ai++, select->mask);
+        set_arg(k, ai++, cl_ulong(select->mask_base));
+        set_arg(k, ai++, args);
+        set_arg(k, ai++, result32_.get());
+    }
     enqueue(k, groups * c.work_group, c.work_group, c.global ? "global-atomic histogram kernel" : "histogram kernel");
     if (!c.launch.merge) launch_sum(c, groups);
 }

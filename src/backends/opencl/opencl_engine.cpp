@@ -145,13 +145,13 @@ cl_kernel OpenClEngine::kernel(const std::string& options, const std::string& na
     return kernels_.emplace(key, std::move(k)).first->second.get();
 }
 
-// The limits of every histogram kernel, from the generic build: they do not depend on the
-// compile-time constants.
-const KernelLimitsByName& OpenClEngine::kernel_limits() {
-    if (!kernel_limits_.empty()) return kernel_limits_;
+// The limits of every histogram kernel, from the generic build (with the selection variant's
+// local counts where `selects`): they do not depend on the compile-time constants.
+const KernelLimitsByName& OpenClEngine::kernel_limits(bool selects) {
+    if (const auto it = kernel_limits_.find(selects); it != kernel_limits_.end()) return it->second;
     KernelLimitsByName all;
     for (const std::string& name : histogram_kernel_names()) {
-        const cl_kernel k = kernel("", name);
+        const cl_kernel k = kernel(selects ? kSelectOption : "", name);
         KernelLimits& l = all[name];
         check(clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof l.work_group, &l.work_group,
                                        nullptr),
@@ -161,8 +161,7 @@ const KernelLimitsByName& OpenClEngine::kernel_limits() {
               "clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)");
         l.local_bytes = local;
     }
-    kernel_limits_ = std::move(all);
-    return kernel_limits_;
+    return kernel_limits_[selects] = std::move(all);
 }
 
 cl_mem MemTraits::allocate(std::size_t bytes) const {

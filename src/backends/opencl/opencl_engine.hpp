@@ -54,19 +54,28 @@ public:
     void accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions, const HistogramPlan& plan,
                                  std::span<std::uint64_t> slots) override;
 
-    // The selected pixels of a buffer, packed by ih_gather_selected into gathered_.
-    std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
-                                             const AlphaTest& alpha) override;
+    // A mask or an alpha threshold of a buffer, counted in place (opencl_select.cpp).
+    std::optional<std::uint64_t> accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
+                                                            const AlphaTest& alpha, const HistogramPlan& plan,
+                                                            std::span<std::uint64_t> slots) override;
 
     std::optional<opencl::DeviceTimes> last_times() const { return last_times_; }
 
 private:
-    // One count's pixels: a host view, or a cl_mem.
+    // The kernels' selection arguments (histogram.cl, IH_SELECT_PARAMS).
+    struct Selection {
+        cl_mem mask = nullptr;        // null: no mask
+        std::uint64_t mask_base = 0;  // the mask byte of the launches' pixel or row 0
+        ih_cl_select args{};
+    };
+    // One count's pixels: a host view, or a cl_mem; with `select`, only the pixels it selects
+    // (layout.selects), whose number is one more counter after the plan's slots.
     struct PixelInput {
         PixelLayout layout;
         const ImageView* host = nullptr;
         cl_mem mem = nullptr;
         std::size_t row_bytes = 0;
+        const Selection* select = nullptr;
     };
 
     void init();
@@ -75,7 +84,7 @@ private:
     cl_program program(const std::string& options);
     cl_kernel kernel(const std::string& options, const std::string& name);
     void dump_program(cl_program prog, const std::string& dir, const std::string& opts) const;
-    const KernelLimitsByName& kernel_limits();
+    const KernelLimitsByName& kernel_limits(bool selects);
     cl_mem ensure(GrowingBuffer& buffer, std::size_t need);
 
     PixelInput host_input(const ImageView& image) const;
@@ -91,11 +100,11 @@ private:
                     std::size_t tile_slots);
     cl_mem stage_rows(const PixelInput& in, std::uint64_t first_row, std::uint64_t rows);
     void run_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
-                  std::uint64_t pixels);
+                  std::uint64_t pixels, const Selection* select);
     void run_tile_pass(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint32_t first_row,
                        std::uint32_t rows, const gpu::TileBands& grid, std::size_t tile_slots);
     void launch_histogram(const PassConfig& c, cl_mem data, std::uint64_t base_samples, std::uint64_t first,
-                          std::uint64_t pixels, std::size_t groups);
+                          std::uint64_t pixels, std::size_t groups, const Selection* select);
     void launch_sum(const PassConfig& c, std::size_t groups);
     void accumulate_totals(const std::string& program_options, std::size_t total_slots);
     void read_counts(std::span<std::uint64_t> slots, bool totals64);
@@ -117,10 +126,9 @@ private:
     bool profiling_ = false;
     std::map<std::string, Program> programs_;
     std::map<std::string, Kernel> kernels_;
-    KernelLimitsByName kernel_limits_;
+    std::map<bool, KernelLimitsByName> kernel_limits_;  // by whether the kernels select
     GrowingBuffer staging_, result32_, result64_, partials_;
     GrowingBuffer edge_keys_;  // the plan's edge keys (upload_edge_keys)
-    GrowingBuffer gathered_, gathered_count_;  // gather_device's packed pixels and their number
     std::vector<std::uint32_t> uploaded_edge_keys_;
     struct Timed {
         Event event;

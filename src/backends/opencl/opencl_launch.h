@@ -40,4 +40,18 @@ IH_STRUCT(ih_cl_tiles) {
     IH_U32 groups_per_piece;
 } IH_END(ih_cl_tiles)
 
+/* A mask and an alpha threshold (contract/selection.h) counted by the selection variant of the
+ * histogram kernels (-D IH_SELECT, histogram.cl). */
+IH_STRUCT(ih_cl_select) {
+    IH_U32 has_mask;      /* 0: every mask byte counts as non-zero */
+    IH_U32 mask_pitch;    /* row mode: mask bytes from one row to the next */
+    IH_U32 alpha_kind;    /* IH_ALPHA_* */
+    IH_U32 alpha_least;
+    IH_U32 alpha_sample;  /* the alpha's sample index within the pixel */
+    IH_U32 count_slot;    /* the result counter that takes the selected pixels, or IH_CL_NO_COUNT */
+} IH_END(ih_cl_select)
+
+/* A pass that leaves the selected count to the launch pass of the first channels. */
+#define IH_CL_NO_COUNT IH_U(0xFFFFFFFF)
+
 #endif /* IMGHIST_OPENCL_LAUNCH_H */

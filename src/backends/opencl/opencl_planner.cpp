@@ -57,7 +57,9 @@ Tiling plan_tiles(const FormatInfo& fi, const PixelLayout& px, const DeviceLimit
         if (px.offset_bytes % bps != 0)
             throw InvalidArgument("opencl: buffer offset must be a multiple of the sample size");
         t.stride_samples = px.stride_bytes / bps;
-        t.packed = px.stride_bytes == row_bytes || px.height == 1;
+        // A mask is read at the image's pixel index where both are packed, else by rows.
+        const bool mask_packed = px.mask_stride_bytes == 0 || px.mask_stride_bytes == px.width;
+        t.packed = (px.stride_bytes == row_bytes && mask_packed) || px.height == 1;
         t.base_samples = px.offset_bytes / bps;
         if (!t.packed && t.stride_samples > 0xFFFFFFFFull)
             throw InvalidArgument("opencl: row stride above 2^32 samples is not supported");
@@ -276,7 +278,7 @@ PassConfig Planner::global_pass() const {
 // ih_specialised_*): all of them by default (not on devices that are not GPUs: opencl_tuning.cpp),
 // value mode and loads in flight everywhere.
 std::string Planner::program_options(const PassConfig& c) const {
-    std::string o;
+    std::string o = px_.selects ? kSelectOption : "";
     auto def = [&](const char* k, std::uint64_t v) { o += std::string(" -DIH_C_") + k + "=" + std::to_string(v) + "u"; };
     // As arguments, the branches on value mode and loads made PoCL's generic RGBA8 kernel twice as slow.
     if (!c.global) {

@@ -17,6 +17,7 @@
 
 static_assert(sizeof(ih_bin_args) == 96, "ih_bin_args: host and OpenCL C layouts must agree");
 static_assert(sizeof(ih_cl_launch) == 13 * 4, "ih_cl_launch: host and OpenCL C layouts must agree");
+static_assert(sizeof(ih_cl_select) == 6 * 4, "ih_cl_select: host and OpenCL C layouts must agree");
 
 namespace imghist::ocl {
 
@@ -39,6 +40,8 @@ using KernelLimitsByName = std::map<std::string, KernelLimits, std::less<>>;
 // The histogram kernels of histogram.cl that the planner chooses among (the tile kernels
 // included).
 std::vector<std::string> histogram_kernel_names();
+// The program option of the kernels' selection variant (histogram.cl, IH_SELECT).
+inline constexpr const char* kSelectOption = " -DIH_SELECT";
 
 // Where the pixels come from: host memory and images are staged into a device buffer tile by
 // tile, a caller's buffer is read in place.
@@ -52,6 +55,10 @@ struct PixelLayout {
     // The pixels are a tile grid's area, counted in one pass by the tile kernels
     // (ih_hist_tiles_*): tiles by whole rows, 32-bit local counters, merged by global atomics.
     bool tile_grid = false;
+    // A mask or an alpha threshold, counted by the kernels' selection variant (-D IH_SELECT);
+    // the mask's rows are mask_stride_bytes apart (0: no mask).
+    bool selects = false;
+    std::uint64_t mask_stride_bytes = 0;
 };
 
 // How the pixels are cut into tiles: every 32-bit result counter stays below 2^32, and a staged

@@ -1,68 +1,44 @@
-// Masks and alpha thresholds on device buffers (SlotCounter::gather_device): the selected pixels
-// packed into one row by ih_gather_selected (histogram.cl), then counted like any buffer.
-#include <limits>
+// Masks and alpha thresholds on device buffers (SlotCounter::accumulate_selected_device): counted
+// in place by the selection variant of the histogram kernels (histogram.cl, IH_SELECT), one read
+// of the image and of the mask, in the same launches, tiles and passes as the whole image.
+#include <algorithm>
 
 #include "backends/opencl/opencl_engine.hpp"
+#include "core/plan.hpp"
 #include "core/selection.hpp"
 
 namespace imghist::ocl {
-namespace {
 
-// Work-items per group: each group takes one global atomic for its selected pixels.
-constexpr std::size_t kGatherGroup = 64;
-
-}  // namespace
-
-std::optional<DeviceImage> OpenClEngine::gather_device(const DeviceImage& rows, const DeviceImage* mask,
-                                                       const AlphaTest& alpha) {
-    const cl_mem image_mem = as_cl_mem(rows.memory);
-    const PixelLayout image_layout = device_layout(image_mem, rows);
+std::optional<std::uint64_t> OpenClEngine::accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
+                                                                      const AlphaTest& alpha, const HistogramPlan& plan,
+                                                                      std::span<std::uint64_t> slots) {
+    PixelInput in = device_input(image);
     PixelLayout mask_layout;
     if (mask) mask_layout = device_layout(as_cl_mem(mask->memory), *mask);
-    if (image_layout.source != PixelSource::buffer || (mask && mask_layout.source != PixelSource::buffer))
+    if (in.layout.source != PixelSource::buffer || (mask && mask_layout.source != PixelSource::buffer))
         throw InvalidArgument("opencl: a mask or an alpha threshold applies to buffers, not to 2D images "
                               "(copy the image into a buffer, or count it without one)");
-    const std::uint64_t pixels = rows.pixel_count();
-    if (pixels >= (std::uint64_t(1) << 31))
-        throw InvalidArgument("opencl: a row of 2^31 pixels or more cannot take a mask or an alpha threshold");
-    const FormatInfo& info = rows.info();
-    const cl_mem out = ensure(gathered_, std::size_t(pixels) * info.pixel_bytes());
-    const cl_mem count = ensure(gathered_count_, sizeof(cl_uint));
-    const cl_uint zero = 0;
-    check(clEnqueueFillBuffer(queue_.get(), count, &zero, sizeof zero, 0, sizeof zero, 0, nullptr, nullptr),
-          "clEnqueueFillBuffer");
-
-    const cl_kernel k = kernel("", "ih_gather_selected");
-    cl_uint ai = 0;
-    set_arg(k, ai++, image_mem);
-    set_arg(k, ai++, cl_ulong(image_layout.offset_bytes));
-    set_arg(k, ai++, cl_ulong(image_layout.stride_bytes));
-    set_arg(k, ai++, cl_uint(rows.width));
-    set_arg(k, ai++, cl_uint(rows.height));
-    set_arg(k, ai++, cl_uint(info.pixel_bytes()));
-    set_arg(k, ai++, mask ? as_cl_mem(mask->memory) : cl_mem(nullptr));
-    set_arg(k, ai++, cl_ulong(mask ? mask_layout.offset_bytes : 0));
-    set_arg(k, ai++, cl_ulong(mask ? mask_layout.stride_bytes : 0));
-    set_arg(k, ai++, cl_uint(mask ? 1 : 0));
-    set_arg(k, ai++, cl_uint(alpha.kind));
-    set_arg(k, ai++, cl_uint(alpha.least));
-    set_arg(k, ai++, cl_uint(info.alpha < 0 ? 0 : info.alpha * info.bytes_per_sample));
-    set_arg(k, ai++, cl_uint(info.sample));
-    set_arg(k, ai++, out);
-    set_arg(k, ai++, count);
-    const std::size_t global = (std::size_t(pixels) + kGatherGroup - 1) / kGatherGroup * kGatherGroup;
-    enqueue(k, global, kGatherGroup, "ih_gather_selected");
-
-    cl_uint selected = 0;
-    check(clEnqueueReadBuffer(queue_.get(), count, CL_TRUE, 0, sizeof selected, &selected, 0, nullptr, nullptr),
-          "clEnqueueReadBuffer");
-    if (selected == 0) return std::nullopt;
-    DeviceImage packed;
-    packed.memory = std::uint64_t(reinterpret_cast<std::uintptr_t>(out));
-    packed.width = selected;
-    packed.height = 1;
-    packed.format = rows.format;
-    return packed;
+    if (mask_layout.stride_bytes > 0xFFFFFFFFull)
+        throw InvalidArgument("opencl: a mask's row pitch above 2^32 bytes is not supported");
+    Selection select;
+    if (mask) {
+        select.mask = as_cl_mem(mask->memory);
+        select.mask_base = mask_layout.offset_bytes;
+        select.args.has_mask = 1;
+        select.args.mask_pitch = std::uint32_t(mask_layout.stride_bytes);
+    }
+    select.args.alpha_kind = alpha.kind;
+    select.args.alpha_least = alpha.least;
+    select.args.alpha_sample = std::uint32_t(std::max(image.info().alpha, 0));
+    // The selected pixels: the counter after the plan's slots.
+    select.args.count_slot = std::uint32_t(plan.total_slots());
+    in.select = &select;
+    in.layout.selects = true;
+    in.layout.mask_stride_bytes = mask_layout.stride_bytes;
+    std::vector<std::uint64_t> counts(plan.total_slots() + 1, 0);
+    count(in, plan, counts);
+    std::copy_n(counts.begin(), slots.size(), slots.begin());
+    return counts.back();
 }
 
 }  // namespace imghist::ocl
