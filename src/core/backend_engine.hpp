@@ -96,8 +96,8 @@ public:
                                    std::span<std::uint64_t> slots);
 
     // Whether count_image() gives device images every clipping count, with a second pass where
-    // the histogram does not prove them (opencl.hpp's and vulkan.hpp's compute()), or only the
-    // proven ones, so that a device image is read once (cuda.hpp's compute_device).
+    // the histogram does not prove them (vulkan.hpp's compute()), or only the proven ones, so
+    // that a device image is read once (cuda.hpp, opencl.hpp; docs/semantics.md, "Statistics").
     virtual bool counts_device_clipping() const { return true; }
 
     // Whether accumulate() and accumulate_with_extremes() of a host image, given a finder

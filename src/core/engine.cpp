@@ -100,6 +100,13 @@ private:
     std::optional<ExtremesFinder> finder_;
 };
 
+// Whether count_image() counts the clipping counts that the histogram does not prove, with a
+// second pass: always for host images; for device images where the backend says so.
+template <class Pixels>
+bool counts_unproven_clipping(const SlotCounter& counter) {
+    return std::is_same_v<Pixels, ImageView> || counter.counts_device_clipping();
+}
+
 // Every pixel of `image`, for a request without roi or tiles.
 template <class Pixels>
 Result count_whole(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
@@ -112,7 +119,7 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
     if (!counted) accumulate_pixels(counter, image, counting.plan, counting.slots);
     in_pass.end();
     Result result = counting.result(image, std::move(backend), std::move(device), counted);
-    if (!counted && counting.clipping && (std::is_same_v<Pixels, ImageView> || counter.counts_device_clipping()))
+    if (!counted && counting.clipping && counts_unproven_clipping<Pixels>(counter))
         counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
     if (in_pass.finder()) set_value_extremes(result.channels, in_pass.finder()->channels());
@@ -213,7 +220,7 @@ std::optional<Result> count_selected_in_place(SlotCounter& counter, const Device
     if (!counted) return std::nullopt;
     if (*counted == 0) return selected_result(std::nullopt, image, plain, 0, backend, device);
     Result result = counting.result(image, backend, device, false);
-    if (counting.clipping && counter.counts_device_clipping())
+    if (counting.clipping && counts_unproven_clipping<DeviceImage>(counter))
         counter.count_clipping(*counting.clipping, result, [&](std::span<std::uint64_t> slots) {
             counter.accumulate_selected_device(image, mask, alpha, *counting.clipping, slots);
         });
@@ -510,7 +517,7 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const Pixels
         if (!selectors.empty()) r.counted_pixels = counted[i];
         clipping_missing = clipping_missing || !clipping_known(r);
     }
-    if (counting.clipping && !extremes_counted && clipping_missing) {
+    if (counting.clipping && !extremes_counted && clipping_missing && counts_unproven_clipping<Pixels>(counter)) {
         // One more pass over every tile with the clipping plan, whose below / above are the extremes.
         const HistogramPlan& clipping = *counting.clipping;
         std::vector<std::uint64_t> clip_slots(regions.size() * clipping.total_slots(), 0);

@@ -260,6 +260,40 @@ TEST(OpenClInterop, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
     });
 }
 
+// Device buffers are read once (SlotCounter::counts_device_clipping): a result carries the
+// clipping counts its histogram proves and leaves the others unknown, with a mask or without;
+// Engine::compute of the same pixels knows them all. Bin 0 of the float default holds 0 (clipped)
+// and 0.001 (not), so it proves nothing; bin 255 holds exactly v >= 1, so it proves the high count.
+TEST(OpenClInterop, DeviceResultsCarryOnlyTheClippingCountsTheHistogramProves) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    auto engine = opencl::create_engine(s.queue);
+    constexpr std::uint32_t w = 64, h = 8;
+    std::vector<float> pixels(std::size_t(w) * h);
+    for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = i % 3 == 0 ? 0.0f : i % 3 == 1 ? 0.001f : 1.0f;
+    const ImageView host = ImageView::packed(pixels.data(), w, h, PixelFormat::gray_f32);
+    std::vector<std::uint8_t> keep(host.pixel_count());
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = std::uint8_t(i % 5 != 0);
+    Mem image(upload(s, pixels.data(), pixels.size() * sizeof(float)));
+    Mem mask(upload(s, keep.data(), keep.size()));
+    auto reference = create_engine("reference");
+    for (const bool masked : {false, true}) {
+        Request r;
+        if (masked) r.mask = ImageView::packed(keep.data(), host.width, h, PixelFormat::gray8);
+        const Result want = reference->compute(host, r);
+        ASSERT_TRUE(want.channels[0].clipped_low_count && want.channels[0].clipped_high_count);
+        if (masked) {
+            r.mask.reset();
+            r.device_mask = opencl::device_image(mask.get(), host.width, h, PixelFormat::gray8);
+        }
+        const Result got = opencl::compute(*engine, opencl::device_image(image.get(), host.width, h, PixelFormat::gray_f32), r);
+        expect_same_histograms(got, want, masked ? "device mask" : "whole");
+        EXPECT_FALSE(got.channels[0].clipped_low_count.has_value()) << masked;
+        EXPECT_EQ(got.channels[0].clipped_high_count, want.channels[0].clipped_high_count) << masked;
+    }
+}
+
 // A buffer holding `offset` bytes of junk, then the rows of `v`, each followed by `pad` bytes of
 // junk (0: as the view lays them out); returns the device image of it.
 DeviceImage upload_at(const ClSetup& s, std::vector<Mem>& keep, const ImageView& v, std::size_t offset, std::size_t pad) {

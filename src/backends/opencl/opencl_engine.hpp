@@ -45,6 +45,10 @@ public:
     void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
                            std::span<std::uint64_t> slots) override;
 
+    // Device buffers are read once: their results carry the clipping counts the histogram
+    // proves, without a second pass (opencl.hpp).
+    bool counts_device_clipping() const override { return false; }
+
     // Tiles in one pass (opencl_count.cpp): the grid's area counted by the tile kernels.
     bool counts_tiles_in_one_pass(bool device_image, bool selects_pixels) const override;
     bool accumulate_tiles(const ImageView& image, std::span<const Region> regions, const HistogramPlan& plan,
