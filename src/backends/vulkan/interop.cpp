@@ -4,7 +4,6 @@
 #include "imghist/vulkan.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <optional>
 
