@@ -27,29 +27,38 @@ Bench::Bench() : ctx_(""), arena_(ctx_.device()) {
     make_floor_and_seed();
 }
 
-// Copies the image into one device-local buffer (and, for rgba8, a storage image).
-void Bench::upload(const HostImage& img) {
+void Bench::copy_to_device(const void* data, VkDeviceSize bytes, vk::Allocation& dst) {
     vkDeviceWaitIdle(ctx_.device());
     arena_.reset();
-    const VkDeviceSize size = img.bytes() + 256;
-    if (pixels_.size < size)
-        pixels_ = vk::allocate_buffer(ctx_.physical(), ctx_.device(), size,
-                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                          VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                      false);
+    const VkDeviceSize size = bytes + 256;
+    if (dst.size < size)
+        dst = vk::allocate_buffer(ctx_.physical(), ctx_.device(), size,
+                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                  false);
     const VkDeviceSize chunk = VkDeviceSize(256) << 20;
     if (!staging_) staging_ = std::make_unique<vk::Allocation>(vk::allocate_buffer(
                        ctx_.physical(), ctx_.device(), chunk, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true));
-    for (VkDeviceSize at = 0; at < img.bytes(); at += chunk) {
-        const VkDeviceSize n = std::min(chunk, img.bytes() - at);
-        std::memcpy(staging_->mapped, img.pixels.data() + at, n);
+    for (VkDeviceSize at = 0; at < bytes; at += chunk) {
+        const VkDeviceSize n = std::min(chunk, bytes - at);
+        std::memcpy(staging_->mapped, static_cast<const std::byte*>(data) + at, n);
         once([&](VkCommandBuffer cmd) {
             VkBufferCopy copy{0, at, n};
-            vkCmdCopyBuffer(cmd, staging_->buffer.get(), pixels_.buffer.get(), 1, &copy);
+            vkCmdCopyBuffer(cmd, staging_->buffer.get(), dst.buffer.get(), 1, &copy);
         });
     }
+}
+
+// Copies the image into one device-local buffer (and, for rgba8, a storage image).
+void Bench::upload(const HostImage& img) {
+    copy_to_device(img.pixels.data(), img.bytes(), pixels_);
     seed_image_ok_ = false;
     if (img.format == PixelFormat::rgba8) make_seed_image(img);
+}
+
+DeviceImage Bench::upload_mask(const std::vector<std::uint8_t>& bytes, std::uint32_t w, std::uint32_t h) {
+    copy_to_device(bytes.data(), bytes.size(), mask_);
+    return vulkan::device_image(mask_.buffer.get(), 0, w, h, 0, PixelFormat::gray8);
 }
 
 // Median GPU time (µs) of what `body` records. The repetitions run back to back in one
@@ -80,26 +89,29 @@ double Bench::time(const std::function<void(VkCommandBuffer)>& body, int runs) {
 
 // The backend's recorded work: zero the counters, count (tiles, passes), flush to 64 bits.
 double Bench::time_backend(vk::HistogramCore& core, const HostImage& img, const HistogramPlan& plan,
-                           std::vector<std::uint64_t>* totals) {
+                           std::vector<std::uint64_t>* totals, const vk::Selection* selection) {
     const DeviceImage src = vulkan::device_image(pixels_.buffer.get(), 0, img.width, img.height, 0, img.format);
     const double us = time([&](VkCommandBuffer cmd) {
         core.record_begin(cmd);
-        core.record_image(cmd, arena_, src, plan, totals_.buffer.get(), 0, true);
+        core.record_image(cmd, arena_, src, plan, totals_.buffer.get(), 0, true, selection);
     });
     if (totals) {
-        totals->resize(plan.total_slots());
+        totals->resize(plan.total_slots() + (selection ? 1 : 0));
         std::memcpy(totals->data(), totals_.mapped, totals->size() * 8);
     }
     return us;
 }
 
 // Best of a few loads-per-invocation counts: the fastest read of every byte.
-double Bench::time_floor(const HostImage& img) {
+double Bench::time_floor(const HostImage& img) { return time_read(pixels_.buffer.get(), img.bytes()); }
+double Bench::time_mask_floor(std::size_t bytes) { return time_read(mask_.buffer.get(), bytes); }
+
+double Bench::time_read(VkBuffer buffer, VkDeviceSize bytes) {
     double best = 1e30;
-    const auto count = std::uint32_t(img.bytes() / 16);
+    const auto count = std::uint32_t(bytes / 16);
     for (std::uint32_t per : {1u, 4u, 16u}) {
         VkPipeline p = floor_pipeline(per);
-        VkDescriptorSet set = buffers_set(floor_set_layout_.get(), pixels_.buffer.get(), img.bytes());
+        VkDescriptorSet set = buffers_set(floor_set_layout_.get(), buffer, bytes);
         const std::uint64_t groups = (std::uint64_t(count) + 256 * per - 1) / (256 * per);
         const auto gx = std::uint32_t(std::min<std::uint64_t>(groups, 65535));
         const auto gy = std::uint32_t((groups + gx - 1) / gx);

@@ -38,18 +38,23 @@ public:
 
     // Copies the image into one device-local buffer (and, for rgba8, a storage image).
     void upload(const HostImage& img);
+    // Copies a w x h gray8 mask into a device-local buffer of its own; returns it as a device image.
+    DeviceImage upload_mask(const std::vector<std::uint8_t>& bytes, std::uint32_t w, std::uint32_t h);
 
     // Median GPU time (µs) of what `body` records. The repetitions run back to back in one
     // command buffer, a timestamp after each, so the GPU never idles (and never drops its
     // clocks) between them; the whole command buffer runs once as a warm-up first.
     double time(const std::function<void(VkCommandBuffer)>& body, int runs = 15);
 
-    // The backend's recorded work: zero the counters, count (tiles, passes), flush to 64 bits.
+    // The backend's recorded work: zero the counters, count (tiles, passes), flush to 64 bits;
+    // only the pixels `selection` selects where given (totals: their number, then the plan's).
     double time_backend(vk::HistogramCore& core, const HostImage& img, const HistogramPlan& plan,
-                        std::vector<std::uint64_t>* totals);
+                        std::vector<std::uint64_t>* totals, const vk::Selection* selection = nullptr);
 
-    // Best of a few loads-per-invocation counts: the fastest read of every byte.
+    // Best of a few loads-per-invocation counts: the fastest read of every byte (of the image,
+    // or of the mask upload_mask() holds).
     double time_floor(const HostImage& img);
+    double time_mask_floor(std::size_t bytes);
 
     // The seed's shader on the rgba8 storage image (with the zeroing of its 256 bins).
     double time_seed(const HostImage& img);
@@ -58,6 +63,9 @@ private:
     VkCommandBuffer allocate();
     void submit_wait(VkCommandBuffer cmd);
     void once(const std::function<void(VkCommandBuffer)>& body);
+    // Copies `bytes` bytes into `dst` (device-local, grown to them) through the staging buffer.
+    void copy_to_device(const void* data, VkDeviceSize bytes, vk::Allocation& dst);
+    double time_read(VkBuffer buffer, VkDeviceSize bytes);
 
     vk::ShaderModule module(const unsigned char* data, unsigned long long size);
     vk::DescriptorSetLayout set_layout(VkDescriptorType first);
@@ -79,7 +87,7 @@ private:
     vk::DescriptorArena arena_;
     vk::QueryPool queries_;
     double period_ns_ = 1;
-    vk::Allocation totals_, sink_, pixels_;
+    vk::Allocation totals_, sink_, pixels_, mask_;
     std::unique_ptr<vk::Allocation> staging_;
     vk::ShaderModule floor_module_, seed_module_;
     vk::DescriptorSetLayout floor_set_layout_, seed_set_layout_;

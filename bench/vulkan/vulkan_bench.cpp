@@ -4,10 +4,12 @@
 //   - the seed's shader as printed (seed.comp; rgba8 storage image, luminance only);
 // and sweeps the shader's tuning (shared copies, units per invocation, bank swizzle).
 //
-// Usage: imghist_vulkan_bench [--quick] [--no-sweep] [--out DIR]
+// Usage: imghist_vulkan_bench [--quick] [--no-sweep] [--masks] [--out DIR]
 //   --quick: 1080p images and a small sweep (for a CPU device such as lavapipe)
 //   --no-sweep: the compiled-in default tuning only (and, for float edge bins, that tuning
 //               without the code window, in the same run)
+//   --masks: only the table of 8K device masks and alpha thresholds (1080p with --quick),
+//            against the whole image and a read of the mask's bytes
 // Writes DIR/vulkan_table.txt (the table for docs/performance.md) and DIR/vulkan_sweep.csv.
 // IMGHIST_VULKAN_DEVICE picks the device. (The device plumbing is in bench_device.cpp.)
 #include <algorithm>
@@ -19,12 +21,14 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench_device.hpp"
 #include "core/backend_engine.hpp"
+#include "core/selection.hpp"
 #include "imghist/imghist.hpp"
 
 namespace imghist {
@@ -358,10 +362,66 @@ std::string tables(Sweep& s, const char* device_name) {
     return table.str();
 }
 
-int run(bool quick, bool sweep, const std::string& out_dir) {
+// --masks: R,G,B of natural RGBA8 and RGBA f32 images, whole and through device masks (every
+// pixel, a centred disc, noise: bench_mask_bytes) and an alpha threshold of one half, counted by
+// histogram.comp's selection (GPU time of the recorded work); the mask's read is the budget a
+// mask may add. Each selection's counts are checked against the CPU backend's host mask.
+int masks_table(Bench& bench, Engine& cpu, bool quick) {
+    const std::uint32_t w = quick ? 1920 : 7680, h = quick ? 1080 : 4320;
+    vk::HistogramCore& core = bench.ctx().core();
+    std::printf("\n%ux%u, device masks and alpha thresholds (histogram.comp's selection, GPU time)\n", w, h);
+    std::printf("%-34s %9s %9s %12s\n", "input", "us", "x whole", "mask read us");
+    int mismatches = 0;
+    for (const PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgba_f32}) {
+        const HostImage img = generate("masks", format, w, h, Pattern::natural);
+        bench.upload(img);
+        Request rgb;
+        rgb.mode = Mode::rgb;
+        const HistogramPlan plan(format, rgb);
+        const double whole = bench.time_backend(core, img, plan, nullptr);
+        const std::string name = format == PixelFormat::rgba8 ? "RGBA8" : "RGBA f32";
+        std::printf("%-34s %9.1f %8.2fx\n", (name + " R,G,B whole").c_str(), whole, 1.0);
+        // One selection: its time, and its counts against the CPU backend's.
+        const auto measure = [&](const std::string& what, const vk::Selection& selection, const Request& host) {
+            std::vector<std::uint64_t> totals;
+            const double us = bench.time_backend(core, img, plan, &totals, &selection);
+            const Result want = cpu.compute(img.view(), host);
+            const Result got = plan.make_result(img.view(), std::span(totals).subspan(1), "vulkan", "");
+            bool same = totals[0] == want.counted_pixels;
+            for (std::size_t c = 0; c < want.channels.size(); ++c)
+                same = same && got.channels[c].counts == want.channels[c].counts && got.channels[c].nan == want.channels[c].nan;
+            if (!same) {
+                std::fprintf(stderr, "MISMATCH vs cpu: %s %s\n", name.c_str(), what.c_str());
+                ++mismatches;
+            }
+            return us;
+        };
+        for (const char* kind : {"all", "disc", "noise"}) {
+            const std::vector<std::uint8_t> bytes = bench::bench_mask_bytes(kind, w, h);
+            const DeviceImage mask = bench.upload_mask(bytes, w, h);
+            Request host = rgb;
+            host.mask = ImageView::packed(bytes.data(), w, h, PixelFormat::gray8);
+            const double us = measure(kind, vk::Selection{&mask, {}}, host);
+            std::printf("%-34s %9.1f %8.2fx %12.1f\n", (name + " R,G,B mask " + kind).c_str(), us, us / whole,
+                        bench.time_mask_floor(bytes.size()));
+        }
+        Request host = rgb;
+        host.alpha_threshold = format == PixelFormat::rgba8 ? 127.5 : 0.5;
+        const double us =
+            measure("alpha", vk::Selection{nullptr, alpha_test_of(host.alpha_threshold, format_info(format).sample)}, host);
+        std::printf("%-34s %9.1f %8.2fx\n", (name + " R,G,B alpha above half").c_str(), us, us / whole);
+    }
+    return mismatches == 0 ? 0 : 2;
+}
+
+int run(bool quick, bool sweep, bool masks, const std::string& out_dir) {
     Bench bench;
     const auto& props = bench.ctx().core().properties();
     std::printf("device: %s (shared memory %u bytes)\n", props.deviceName, props.limits.maxComputeSharedMemorySize);
+    if (masks) {
+        auto cpu = create_engine("cpu");
+        return masks_table(bench, *cpu, quick);
+    }
     const std::vector<vk::Tuning> tunings = make_tunings(sweep);
     std::vector<std::unique_ptr<vk::HistogramCore>> cores;
     for (const auto& t : tunings)
@@ -385,12 +445,13 @@ int run(bool quick, bool sweep, const std::string& out_dir) {
 }  // namespace imghist
 
 int main(int argc, char** argv) {
-    bool quick = false, sweep = true;
+    bool quick = false, sweep = true, masks = false;
     std::string out_dir = ".";
-    (void)imghist::bench::parse_args(argc, argv, {{"--quick", &quick}, {"--no-sweep", &sweep, false}},
+    (void)imghist::bench::parse_args(argc, argv,
+                                     {{"--quick", &quick}, {"--no-sweep", &sweep, false}, {"--masks", &masks}},
                                      {{"--out", [&](const char* v) { out_dir = v; }}});
     try {
-        return imghist::run(quick, sweep, out_dir);
+        return imghist::run(quick, sweep, masks, out_dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "imghist_vulkan_bench: %s\n", e.what());
         return 1;

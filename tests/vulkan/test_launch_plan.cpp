@@ -86,6 +86,59 @@ TEST(VulkanLaunchPlan, TilesCoverTheImageOnce) {
     EXPECT_EQ(p.tiles.front().base_byte, 0u);
 }
 
+// A device selection: every pass tests it, the first counts the selected pixels into work
+// counter 0 before the plan's; a packed mask from a 16-byte offset keeps the packed path (its
+// tiles' mask bytes bound from 16-byte boundaries), any other mask takes strided rows, whose
+// tiles the mask's rows also fit.
+TEST(VulkanLaunchPlan, SelectionsBindTheMaskBesideEveryTile) {
+    HistogramPlan plan(PixelFormat::rgba_f32, Request{});  // R, G, B, Y
+    vk::DeviceLimits limits = nvidia_like();
+    limits.shared_bytes = 4 * 1024;  // 4 channels of 259 slots do not fit one pass
+    vk::Tuning t;
+    t.max_tile_pixels = 4096;
+    const DeviceImage image = packed(1000, 301, plan.format);
+    const DeviceImage packed_mask{2, 32, 1000, 301, 0, PixelFormat::gray8};
+    const vk::Selection selection{&packed_mask, alpha_test_of(0.5, SampleType::f32)};
+    const vk::LaunchPlan plain = vk::plan_launch(plan, image, 0, limits, t);
+    const vk::LaunchPlan l = vk::plan_launch(plan, image, 0, limits, t, &selection);
+    ASSERT_GT(l.passes.size(), 1u);
+    EXPECT_TRUE(l.counts_selected);
+    EXPECT_EQ(l.total_slots, plain.total_slots + 1);
+    EXPECT_FALSE(l.shape.strided);
+    for (std::size_t i = 0; i < l.passes.size(); ++i) {
+        EXPECT_EQ(l.passes[i].out_slot, plain.passes[i].out_slot + 1);
+        EXPECT_EQ(l.passes[i].spec.select_mask, 1u);
+        EXPECT_EQ(l.passes[i].spec.alpha_kind, IH_ALPHA_KEY);
+        EXPECT_EQ(l.passes[i].spec.alpha_sample, 3u);
+        EXPECT_EQ(l.passes[i].spec.count_selected, i == 0 ? 1u : 0u);
+    }
+    ASSERT_EQ(l.tiles.size(), plain.tiles.size());
+    std::uint64_t first = 0;
+    for (const vk::TileLaunch& tile : l.tiles) {
+        EXPECT_EQ(tile.mask.base_byte % 16, 0u);
+        EXPECT_EQ(tile.mask.bind_offset + tile.mask.base_byte, 32 + first);
+        EXPECT_GE(tile.mask.bind_bytes, tile.mask.base_byte + tile.pixels);
+        first += tile.pixels;
+    }
+    // A pitched mask, or one at an odd offset: strided rows, the mask's own rows bound.
+    for (const DeviceImage mask : {DeviceImage{2, 32, 1000, 301, 1024, PixelFormat::gray8},
+                                   DeviceImage{2, 3, 1000, 301, 0, PixelFormat::gray8}}) {
+        const vk::Selection s{&mask, {}};
+        const vk::LaunchPlan strided = vk::plan_launch(plan, image, 0, limits, t, &s);
+        EXPECT_TRUE(strided.shape.strided);
+        std::uint64_t row = 0;
+        for (const vk::TileLaunch& tile : strided.tiles) {
+            EXPECT_EQ(tile.pixels % 1000, 0u);
+            EXPECT_EQ(tile.mask.bind_offset + tile.mask.base_byte, mask.offset_bytes + row * mask.pitch());
+            EXPECT_GE(tile.mask.bind_bytes, tile.mask.base_byte + (tile.pixels / 1000 - 1) * mask.pitch() + 1000);
+            EXPECT_EQ(strided.passes.front().spec.strided, 1u);
+            EXPECT_EQ(strided.passes.front().spec.alpha_kind, IH_ALPHA_ALL);
+            row += tile.pixels / 1000;
+        }
+        EXPECT_EQ(row, 301u);
+    }
+}
+
 TEST(VulkanLaunchPlan, LayoutsFallBackWhereTheyDoNotFit) {
     Request rgb;
     rgb.mode = Mode::rgb;

@@ -170,20 +170,84 @@ TEST_F(VulkanInterop, EngineOnTheCallersDeviceAndQueue) {
     EXPECT_THROW(vulkan::create_engine(context, VK_NULL_HANDLE), InvalidArgument);
 }
 
-// Masks in the caller's VkBuffer and alpha thresholds (gather.comp), through vulkan::compute.
-TEST_F(VulkanInterop, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
+// Masks in the caller's VkBuffer and alpha thresholds, tested by histogram.comp as it counts
+// (its selection constants), through vulkan::compute on every path of the shader: the packed
+// path (image and mask packed from 16-byte offsets: a unit's mask bytes read as whole words),
+// strided rows (a pitched image, or a packed image with a pitched mask at an odd offset), each
+// with the default tuning (one work-group a dispatch here) and with small dispatches and
+// work-groups (several dispatches, each of several work-groups, rows and partial units), against
+// the reference of the selected pixels bit for bit.
+TEST_F(VulkanInterop, DeviceMasksAndAlphaThresholdsInEveryPathMatchTheReference) {
     const vulkan::DeviceContext context{app_->physical, app_->device, app_->family, app_->float_controls};
+    struct Layout {
+        const char* what;
+        std::size_t image_offset, image_pad, mask_offset, mask_pad;  // pad: bytes after each row (0: packed)
+    };
+    const Layout layouts[] = {{"packed image, packed mask", 16, 0, 32, 0},
+                              {"packed image, pitched mask at an odd offset", 16, 0, 3, 7},
+                              {"pitched image, pitched mask", 16, 20, 16, 13}};
+    // One device image of `v` (rows padded by `pad` bytes) `offset` bytes into a buffer of its own.
+    std::vector<vk::Allocation> buffers;
+    auto upload = [&](const ImageView& v, std::size_t offset, std::size_t pad) {
+        const std::size_t pitch = v.row_bytes() + pad;
+        std::vector<std::byte> bytes(pitch * v.height);
+        for (std::uint32_t y = 0; y < v.height; ++y) std::memcpy(bytes.data() + y * pitch, v.row(y), v.row_bytes());
+        buffers.push_back(app_->upload(bytes.data(), bytes.size(), offset));
+        return vulkan::device_image(buffers.back().buffer.get(), offset, v.width, v.height, pitch, v.format);
+    };
+    for (const char* tune : {"tile_pixels=4096,wg=32,rounds=1"}) {
+        SCOPED_TRACE(tune);
+        ::setenv("IMGHIST_VULKAN_TUNE", tune, 1);
+        std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
+        ::unsetenv("IMGHIST_VULKAN_TUNE");
+        testing::expect_device_selections_match([&](const testing::SelectionCase& c) -> Result {
+            Result first;
+            for (const Layout& l : layouts) {
+                SCOPED_TRACE(l.what);
+                buffers.clear();
+                const DeviceImage image = upload(c.image.view, l.image_offset, l.image_pad);
+                Request r = c.request;
+                if (c.use_mask) r.device_mask = upload(c.mask.view(), l.mask_offset, l.mask_pad);
+                Result got = vulkan::compute(*engine, image, r);
+                if (&l == &layouts[0]) first = got;
+                else testing::expect_same_histograms(got, first, std::string(l.what) + " against packed");
+                EXPECT_EQ(got.counted_pixels, first.counted_pixels);
+            }
+            return first;
+        });
+    }
+    // Long packed rows of several dispatches, floats also with EV edge bins (code table and window).
+    ::setenv("IMGHIST_VULKAN_TUNE", "tile_pixels=8192,wg=64,rounds=2", 1);
     std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
-    testing::expect_device_selections_match([&](const testing::SelectionCase& c) {
-        const ImageView& v = c.image.view;
-        // The image 16 bytes into its buffer (a non-zero binding offset); the mask 3 bytes into its.
-        vk::Allocation pixels = app_->upload(v.data, v.stride_bytes * v.height, 16);
-        vk::Allocation mask = app_->upload(c.mask.bytes.data(), c.mask.bytes.size(), 3);
-        Request r = c.request;
-        if (c.use_mask) r.device_mask = vulkan::device_image(mask.buffer.get(), 3, v.width, v.height, 0, PixelFormat::gray8);
-        return vulkan::compute(*engine, vulkan::device_image(pixels.buffer.get(), 16, v.width, v.height, v.stride_bytes,
-                                                              v.format), r);
-    });
+    ::unsetenv("IMGHIST_VULKAN_TUNE");
+    for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::gray16,
+                          PixelFormat::rgba_f32, PixelFormat::rgba_f16, PixelFormat::gray_f32}) {
+        const FormatInfo& fi = format_info(f);
+        SCOPED_TRACE(fi.name);
+        const auto img = make_image(f, 4099, 7, Pattern::specials, 5);
+        const testing::Mask m = testing::random_mask(4099, 7, 6);
+        buffers.clear();
+        const DeviceImage image = upload(img.view, 16, 0);
+        const DeviceImage mask = upload(m.view(), 16, 0);
+        Request plain;
+        plain.count_alpha = fi.alpha >= 0;
+        Request ev;
+        ev.mode = fi.alpha >= 0 ? Mode::rgb : Mode::all;
+        ev.bins.edges = ev_edges(-8, 0, 32);
+        Request alpha_and_mask;
+        alpha_and_mask.alpha_threshold = fi.is_float() ? 0.25 : 100.0;
+        for (const Request& want : {plain, ev, alpha_and_mask}) {
+            if (want.alpha_threshold && fi.alpha < 0) continue;
+            if (!want.bins.edges.empty() && !fi.is_float()) continue;
+            Request r = want, host = want;
+            r.device_mask = mask;
+            host.mask = m.view();
+            const Result got = vulkan::compute(*engine, image, r);
+            testing::expect_same_histograms(got, reference_->compute(img.view, host), "long rows");
+            const testing::Selected s = testing::select(img.view, &m, want.alpha_threshold);
+            EXPECT_EQ(got.counted_pixels, s.count);
+        }
+    }
 }
 
 TEST_F(VulkanInterop, ComputeRejectsEnginesNotMadeOnTheCallersDevice) {

@@ -99,6 +99,17 @@ layout(constant_id = 24) const uint WINDOW_SHIFT = 16;
 layout(constant_id = 25) const uint WINDOW_FIRST = 0;
 layout(constant_id = 26) const uint WINDOW_WORDS = 0;
 const uint TABLE_WORDS = 32768u;  // the whole table: 65536 entries by the top 16 bits
+// A device selection (never with TILES): a pixel is counted only where its mask byte (binding 3,
+// one byte a pixel, SELECT_MASK) is non-zero and its sample ALPHA_SAMPLE passes the contract's
+// alpha test ALPHA_KIND (ih_alpha_passes; IH_ALPHA_ALL: no test); a dropped pixel counts nowhere.
+// COUNT_SELECTED (the first pass): the work-group's selected pixels go to counter 0 (the plan's
+// counters follow it), with one atomic.
+layout(constant_id = 28) const uint SELECT_MASK = 0;
+layout(constant_id = 29) const uint ALPHA_KIND = 0;
+layout(constant_id = 30) const uint ALPHA_SAMPLE = 0;
+layout(constant_id = 31) const uint COUNT_SELECTED = 0;
+const bool SELECTS = SELECT_MASK != 0u || ALPHA_KIND != IH_ALPHA_ALL;
+const uint SELECTED_SLOT = 0u;
 
 const uint SLOTS = BINS + IH_EXTRA_SLOTS;  // per channel, in the global counters
 const uint LAYOUT_LANES = 1u, LAYOUT_PAIRS = 2u;
@@ -122,6 +133,8 @@ uint edge_key(uint i) { return SHARED_KEYS != 0u ? hist[KEYS_AT + i] : edge_keys
 layout(std430, binding = 0) readonly buffer PixelUnits { uvec4 units[]; };
 layout(std430, binding = 0) readonly buffer PixelWords { uint words[]; };
 layout(std430, binding = 1) buffer Counts { uint counts[]; };
+layout(std430, binding = 3) readonly buffer MaskUnits { uvec4 mask_units[]; };
+layout(std430, binding = 3) readonly buffer MaskWords { uint mask_words[]; };
 
 // 128 bytes: the most that every Vulkan device offers (HistPushConstants on the host).
 layout(push_constant) uniform Params {
@@ -131,10 +144,14 @@ layout(push_constant) uniform Params {
     uint width;      // strided path: pixels per row
     uint stride;     // strided path: bytes per row
     uint out_slot;   // first global counter of this pass's channels
-    uint tiles_x;           // TILES: tiles in the row of tiles
-    uint tile_slots;        // TILES: counters from one tile to the next
-    uint groups_per_piece;  // TILES: work-groups per tile
+    // TILES and a selection never meet: the last three words serve one or the other.
+    uint tiles_x;           // TILES: tiles in the row of tiles;          selection: mask_base
+    uint tile_slots;        // TILES: counters from one tile to the next; selection: mask_pitch
+    uint groups_per_piece;  // TILES: work-groups per tile;               selection: alpha_least
 } pc;
+uint mask_base() { return pc.tiles_x; }          // where the tile's first mask byte lies in binding 3
+uint mask_pitch() { return pc.tile_slots; }      // strided path: mask bytes per row
+uint alpha_least() { return pc.groups_per_piece; }  // ih_alpha_passes's least
 
 // Index of the first copy of a slot; the swizzle permutes slots inside each row of banks.
 uint slot_index(uint s) {
@@ -207,9 +224,29 @@ uint classify_sample(uint raw) {
 #endif
 }
 
-// Counts one pixel given its raw samples (integers, half bits or float bits).
-void count_pixel(uint s0, uint s1, uint s2, uint s3) {
+// A selection: whether the pixel of mask byte `mask_byte` and raw samples s is counted; counts it
+// among the work-group's selected pixels.
+uint g_selected = 0u;
+bool selected(uint mask_byte, uint s[4]) {
+    if (!SELECTS) return true;
+    if (SELECT_MASK != 0u && mask_byte == 0u) return false;
+    if (ALPHA_KIND != IH_ALPHA_ALL) {
+#if IH_HALF
+        const uint alpha = ih_half_to_float_bits(s[ALPHA_SAMPLE]);
+#else
+        const uint alpha = s[ALPHA_SAMPLE];
+#endif
+        if (ih_alpha_passes(ALPHA_KIND, alpha_least(), alpha) == 0u) return false;
+    }
+    g_selected += 1u;
+    return true;
+}
+
+// Counts one pixel given its raw samples (integers, half bits or float bits) and, with a mask,
+// its mask byte.
+void count_pixel(uint s0, uint s1, uint s2, uint s3, uint mask_byte) {
     uint s[4] = uint[4](s0, s1, s2, s3);
+    if (!selected(mask_byte, s)) return;
     const uint src[5] = uint[5](SRC0, SRC1, SRC2, SRC3, SRC4);
 #if IH_BPS == 1
     if (VALUE_MODE != 0u) {
@@ -245,12 +282,18 @@ uint word_sample(uint at, uint i) {
 #endif
 }
 
-void count_pixel_at(uint at) {
+// Mask byte `at` of binding 3 (0 without a mask, never read then).
+uint mask_byte_at(uint at) {
+    return SELECT_MASK != 0u ? (mask_words[at >> 2] >> ((at & 3u) * 8u)) & 0xFFu : 0u;
+}
+
+// The pixel starting at byte `at`, whose mask byte is byte `mask_at` of binding 3.
+void count_pixel_at(uint at, uint mask_at) {
     uint s0 = word_sample(at, 0u);
     uint s1 = IH_SPP > 1 ? word_sample(at, 1u) : 0u;
     uint s2 = IH_SPP > 2 ? word_sample(at, 2u) : 0u;
     uint s3 = IH_SPP > 3 ? word_sample(at, 3u) : 0u;
-    count_pixel(s0, s1, s2, s3);
+    count_pixel(s0, s1, s2, s3, mask_byte_at(mask_at));
 }
 
 // Sample `i` of pixel `j` of a unit held in registers (indices are constants once unrolled).
@@ -264,10 +307,26 @@ uint unit_sample(uvec4 q[UNIT_VEC4], uint j, uint i) {
 #endif
 }
 
-void count_unit(uvec4 q[UNIT_VEC4]) {
+// The mask bytes of packed unit `u`'s pixels, loaded at once: byte j of the result is pixel j's.
+// The host binds a packed mask from a 16-byte boundary (mask_base % 16 == 0), so 16 pixels' bytes
+// are one uvec4, 8 two words, and fewer lie inside one word.
+uvec4 unit_mask(uint u) {
+    if (SELECT_MASK == 0u) return uvec4(0u);
+    const uint at = mask_base() + u * uint(UNIT_PIXELS);
+#if UNIT_PIXELS == 16
+    return mask_units[at >> 4];
+#elif UNIT_PIXELS == 8
+    return uvec4(mask_words[at >> 2], mask_words[(at >> 2) + 1u], 0u, 0u);
+#else
+    return uvec4(mask_words[at >> 2] >> ((at & 3u) * 8u), 0u, 0u, 0u);
+#endif
+}
+
+void count_unit(uvec4 q[UNIT_VEC4], uvec4 mask) {
     [[unroll]] for (uint j = 0u; j < uint(UNIT_PIXELS); ++j) {
         count_pixel(unit_sample(q, j, 0u), IH_SPP > 1 ? unit_sample(q, j, 1u) : 0u,
-                    IH_SPP > 2 ? unit_sample(q, j, 2u) : 0u, IH_SPP > 3 ? unit_sample(q, j, 3u) : 0u);
+                    IH_SPP > 2 ? unit_sample(q, j, 2u) : 0u, IH_SPP > 3 ? unit_sample(q, j, 3u) : 0u,
+                    (mask[j >> 2] >> ((j & 3u) * 8u)) & 0xFFu);
     }
 }
 
@@ -301,7 +360,7 @@ void main() {
         const uint dr = step / w, dx = step - dr * w;
         uint r = i0 / w, x = i0 - r * w;
         while (r < rows) {
-            count_pixel_at(pc.base_byte + r * pc.stride + (x0 + x) * uint(PIXEL_BYTES));
+            count_pixel_at(pc.base_byte + r * pc.stride + (x0 + x) * uint(PIXEL_BYTES), 0u);
             x += dx;
             r += dr;
             if (x >= w) {
@@ -317,7 +376,7 @@ void main() {
         const uint dy = WG / pc.width, dx = WG % pc.width;
         for (uint k = 0u; k < uint(UNIT_PIXELS) * ROUNDS * uint(BATCH); ++k) {
             if (p >= pc.pixels) break;
-            count_pixel_at(pc.base_byte + y * pc.stride + x * uint(PIXEL_BYTES));
+            count_pixel_at(pc.base_byte + y * pc.stride + x * uint(PIXEL_BYTES), mask_base() + y * mask_pitch() + x);
             p += WG;
             x += dx;
             y += dy;
@@ -333,18 +392,20 @@ void main() {
         uint u = group * units_per_group + lid;
         for (uint r = 0u; r < ROUNDS; ++r) {
             uvec4 q[BATCH][UNIT_VEC4];
+            uvec4 m[BATCH];
             [[unroll]] for (uint k = 0u; k < uint(BATCH); ++k) {
                 uint uk = u + k * WG;
                 [[unroll]] for (uint v = 0u; v < uint(UNIT_VEC4); ++v)
                     q[k][v] = uk < full_units ? units[first_vec4 + uk * uint(UNIT_VEC4) + v] : uvec4(0u);
+                m[k] = uk < full_units ? unit_mask(uk) : uvec4(0u);
             }
             [[unroll]] for (uint k = 0u; k < uint(BATCH); ++k) {
                 uint uk = u + k * WG;
                 if (uk < full_units) {
-                    count_unit(q[k]);
+                    count_unit(q[k], m[k]);
                 } else if (uk == full_units) {
                     for (uint p = full_units * uint(UNIT_PIXELS); p < pc.pixels; ++p)
-                        count_pixel_at(pc.base_byte + p * uint(PIXEL_BYTES));
+                        count_pixel_at(pc.base_byte + p * uint(PIXEL_BYTES), mask_base() + p);
                 }
             }
             u += uint(BATCH) * WG;
@@ -377,5 +438,14 @@ void main() {
         }
 #endif
         atomicAdd(counts[pc.out_slot + piece * pc.tile_slots + s], sum);
+    }
+    if (COUNT_SELECTED != 0u) {
+        // The work-group's selected pixels, summed in hist[0] once the merge has read it.
+        barrier();
+        if (lid == 0u) hist[0] = 0u;
+        barrier();
+        if (g_selected != 0u) atomicAdd(hist[0], g_selected);
+        barrier();
+        if (lid == 0u && hist[0] != 0u) atomicAdd(counts[SELECTED_SLOT], hist[0]);
     }
 }

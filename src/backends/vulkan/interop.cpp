@@ -4,7 +4,6 @@
 #include "imghist/vulkan.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <optional>
 
@@ -39,12 +38,11 @@ struct Histogrammer::Impl final : SlotCounter {
     }
     void accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions, const HistogramPlan& plan,
                                  std::span<std::uint64_t> slots) override;
-    // The selected pixels packed by gather.comp into `gathered`, from its byte kGatherPixelsAt.
-    std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
-                                             const AlphaTest& alpha) override;
-    std::uint64_t gather_round_bytes() const override {
-        return std::min(SlotCounter::gather_round_bytes(), core.gather_round_bytes());
-    }
+    // A mask or an alpha threshold, tested by histogram.comp as it counts: one read of the
+    // image and of the mask.
+    std::optional<std::uint64_t> accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
+                                                            const AlphaTest& alpha, const HistogramPlan& plan,
+                                                            std::span<std::uint64_t> slots) override;
 
     // Zeroes the work counters and records `image` into `result` (overwritten).
     void record(VkCommandBuffer cmd, const DeviceImage& image, const HistogramPlan& plan, VkBuffer result_buffer,
@@ -63,11 +61,12 @@ struct Histogrammer::Impl final : SlotCounter {
     vk::CommandPool pool;
     vk::Fence fence;
     vk::GrowingBuffer result;  // compute()'s counters, host-visible
-    vk::GrowingBuffer gathered;        // gather_device's packed pixels (device-local)
-    vk::GrowingBuffer gathered_count;  // and their number, copied back (host-visible)
 
 private:
     void make_pool();
+    // Zeroes `words` 64-bit totals of `result`, runs `record` (which counts into them), and
+    // returns them once they are read back.
+    const std::uint64_t* count_into_result(std::uint64_t words, const std::function<void(VkCommandBuffer)>& record);
     // Records one command buffer with `record`, after a barrier on the caller's earlier writes
     // to the pixels (in submission order on this queue), submits it to `queue` and waits.
     void run_once(const std::function<void(VkCommandBuffer)>& record);
@@ -122,59 +121,51 @@ void Histogrammer::Impl::run_once(const std::function<void(VkCommandBuffer)>& re
     vk::check(waited, "vkWaitForFences");
 }
 
-void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
-                                           std::span<std::uint64_t> slots) {
-    const VkDeviceSize bytes = VkDeviceSize(plan.total_slots()) * 8;
-    result.ensure(bytes, {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
+const std::uint64_t* Histogrammer::Impl::count_into_result(std::uint64_t words,
+                                                          const std::function<void(VkCommandBuffer)>& record) {
+    result.ensure(words * sizeof(std::uint64_t),
+                  {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
     run_once([&](VkCommandBuffer cmd) {
-        record(cmd, image, plan, result.get().buffer.get(), 0);
+        record(cmd);
         vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                     VK_ACCESS_HOST_READ_BIT);
     });
-    std::memcpy(slots.data(), result.get().mapped, slots.size() * sizeof(std::uint64_t));
+    return static_cast<const std::uint64_t*>(result.get().mapped);
+}
+
+void Histogrammer::Impl::accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
+                                           std::span<std::uint64_t> slots) {
+    const std::uint64_t* totals = count_into_result(slots.size(), [&](VkCommandBuffer cmd) {
+        record(cmd, image, plan, result.get().buffer.get(), 0);
+    });
+    std::copy_n(totals, slots.size(), slots.begin());
+}
+
+std::optional<std::uint64_t> Histogrammer::Impl::accumulate_selected_device(const DeviceImage& image,
+                                                                            const DeviceImage* mask,
+                                                                            const AlphaTest& alpha,
+                                                                            const HistogramPlan& plan,
+                                                                            std::span<std::uint64_t> slots) {
+    const vk::Selection selection{mask, alpha};
+    // The selected count first, then the plan's slots (HistogramCore::record_image).
+    const std::uint64_t* totals = count_into_result(1 + slots.size(), [&](VkCommandBuffer cmd) {
+        core.record_begin(cmd);
+        core.record_image(cmd, arena, image, plan, result.get().buffer.get(), 0, true, &selection);
+    });
+    std::copy_n(totals + 1, slots.size(), slots.begin());
+    return totals[0];
 }
 
 void Histogrammer::Impl::accumulate_tiles_device(const DeviceImage& image, std::span<const Region> regions,
                                                  const HistogramPlan& plan, std::span<std::uint64_t> slots) {
     if (!core.fits_tile_grid(slots.size())) return accumulate_each_tile(image, regions, plan, slots);
     const gpu::TileBands grid(regions);
-    result.ensure(slots.size() * sizeof(std::uint64_t),
-                  {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
     core.reserve_tile_counts(slots.size());  // nothing of ours is in flight between run_once calls
-    run_once([&](VkCommandBuffer cmd) {
+    const std::uint64_t* totals = count_into_result(slots.size(), [&](VkCommandBuffer cmd) {
         core.record_tiles(cmd, arena, image.crop(grid.area), plan,
                           {grid.area.height, grid.tiles_x(), grid.tiles_y(), 0}, result.get().buffer.get(), 0, true);
-        vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                    VK_ACCESS_HOST_READ_BIT);
     });
-    std::memcpy(slots.data(), result.get().mapped, slots.size() * sizeof(std::uint64_t));
-}
-
-std::optional<DeviceImage> Histogrammer::Impl::gather_device(const DeviceImage& rows, const DeviceImage* mask,
-                                                             const AlphaTest& alpha) {
-    if (rows.extent_bytes() > core.gather_round_bytes())
-        throw InvalidArgument("vulkan: a row of " + std::to_string(rows.extent_bytes()) +
-                              " bytes is more than one storage-buffer binding of this device spans, so it cannot "
-                              "take a mask or an alpha threshold");
-    const VkDeviceSize out_bytes =
-        vk::HistogramCore::kGatherPixelsAt + (rows.pixel_count() * rows.info().pixel_bytes() + 3) / 4 * 4;
-    gathered.ensure(out_bytes, {context.physical_device, context.device,
-                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                false});
-    gathered_count.ensure(4, {context.physical_device, context.device, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true});
-    const VkBuffer out = gathered.get().buffer.get();
-    run_once([&](VkCommandBuffer cmd) {
-        core.record_gather(cmd, arena, rows, mask, alpha, out, out_bytes);
-        const VkBufferCopy count{0, 0, 4};
-        vkCmdCopyBuffer(cmd, out, gathered_count.get().buffer.get(), 1, &count);
-        vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                    VK_ACCESS_HOST_READ_BIT);
-    });
-    std::uint32_t selected = 0;
-    std::memcpy(&selected, gathered_count.get().mapped, sizeof selected);
-    if (selected == 0) return std::nullopt;
-    return vulkan::device_image(out, vk::HistogramCore::kGatherPixelsAt, selected, 1, 0, rows.format);
+    std::copy_n(totals, slots.size(), slots.begin());
 }
 
 Histogrammer::Histogrammer(const DeviceContext& context) {

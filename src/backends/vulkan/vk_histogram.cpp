@@ -6,7 +6,7 @@
 
 #include "imghist/error.hpp"
 
-// SPIR-V compiled from histogram.comp / flush.comp / gather.comp at build time (CMakeLists.txt).
+// SPIR-V compiled from histogram.comp / flush.comp at build time (CMakeLists.txt).
 #define IMGHIST_SPIRV(name)                       \
     extern const unsigned char imghist_vk_##name[]; \
     extern const unsigned long long imghist_vk_##name##_size;
@@ -26,15 +26,14 @@ IMGHIST_SPIRV(hist_f32p_1)
 IMGHIST_SPIRV(hist_f32p_3)
 IMGHIST_SPIRV(hist_f32p_4)
 IMGHIST_SPIRV(flush)
-IMGHIST_SPIRV(gather)
 #undef IMGHIST_SPIRV
 
 namespace imghist::vk {
 namespace {
 
 // Storage buffers of the one descriptor set layout: pixels (histogram) or counts (flush),
-// counts or totals, edge keys.
-constexpr std::uint32_t kBindings = 3;
+// counts or totals, edge keys, a selection's mask.
+constexpr std::uint32_t kBindings = 4;
 
 struct Spirv {
     const unsigned char* data;
@@ -54,20 +53,21 @@ const Spirv kHistSpirv[5][3] = {
 constexpr std::uint32_t kFlushGroupSize = 256;  // local_size_x of flush.comp
 constexpr std::uint32_t kMaxChannels = 5;        // R, G, B, A, Y
 
-constexpr std::uint32_t kGatherGroupSize = 256;  // local_size_x of gather.comp
-
-// Push constants of gather.comp: its Params block.
-struct GatherPushConstants {
-    std::uint32_t image_base, image_pitch, width, rows, pixel_bytes;
-    std::uint32_t mask_base, mask_pitch, has_mask;
-    std::uint32_t alpha_kind, alpha_least, alpha_at, alpha_type;
+// Push constants of histogram.comp: its Params block, the contract's ih_bin_args first. Its
+// last three words serve a tile grid or a selection, which never meet.
+struct TileGridWords {
+    std::uint32_t tiles_x, tile_slots, groups_per_piece;
 };
-
-// Push constants of histogram.comp: its Params block, the contract's ih_bin_args first.
+struct SelectionWords {
+    std::uint32_t mask_base, mask_pitch, alpha_least;
+};
 struct HistPushConstants {
     ih_bin_args bin;
     std::uint32_t pixels, base_byte, width, stride, out_slot;
-    std::uint32_t tiles_x, tile_slots, groups_per_piece;  // tile grids only
+    union {
+        TileGridWords grid;
+        SelectionWords select;
+    };
 };
 // std430: the struct's 24 words at offset 0, then the launch fields one word each.
 static_assert(sizeof(ih_bin_args) == 24 * 4 && offsetof(HistPushConstants, pixels) == sizeof(ih_bin_args) &&
@@ -163,14 +163,12 @@ HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning 
     make_layouts();
     flush_module_ = make_module(device_, Spirv{imghist_vk_flush, imghist_vk_flush_size});
     flush_pipeline_ = make_pipeline(device_, flush_module_.get(), flush_layout_.get(), nullptr);
-    gather_module_ = make_module(device_, Spirv{imghist_vk_gather, imghist_vk_gather_size});
-    gather_pipeline_ = make_pipeline(device_, gather_module_.get(), gather_layout_.get(), nullptr);
-    const VkDeviceSize count_bytes = VkDeviceSize(kMaxChannels) * (max_bins() + IH_EXTRA_SLOTS) * 4;
+    const VkDeviceSize count_bytes = (VkDeviceSize(kMaxChannels) * (max_bins() + IH_EXTRA_SLOTS) + 1) * 4;
     counts_ = allocate_buffer(physical_, device_, count_bytes,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
 }
 
-// One descriptor set layout (kBindings storage buffers) for the three shaders, and their
+// One descriptor set layout (kBindings storage buffers) for the two shaders, and their
 // pipeline layouts; flush.comp reads bindings 0 and 1 only.
 void HistogramCore::make_layouts() {
     VkDescriptorSetLayoutBinding bindings[kBindings] = {};
@@ -200,7 +198,6 @@ void HistogramCore::make_layouts() {
     };
     hist_layout_ = make_layout(sizeof(HistPushConstants));
     flush_layout_ = make_layout(sizeof(FlushParams));
-    gather_layout_ = make_layout(sizeof(GatherPushConstants));
 }
 
 VkShaderModule HistogramCore::module(int variant) {
@@ -257,10 +254,11 @@ VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
 }
 
 VkDescriptorSet HistogramCore::write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
-                                         const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2) {
+                                         const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2,
+                                         const VkDescriptorBufferInfo* binding3) {
     VkDescriptorSet set = arena.allocate(set_layout_.get());
     VkWriteDescriptorSet w[kBindings] = {};
-    const VkDescriptorBufferInfo* infos[kBindings] = {&binding0, &binding1, &binding2};
+    const VkDescriptorBufferInfo* infos[kBindings] = {&binding0, &binding1, &binding2, binding3 ? binding3 : &binding0};
     for (std::uint32_t i = 0; i < kBindings; ++i) {
         w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
         w[i].dstSet = set;
@@ -275,8 +273,8 @@ VkDescriptorSet HistogramCore::write_set(DescriptorArena& arena, const VkDescrip
 
 void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& image,
                                  const HistogramPlan& plan, VkBuffer totals, VkDeviceSize totals_offset,
-                                 bool overwrite) {
-    const LaunchPlan launch = plan_launch(plan, image, totals_offset, limits_, tuning_);
+                                 bool overwrite, const Selection* selection) {
+    const LaunchPlan launch = plan_launch(plan, image, totals_offset, limits_, tuning_, selection);
     std::vector<VkPipeline> pipelines;
     for (const PassLaunch& pass : launch.passes) pipelines.push_back(pipeline(launch.variant, pass.spec));
     const VkDescriptorBufferInfo counts_info{counts_.buffer.get(), 0, VkDeviceSize(launch.total_slots) * 4};
@@ -284,7 +282,7 @@ void HistogramCore::record_image(VkCommandBuffer cmd, DescriptorArena& arena, co
     const VkBuffer keys = edge_keys(plan);
     const VkDescriptorSet flush_set = write_set(arena, counts_info, totals_info, {keys, 0, VK_WHOLE_SIZE});
     for (const TileLaunch& tile : launch.tiles) {
-        record_tile(cmd, arena, launch, tile, image, pipelines, keys, counts_info);
+        record_tile(cmd, arena, launch, tile, image, pipelines, keys, counts_info, true, selection);
         record_flush(cmd, flush_set, launch, overwrite);
         overwrite = false;
     }
@@ -330,17 +328,22 @@ void HistogramCore::record_tiles(VkCommandBuffer cmd, DescriptorArena& arena, co
 void HistogramCore::record_tile(VkCommandBuffer cmd, DescriptorArena& arena, const LaunchPlan& launch,
                                 const TileLaunch& tile, const DeviceImage& image,
                                 const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys,
-                                const VkDescriptorBufferInfo& counts, bool then_barrier) {
+                                const VkDescriptorBufferInfo& counts, bool then_barrier, const Selection* selection) {
     const VkDescriptorBufferInfo image_info{vulkan::buffer_of(image), tile.bind_offset, tile.bind_bytes};
-    const VkDescriptorSet set = write_set(arena, image_info, counts, {edge_keys, 0, VK_WHOLE_SIZE});
+    const DeviceImage* mask = selection ? selection->mask : nullptr;
+    const VkDescriptorBufferInfo mask_info =
+        mask ? VkDescriptorBufferInfo{vulkan::buffer_of(*mask), tile.mask.bind_offset, tile.mask.bind_bytes} : image_info;
+    const VkDescriptorSet set = write_set(arena, image_info, counts, {edge_keys, 0, VK_WHOLE_SIZE}, &mask_info);
     HistPushConstants pc{};
     pc.pixels = tile.pixels;
     pc.base_byte = tile.base_byte;
     pc.width = image.width;
     pc.stride = std::uint32_t(image.pitch());  // < 2^32 on the strided path (plan_launch)
-    pc.tiles_x = launch.tiles_x;
-    pc.tile_slots = launch.tile_slots;
-    pc.groups_per_piece = tile.groups_per_piece;
+    if (selection) {
+        pc.select = {tile.mask.base_byte, mask ? std::uint32_t(mask->pitch()) : 0, selection->alpha.least};
+    } else {
+        pc.grid = {launch.tiles_x, launch.tile_slots, tile.groups_per_piece};
+    }
     for (std::size_t p = 0; p < launch.passes.size(); ++p) {
         pc.bin = launch.passes[p].bin;
         pc.out_slot = launch.passes[p].out_slot + tile.tile_row * launch.tiles_x * launch.tile_slots;
@@ -362,51 +365,6 @@ void HistogramCore::record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const
     vkCmdDispatch(cmd, (launch.total_slots + kFlushGroupSize - 1) / kFlushGroupSize, 1, 1);
     barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-}
-
-std::uint64_t HistogramCore::gather_round_bytes() const {
-    return limits_.max_range - limits_.offset_alignment - kGatherPixelsAt - 16;
-}
-
-void HistogramCore::record_gather(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& rows,
-                                  const DeviceImage* mask, const AlphaTest& alpha, VkBuffer out, VkDeviceSize out_bytes) {
-    // A binding starts on the device's offset alignment; the pixels start base bytes into it.
-    const auto bind = [&](const DeviceImage& image, std::uint32_t& base) {
-        const VkDeviceSize offset = image.offset_bytes / limits_.offset_alignment * limits_.offset_alignment;
-        base = std::uint32_t(image.offset_bytes - offset);
-        return VkDescriptorBufferInfo{vulkan::buffer_of(image), offset, (base + image.extent_bytes() + 3) / 4 * 4};
-    };
-    const FormatInfo& info = rows.info();
-    GatherPushConstants pc{};
-    const VkDescriptorBufferInfo image_info = bind(rows, pc.image_base);
-    // Without a mask, binding 1 is the image again (never read).
-    const VkDescriptorBufferInfo mask_info = mask ? bind(*mask, pc.mask_base) : image_info;
-    const VkDescriptorSet set = write_set(arena, image_info, mask_info, {out, 0, out_bytes});
-    pc.image_pitch = std::uint32_t(rows.pitch());
-    pc.width = rows.width;
-    pc.rows = rows.height;
-    pc.pixel_bytes = std::uint32_t(info.pixel_bytes());
-    pc.mask_pitch = mask ? std::uint32_t(mask->pitch()) : 0;
-    pc.has_mask = mask ? 1 : 0;
-    pc.alpha_kind = alpha.kind;
-    pc.alpha_least = alpha.least;
-    pc.alpha_at = info.alpha < 0 ? 0 : std::uint32_t(info.alpha * info.bytes_per_sample);
-    pc.alpha_type = std::uint32_t(info.sample);
-
-    barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-    vkCmdFillBuffer(cmd, out, 0, out_bytes, 0);
-    barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_pipeline_.get());
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_layout_.get(), 0, 1, &set, 0, nullptr);
-    vkCmdPushConstants(cmd, gather_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-    const std::uint64_t groups = (rows.pixel_count() + kGatherGroupSize - 1) / kGatherGroupSize;
-    const std::uint64_t groups_x = std::min<std::uint64_t>(groups, limits_.max_groups_x);
-    vkCmdDispatch(cmd, std::uint32_t(groups_x), std::uint32_t((groups + groups_x - 1) / groups_x), 1);
-    barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
 }
 
 }  // namespace imghist::vk

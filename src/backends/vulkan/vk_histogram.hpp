@@ -55,9 +55,12 @@ public:
     // Counts `image` (its memory a VkBuffer, vulkan::memory_of; format plan.format) into the
     // 64-bit totals at `totals_offset` (plan.total_slots() uint64, offset a multiple of 8).
     // `overwrite` starts the totals afresh; otherwise adds to them. Ends with a
-    // compute-to-compute barrier; the caller adds its own before reading totals.
+    // compute-to-compute barrier; the caller adds its own before reading totals. With a
+    // `selection` (its mask a VkBuffer too), only the pixels it selects, and the totals are one
+    // more: how many, then the plan's.
     void record_image(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& image,
-                      const HistogramPlan& plan, VkBuffer totals, VkDeviceSize totals_offset, bool overwrite);
+                      const HistogramPlan& plan, VkBuffer totals, VkDeviceSize totals_offset, bool overwrite,
+                      const Selection* selection = nullptr);
 
     // A tile grid (plan_tile_launch): counts `band`, rows of the grid's area from grid.first_row,
     // into the 64-bit totals of every tile at `totals_offset` ([tile][plan.total_slots()]).
@@ -70,17 +73,6 @@ public:
     bool fits_tile_grid(std::uint64_t slots) const { return slots * 8 <= limits_.max_range - limits_.offset_alignment; }
     void reserve_tile_counts(std::uint64_t slots);
 
-    // Masks and alpha thresholds (gather.comp): zeroes `out` up to `out_bytes`, then packs the
-    // pixels of `rows` (its memory a VkBuffer) that `mask` (or none) and `alpha` keep into
-    // `out` from byte kGatherPixelsAt, their number into its first word. Ends with a
-    // compute-to-compute-and-transfer barrier. `rows` and the output must fit one binding
-    // (gather_round_bytes).
-    static constexpr VkDeviceSize kGatherPixelsAt = 256;
-    void record_gather(VkCommandBuffer cmd, DescriptorArena& arena, const DeviceImage& rows, const DeviceImage* mask,
-                       const AlphaTest& alpha, VkBuffer out, VkDeviceSize out_bytes);
-    // The most bytes of rows (and so of packed pixels) one record_gather may take.
-    std::uint64_t gather_round_bytes() const;
-
     // What record_image() dispatches, for reports and the benchmark.
     Shape shape(const DeviceImage& image, const HistogramPlan& plan) const {
         return decide_shape(plan, image, limits_, tuning_);
@@ -92,12 +84,15 @@ private:
     // overlap this one (a tile grid's rows of tiles touch different counters).
     void record_tile(VkCommandBuffer cmd, DescriptorArena& arena, const LaunchPlan& launch, const TileLaunch& tile,
                      const DeviceImage& image, const std::vector<VkPipeline>& pipelines, VkBuffer edge_keys,
-                     const VkDescriptorBufferInfo& counts, bool then_barrier = true);
+                     const VkDescriptorBufferInfo& counts, bool then_barrier = true,
+                     const Selection* selection = nullptr);
     // Moves the work counters into the totals (flush.comp) and zeroes them.
     void record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const LaunchPlan& launch, bool overwrite);
-    // A descriptor set of the three storage-buffer bindings (edge keys, or gather's output, third).
+    // A descriptor set of the four storage-buffer bindings (edge keys third, a mask fourth);
+    // without `binding3`, binding 0 again (never read).
     VkDescriptorSet write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
-                              const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2);
+                              const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2,
+                              const VkDescriptorBufferInfo* binding3 = nullptr);
     VkBuffer edge_keys(const HistogramPlan& plan);
     VkPipeline pipeline(int variant, const SpecConstants& spec);
     VkShaderModule module(int variant);
@@ -113,11 +108,8 @@ private:
     std::map<int, ShaderModule> modules_;
     ShaderModule flush_module_;
     Pipeline flush_pipeline_;
-    PipelineLayout gather_layout_;
-    ShaderModule gather_module_;
-    Pipeline gather_pipeline_;
     std::map<std::pair<int, SpecConstants>, Pipeline> pipelines_;
-    Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs
+    Allocation counts_;  // 32-bit work counters: the most slots any supported plan needs, and a selected count
     GrowingBuffer tile_counts_;  // a tile grid's 32-bit work counters (reserve_tile_counts)
     // Edge keys (binding 2) and, for floats, their code table (edge_keys()), one buffer per
     // distinct set and table (0: none; 1 + the plan's clamp), kept while the core lives: command

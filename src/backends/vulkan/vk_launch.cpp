@@ -127,13 +127,20 @@ std::vector<PassLaunch> pass_launches(const HistogramPlan& plan, const Shape& sh
     return passes;
 }
 
+// `bytes` bytes from `start` of a buffer, bound from the device's offset alignment below it.
+BufferBinding binding_of(std::uint64_t start, std::uint64_t bytes, const DeviceLimits& limits) {
+    BufferBinding b;
+    b.bind_offset = round_down(start, limits.offset_alignment);
+    b.bind_bytes = round_up(start - b.bind_offset + bytes, 4);
+    b.base_byte = std::uint32_t(start - b.bind_offset);
+    return b;
+}
+
 // The tile of `pixels` pixels whose first byte is `start` bytes into the buffer, spanning `bytes`.
 TileLaunch tile(std::uint64_t start, std::uint64_t bytes, std::uint64_t pixels, std::uint32_t per_group,
                 const DeviceLimits& limits) {
     TileLaunch t;
-    t.bind_offset = round_down(start, limits.offset_alignment);
-    t.bind_bytes = round_up(start - t.bind_offset + bytes, 4);
-    t.base_byte = std::uint32_t(start - t.bind_offset);
+    static_cast<BufferBinding&>(t) = binding_of(start, bytes, limits);
     t.pixels = std::uint32_t(pixels);
     const std::uint64_t groups = ceil_div(pixels, per_group);
     t.groups_x = std::uint32_t(std::min<std::uint64_t>(groups, limits.max_groups_x));
@@ -146,9 +153,10 @@ TileLaunch tile(std::uint64_t start, std::uint64_t bytes, std::uint64_t pixels, 
 // What one binding can span past its aligned start.
 std::uint64_t binding_room(const DeviceLimits& limits) { return limits.max_range - limits.offset_alignment - 4; }
 
-// Packed rows: one run of pixels, cut into tiles of a multiple of kTileQuantum pixels.
-void packed_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& image, const DeviceLimits& limits,
-                  const Tuning& tuning) {
+// Packed rows: one run of pixels, cut into tiles of a multiple of kTileQuantum pixels (a packed
+// mask's bytes of the same pixels: one byte a pixel).
+void packed_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& image, const DeviceImage* mask,
+                  const DeviceLimits& limits, const Tuning& tuning) {
     const std::uint64_t pb = plan.info.pixel_bytes();
     const std::uint64_t total = image.pixel_count();
     const std::uint64_t tile_max =
@@ -158,6 +166,7 @@ void packed_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& i
     for (std::uint64_t i = 0; i < ceil_div(total, tile_max); ++i) {
         const gpu::Tile t = gpu::tile_of(total, tile_max, i);
         l.tiles.push_back(tile(image.offset_bytes + t.first * pb, t.count * pb, t.count, per_group, limits));
+        if (mask) l.tiles.back().mask = binding_of(mask->offset_bytes + t.first, t.count, limits);
     }
 }
 
@@ -172,16 +181,29 @@ std::uint64_t rows_per_dispatch(const DeviceImage& image, const DeviceLimits& li
                                                               tuning.max_tile_pixels / image.width));
 }
 
-// Strided rows: tiles of whole rows.
-void strided_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& image, const DeviceLimits& limits,
-                   const Tuning& tuning) {
-    const std::uint64_t row_bytes = image.row_bytes(), stride = image.pitch();
-    const std::uint64_t rows_max = rows_per_dispatch(image, limits, tuning);
+// Where rows `rows` of `image` start in its buffer, and the bytes they span.
+struct RowsSpan {
+    std::uint64_t start, bytes;
+};
+RowsSpan rows_span(const DeviceImage& image, const gpu::Tile& rows) {
+    return {image.offset_bytes + rows.first * image.pitch(), (rows.count - 1) * image.pitch() + image.row_bytes()};
+}
+
+// Strided rows: tiles of whole rows (and the same rows of the mask, which one binding must
+// also hold).
+void strided_tiles(LaunchPlan& l, const HistogramPlan& plan, const DeviceImage& image, const DeviceImage* mask,
+                   const DeviceLimits& limits, const Tuning& tuning) {
+    std::uint64_t rows_max = rows_per_dispatch(image, limits, tuning);
+    if (mask) rows_max = std::min(rows_max, rows_per_dispatch(*mask, limits, tuning));
     const std::uint32_t per_group = pixels_per_group(plan, l.shape, tuning);
     for (std::uint64_t i = 0; i < ceil_div(image.height, rows_max); ++i) {
         const gpu::Tile rows = gpu::tile_of(image.height, rows_max, i);
-        l.tiles.push_back(tile(image.offset_bytes + rows.first * stride, (rows.count - 1) * stride + row_bytes,
-                               rows.count * image.width, per_group, limits));
+        const RowsSpan pixels = rows_span(image, rows);
+        l.tiles.push_back(tile(pixels.start, pixels.bytes, rows.count * image.width, per_group, limits));
+        if (mask) {
+            const RowsSpan bytes = rows_span(*mask, rows);
+            l.tiles.back().mask = binding_of(bytes.start, bytes.bytes, limits);
+        }
     }
 }
 
@@ -193,6 +215,25 @@ void check_launch(const HistogramPlan& plan, std::uint64_t totals_offset, const 
     if (tuning.max_tile_pixels > gpu::kMaxLaunchPixels || tuning.max_tile_pixels < kTileQuantum)
         throw InvalidArgument("vulkan: max_tile_pixels must be in [4096, 2^31]");
     if (totals_offset % 8 != 0) throw InvalidArgument("vulkan: the result offset must be a multiple of 8 bytes");
+}
+
+// A selection: every pass tests the mask and the alpha, the first counts the selected pixels
+// into work counter 0, before the plan's. The packed path reads the mask bytes of a unit's
+// pixels as whole words, so it takes a packed mask starting on 16 bytes (as the image does).
+void select_pixels(LaunchPlan& l, const HistogramPlan& plan, const Selection& selection) {
+    const DeviceImage* mask = selection.mask;
+    if (mask && !(mask->pitch() == mask->row_bytes() && mask->offset_bytes % 16 == 0)) l.shape.strided = true;
+    const bool alpha = selection.alpha.kind != IH_ALPHA_ALL;
+    for (PassLaunch& p : l.passes) {
+        p.spec.strided = l.shape.strided ? 1 : 0;
+        p.spec.select_mask = mask ? 1 : 0;
+        p.spec.alpha_kind = selection.alpha.kind;
+        p.spec.alpha_sample = alpha ? std::uint32_t(plan.info.alpha) : 0;
+        p.out_slot += 1;
+    }
+    l.passes.front().spec.count_selected = 1;
+    l.total_slots += 1;
+    l.counts_selected = true;
 }
 
 }  // namespace
@@ -223,15 +264,17 @@ Shape decide_shape(const HistogramPlan& plan, const DeviceImage& image, const De
 }
 
 LaunchPlan plan_launch(const HistogramPlan& plan, const DeviceImage& image, std::uint64_t totals_offset,
-                       const DeviceLimits& limits, const Tuning& tuning) {
+                       const DeviceLimits& limits, const Tuning& tuning, const Selection* selection) {
     check_launch(plan, totals_offset, limits, tuning);
     LaunchPlan l;
     l.shape = decide_shape(plan, image, limits, tuning);
     l.variant = shader_variant(plan.info, limits.denorm_preserve);
     l.passes = pass_launches(plan, l.shape, tuning);
-    if (l.shape.strided) strided_tiles(l, plan, image, limits, tuning);
-    else packed_tiles(l, plan, image, limits, tuning);
     l.total_slots = std::uint32_t(plan.total_slots());
+    const DeviceImage* mask = selection ? selection->mask : nullptr;
+    if (selection) select_pixels(l, plan, *selection);
+    if (l.shape.strided) strided_tiles(l, plan, image, mask, limits, tuning);
+    else packed_tiles(l, plan, image, mask, limits, tuning);
     l.totals_bind = round_down(totals_offset, limits.offset_alignment);
     l.first_total = std::uint32_t((totals_offset - l.totals_bind) / 8);
     l.totals_bytes = totals_offset - l.totals_bind + std::uint64_t(l.total_slots) * 8;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/plan.hpp"
+#include "core/selection.hpp"
 #include "gpu/launch_plan.hpp"
 
 namespace imghist::vk {
@@ -94,9 +95,12 @@ struct SpecConstants {
     std::uint32_t tiles = 0;  // 1: a row of tiles of a tile grid (plan_tile_launch)
     std::uint32_t window_shift = 16, window_first = 0, window_words = 0;  // Shape::code_window
     std::uint32_t shared_keys = 0;                                        // Shape::shared_keys
+    // A device selection (Selection): the mask is read, the alpha test (IH_ALPHA_ALL: none) of
+    // sample alpha_sample applied, and (the first pass) the selected pixels counted.
+    std::uint32_t select_mask = 0, alpha_kind = 0, alpha_sample = 0, count_selected = 0;
     auto operator<=>(const SpecConstants&) const = default;
 };
-inline constexpr std::uint32_t kSpecConstants = 28;
+inline constexpr std::uint32_t kSpecConstants = 32;
 static_assert(sizeof(SpecConstants) == kSpecConstants * 4);
 
 // One channel pass: its kernel arguments and its pipeline's constants.
@@ -106,11 +110,26 @@ struct PassLaunch {
     std::uint32_t out_slot = 0;  // first work counter of the pass's channels
 };
 
-// One dispatch of every pass: `pixels` pixels whose first byte lies `base_byte` into the
-// binding [bind_offset, bind_offset + bind_bytes) of the image's buffer.
-struct TileLaunch {
+// Bytes of a buffer as one storage binding: [bind_offset, bind_offset + bind_bytes), the
+// first byte wanted `base_byte` into it.
+struct BufferBinding {
     std::uint64_t bind_offset = 0, bind_bytes = 0;
-    std::uint32_t base_byte = 0, pixels = 0;
+    std::uint32_t base_byte = 0;
+};
+
+// Pixels counted only where a device mask (a gray8 DeviceImage of the image's size, or none)
+// and an alpha test select them (histogram.comp's selection constants).
+struct Selection {
+    const DeviceImage* mask = nullptr;
+    AlphaTest alpha;
+};
+
+// One dispatch of every pass: `pixels` pixels whose first byte lies `base_byte` into the
+// binding [bind_offset, bind_offset + bind_bytes) of the image's buffer; with a mask, the mask
+// bytes of the same pixels in `mask`.
+struct TileLaunch : BufferBinding {
+    BufferBinding mask;
+    std::uint32_t pixels = 0;
     std::uint32_t groups_x = 0, groups_y = 0;
     // A tile grid's dispatch (plan_tile_launch): rows of the grid's row of tiles `tile_row`,
     // each tile of it counted by `groups_per_piece` work-groups.
@@ -131,6 +150,8 @@ struct LaunchPlan {
     // else once after all of them (no tile can reach 2^32 pixels in between).
     std::uint32_t tiles_x = 0, tile_slots = 0;
     bool flush_each = true;
+    // A selection: work counter 0 (total 0) counts the selected pixels, the plan's follow it.
+    bool counts_selected = false;
 };
 
 // Where a band of rows lies in a tile grid: its area's height, the grid, and the area row of
@@ -142,11 +163,12 @@ struct GridRows {
 // The Shape of `plan` over `image` (memory unused).
 Shape decide_shape(const HistogramPlan& plan, const DeviceImage& image, const DeviceLimits& limits,
                    const Tuning& tuning);
-// Everything record_image() dispatches for `image` counted into totals at `totals_offset`.
-// Throws InvalidArgument for more bins than max_bins(), a bad tile size or totals offset, or
-// rows larger than one binding.
+// Everything record_image() dispatches for `image` counted into totals at `totals_offset`, only
+// the pixels `selection` selects where it is given. Throws InvalidArgument for more bins than
+// max_bins(), a bad tile size or totals offset, or rows (of the image or the mask) larger than
+// one binding.
 LaunchPlan plan_launch(const HistogramPlan& plan, const DeviceImage& image, std::uint64_t totals_offset,
-                       const DeviceLimits& limits, const Tuning& tuning);
+                       const DeviceLimits& limits, const Tuning& tuning, const Selection* selection = nullptr);
 
 // The dispatches of `band` (rows of a tile grid's area, `grid.first_row` on) counted into the
 // counters of the grid's tiles ([tile][plan.total_slots()]), totals at `totals_offset`: one
