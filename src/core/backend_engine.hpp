@@ -49,21 +49,12 @@ public:
 
     // accumulate_device() over only the pixels of device image `image` that `mask` (a gray8
     // device image of its size, or null) and `alpha` select, counted in place, returning how
-    // many. A backend that cannot returns nullopt having counted nothing, and count_image()
-    // gathers them instead (gather_device). Called once with the plan and, where the plan cannot
-    // prove its clipping counts, once more with the clipping plan.
+    // many. Called once with the plan and, where the plan cannot prove its clipping counts and
+    // counts_device_clipping(), once more with the clipping plan. The default refuses (nullopt):
+    // count_image() then says that this backend takes masks of host images only.
     virtual std::optional<std::uint64_t> accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
                                                                     const AlphaTest& alpha, const HistogramPlan& plan,
                                                                     std::span<std::uint64_t> slots);
-
-    // The pixels of device image `rows` that `mask` (a gray8 device image of its size, or null)
-    // and `alpha` select, packed in any order into one row of a buffer of the backend's, which
-    // stays valid until the next call; nullopt when no pixel is selected. count_image() counts
-    // the row with accumulate_device(). The default refuses.
-    virtual std::optional<DeviceImage> gather_device(const DeviceImage& rows, const DeviceImage* mask,
-                                                     const AlphaTest& alpha);
-    // The most bytes of rows one gather_device() call takes: count_image()'s rounds.
-    virtual std::uint64_t gather_round_bytes() const;
 
     // Whether accumulate_tiles() counts a tile grid of host images (device_image false) or of
     // device images (true), with a selection where `selects_pixels`. Otherwise count_image()

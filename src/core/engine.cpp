@@ -206,19 +206,26 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
     return selected_result(std::move(result), image, plain, counted, std::move(backend), std::move(device));
 }
 
-// Device images whose backend counts the selection in place (SlotCounter::accumulate_selected_device):
-// one pass over the image and the mask, and one more with the clipping plan where the counts
-// do not prove the clipping and the backend gives every clipping count (counts_device_clipping);
-// nullopt where the backend cannot.
-std::optional<Result> count_selected_in_place(SlotCounter& counter, const DeviceImage& image, const Request& plain,
-                                              const DeviceImage* mask, const AlphaTest& alpha, const std::string& backend,
-                                              const std::string& device) {
+// Device images: the backend counts the selected pixels where they lie
+// (SlotCounter::accumulate_selected_device), in one pass over the image and the mask, and one
+// more with the clipping plan where the counts do not prove the clipping and the backend gives
+// every clipping count (counts_device_clipping).
+Result count_selected(SlotCounter& counter, const DeviceImage& image, const Request& request, std::string backend,
+                      std::string device) {
+    validate_selection(request, image.format, image.width, image.height, true);
+    const AlphaTest alpha = alpha_test_of(request.alpha_threshold, image.info().sample);
+    const DeviceImage* mask = request.device_mask ? &*request.device_mask : nullptr;
+    Request plain = request;
+    plain.device_mask.reset();
+    plain.alpha_threshold.reset();
     Counting counting(image.format, plain);
     counter.take_notes();
     const std::optional<std::uint64_t> counted =
         counter.accumulate_selected_device(image, mask, alpha, counting.plan, counting.slots);
-    if (!counted) return std::nullopt;
-    if (*counted == 0) return selected_result(std::nullopt, image, plain, 0, backend, device);
+    if (!counted)
+        throw InvalidArgument("this backend applies a mask or an alpha threshold to images in host memory only: "
+                              "copy the image to the host, or count it without one");
+    if (*counted == 0) return selected_result(std::nullopt, image, plain, 0, std::move(backend), std::move(device));
     Result result = counting.result(image, backend, device, false);
     if (counting.clipping && counts_unproven_clipping<DeviceImage>(counter))
         counter.count_clipping(*counting.clipping, result, [&](std::span<std::uint64_t> slots) {
@@ -226,41 +233,7 @@ std::optional<Result> count_selected_in_place(SlotCounter& counter, const Device
         });
     result.notes = counter.take_notes();
     add_value_extremes(image, plain, counting.plan, nullptr, result);
-    return selected_result(std::move(result), image, plain, *counted, backend, device);
-}
-
-// Device images: the backend packs the selected pixels of a round of rows into a buffer of its
-// own (SlotCounter::gather_device), which it then counts as a one-row device image. Each round
-// waits for its selected count on the host, so device rounds are larger than the host's (an 8K
-// RGBA float image in 3 rounds; the H200 took 1.6 ms with these against 5.3 with 64 MiB ones
-// and byte copies); the buffer costs as much device memory.
-constexpr std::size_t kDeviceSelectionChunkBytes = std::size_t(256) << 20;
-Result count_selected(SlotCounter& counter, const DeviceImage& image, const Request& request, std::string backend,
-                      std::string device) {
-    validate_selection(request, image.format, image.width, image.height, true);
-    const AlphaTest alpha = alpha_test_of(request.alpha_threshold, image.info().sample);
-    Request plain = request;
-    plain.device_mask.reset();
-    plain.alpha_threshold.reset();
-    if (std::optional<Result> in_place = count_selected_in_place(
-            counter, image, plain, request.device_mask ? &*request.device_mask : nullptr, alpha, backend, device))
-        return std::move(*in_place);
-    const auto rows_per_round =
-        std::uint32_t(std::clamp<std::uint64_t>(counter.gather_round_bytes() / image.pitch(), 1, image.height));
-    std::optional<Result> result;
-    std::uint64_t counted = 0;
-    for (std::uint32_t first = 0; first < image.height; first += rows_per_round) {
-        const Region rows{0, first, image.width, std::min(rows_per_round, image.height - first)};
-        const std::optional<DeviceImage> mask =
-            request.device_mask ? std::optional<DeviceImage>(request.device_mask->crop(rows)) : std::nullopt;
-        const std::optional<DeviceImage> packed = counter.gather_device(image.crop(rows), mask ? &*mask : nullptr, alpha);
-        if (!packed) continue;
-        counted += packed->width;
-        Result part = count_whole(counter, *packed, plain, backend, device);
-        if (result) result->merge(part);
-        else result = std::move(part);
-    }
-    return selected_result(std::move(result), image, plain, counted, std::move(backend), std::move(device));
+    return selected_result(std::move(result), image, plain, *counted, std::move(backend), std::move(device));
 }
 
 template <class Pixels>
@@ -619,17 +592,10 @@ void SlotCounter::accumulate_each_tile(const DeviceImage& image, std::span<const
     accumulate_each_tile_of(*this, image, regions, plan, slots);
 }
 
-std::uint64_t SlotCounter::gather_round_bytes() const { return kDeviceSelectionChunkBytes; }
-
 std::optional<std::uint64_t> SlotCounter::accumulate_selected_device(const DeviceImage&, const DeviceImage*,
                                                                      const AlphaTest&, const HistogramPlan&,
                                                                      std::span<std::uint64_t>) {
     return std::nullopt;
-}
-
-std::optional<DeviceImage> SlotCounter::gather_device(const DeviceImage&, const DeviceImage*, const AlphaTest&) {
-    throw InvalidArgument("this backend applies a mask or an alpha threshold to images in host memory only: "
-                          "copy the image to the host, or count it without one");
 }
 
 void SlotCounter::accumulate_device(const DeviceImage&, const HistogramPlan&, std::span<std::uint64_t>) {

@@ -23,8 +23,8 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
         throw InvalidArgument("a region of interest or tiles can be counted by compute() only; this call counts "
                               "whole images (crop the image view instead)");
     if (request.selects_pixels())
-        throw InvalidArgument("a mask or an alpha threshold can be counted by compute() on host images only; this "
-                              "call counts whole images");
+        throw InvalidArgument("a mask or an alpha threshold can be counted by compute() only (of host images, or of "
+                              "device images through the interop compute calls); this call counts whole images");
     for (Channel c : channels) {
         switch (c) {
             case Channel::R: sources.push_back(info.red); break;
