@@ -26,6 +26,7 @@
 #include "imghist/opencl.hpp"
 
 #include "bench_common.hpp"
+#include "result_checks.hpp"
 
 extern const unsigned char imghist_opencl_bench_kernels[];
 extern const unsigned long long imghist_opencl_bench_kernels_size;
@@ -391,7 +392,7 @@ bool sweep_case(const Cl& cl, const Options& o, const CaseImage& ci, double floo
             continue;
         }
         unsetenv("IMGHIST_OPENCL_TUNE");
-        const bool tok = t.result.same_histograms(ci.want);
+        const bool tok = bench::same_histograms_as_device(t.result, ci.want);
         all_ok = all_ok && tok;
         table << "  " << tune << ": " << us(t.kernel) << " µs (" << fixed(100.0 * floor / t.kernel, 0)
               << "% of floor), +clear/read " << us(t.total) << " µs" << (tok ? "" : " MISMATCH") << "\n";
@@ -416,7 +417,7 @@ bool run_case(const Cl& cl, const Options& o, Engine& cpu, const Case& c, std::u
     const double floor = time_floor(cl, o, img, pixels.size(), scratch);
     const ImghistTime ih = time_imghist(cl, o, img, c.w, c.h, f, r);
     const CaseImage ci{c, pixels, f, img, r, cpu.compute(ImageView::packed(pixels.data(), c.w, c.h, f), r)};
-    bool ok = ih.result.same_histograms(ci.want);
+    bool ok = bench::same_histograms_as_device(ih.result, ci.want);
     const std::string seeds = seed_columns(cl, o, ci, ih.kernel);
     table << "| " << c.label << " | " << us(floor) << " | " << us(ih.kernel) << " | "
           << fixed(100.0 * floor / ih.kernel, 0) << "% | " << us(ih.total) << " " << seeds << "| "
@@ -456,7 +457,7 @@ bool masks_table(const Cl& cl, const Options& o, Engine& cpu, cl_mem scratch, st
         const auto row = [&](const std::string& what, const Request& r, const Request& host) {
             const ImghistTime t = time_imghist(cl, o, img, w, h, f, r);
             if (whole == 0) whole = t.kernel;
-            const bool ok = t.result.same_histograms(cpu.compute(view, host));
+            const bool ok = bench::same_histograms_as_device(t.result, cpu.compute(view, host));
             all_ok = all_ok && ok;
             table << "| " << name << what << " | " << us(t.kernel) << " | " << fixed(t.kernel / whole, 2) << " | "
                   << us(t.total) << " | " << (ok ? "= cpu" : "MISMATCH") << " |\n";

@@ -59,17 +59,18 @@ Result reference_of_selected(const ImageView& v, const Selected& s, Request plai
     return create_engine("reference")->compute(ImageView::packed(s.bytes.data(), std::uint32_t(s.count), 1, v.format), plain);
 }
 
-std::vector<SelectionCase> device_selection_cases() {
+std::vector<SelectionCase> device_selection_cases(bool fp32_denormals) {
     std::vector<SelectionCase> cases;
     std::uint32_t seed = 40;
     for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::bgra8, PixelFormat::gray8, PixelFormat::rgb8,
                           PixelFormat::rgba16, PixelFormat::gray16, PixelFormat::rgba_f16, PixelFormat::rgb_f16,
                           PixelFormat::rgba_f32, PixelFormat::gray_f32}) {
         const FormatInfo& fi = format_info(f);
+        const Pattern pattern = !fp32_denormals && fi.sample == SampleType::f32 ? Pattern::natural : Pattern::specials;
         for (std::size_t padding : {std::size_t(0), std::size_t(12)}) {
             const std::string name = std::string(fi.name) + (padding ? " strided" : " packed");
             auto add = [&](std::string what, Request r, bool use_mask) {
-                cases.push_back({name + ", " + what, make_image(f, 301, 23, Pattern::specials, ++seed, padding),
+                cases.push_back({name + ", " + what, make_image(f, 301, 23, pattern, ++seed, padding),
                                  random_mask(301, 23, seed), use_mask, r});
             };
             Request r;
