@@ -178,6 +178,20 @@ IH_FN IH_U32 ih_classify_float_edges(float v, IH_U32 bins, IH_U32 clamp_flag IH_
     if (ih_is_nan_bits(bits) != IH_U(0)) return bins + IH_SLOT_NAN;
     return ih_classify_edge_key(ih_float_key(bits), bins, clamp_flag IH_EDGES_ARG(ih_edge_keys));
 }
+
+/* Float edge bins by code table (core/plan.hpp, edge_key_words): after the bins + 1 edge keys,
+ * one 16-bit entry (ih_code_to_16) per block of floats by their top 16 bits, two to a word, the
+ * low half first. The word of float bits `bits`, and its entry in that word: */
+IH_FN IH_U32 ih_code16_table_word(IH_U32 bits, IH_U32 bins) { return bins + IH_U(1) + (bits >> 17); }
+IH_FN IH_U32 ih_code16_table_entry(IH_U32 word, IH_U32 bits) { return (word >> ((bits >> 12) & IH_U(16))) & IH_U(0xFFFF); }
+/* The code of float v from its block's entry `entry` (the table's or a finer window's): the
+ * block's code, or the walk from its edge hint, or (IH_CODE16_UNRESOLVED) the full search. */
+IH_FN IH_U32 ih_classify_float_code16(float v, IH_U32 entry, IH_U32 bins, IH_U32 clamp_flag IH_EDGES_PARAM)
+{
+    if ((entry >> 14) != IH_U(3)) return ih_code_from_16(entry);
+    if (entry == IH_CODE16_UNRESOLVED) return ih_classify_float_edges(v, bins, clamp_flag IH_EDGES_ARG(ih_edge_keys));
+    return ih_edge_walk_from(ih_float_key(IH_FLOAT_BITS(v)), entry & IH_U(0x3FFF) IH_EDGES_ARG(ih_edge_keys));
+}
 #endif
 
 #endif /* IMGHIST_BINNING_H */

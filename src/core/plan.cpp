@@ -178,6 +178,20 @@ std::vector<std::uint16_t> code16_table(const std::vector<std::uint32_t>& codes,
     return table;
 }
 
+std::vector<std::uint32_t> edge_key_words(const HistogramPlan& plan, const FloatCodeWindow& window) {
+    std::vector<std::uint32_t> words = plan.edge_keys;
+    if (words.empty()) words.push_back(0);
+    if (plan.has_edges() && plan.is_float()) {
+        auto classify = [&](float v) { return plan.classify_float(v); };
+        const std::vector<std::uint16_t> codes = code16_table(float_top16_codes(classify), plan.edge_keys);
+        const std::vector<std::uint16_t> finer = code16_window(classify, plan.edge_keys, window);
+        for (const auto* entries : {&codes, &finer})
+            for (std::size_t i = 0; i + 1 < entries->size(); i += 2)
+                words.push_back(std::uint32_t((*entries)[i]) | std::uint32_t((*entries)[i + 1]) << 16);
+    }
+    return words;
+}
+
 bool HistogramPlan::has_luma() const {
     return std::find(sources.begin(), sources.end(), kLumaSource) != sources.end();
 }

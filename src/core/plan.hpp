@@ -220,5 +220,9 @@ std::vector<std::uint16_t> code16_window(Classify classify, const std::vector<st
 // (half_codes, or float_top16_codes by the top 16 bits) as ih_code_to_16, an unresolved float
 // block as unresolved_float_code16 of the plan's edge keys.
 std::vector<std::uint16_t> code16_table(const std::vector<std::uint32_t>& codes, const std::vector<std::uint32_t>& edge_keys);
+// The words the GPU backends bind as a plan's edge keys (binning.h, ih_code16_table_word): the
+// keys (one unread word for uniform bins), then for float edge bins the code table of
+// float_top16_codes (two entries a word) and, where window.entries, code16_window's entries.
+std::vector<std::uint32_t> edge_key_words(const HistogramPlan& plan, const FloatCodeWindow& window = {});
 
 }  // namespace imghist

@@ -106,7 +106,8 @@ IH_INLINE ih_cl_launch ih_specialised_launch(ih_cl_launch ln)
 }
 
 /* The kernels' argument list, and its specialised copies a and ln. edge_keys: the plan's edge
- * keys when a.edges (contract/binning.h, ih_classify_edge_key), else one unread word. */
+ * keys when a.edges (contract/binning.h, ih_classify_edge_key), then for float samples their
+ * code table (ih_code16_table_word; core/plan.hpp, edge_key_words); else one unread word. */
 #define IH_KERNEL_ARGS const ih_bin_args bin_args, const ih_cl_launch launch_args, global const uint* edge_keys
 #define IH_SPECIALISE                                              \
     const ih_bin_args a = ih_specialised_bins(bin_args);           \
@@ -150,6 +151,11 @@ IH_INLINE uint ih_code(uint4 px, uint src, IH_PARAMS, const uint st)
                                    ih_as_float(ih_pick(px, ih_args_blue(a)), st), a);
         } else {
             v = ih_as_float(ih_pick(px, src), st);
+        }
+        if (a.edges != 0u) {  /* the code table after the keys; most samples need no search */
+            const uint bits = as_uint(v);
+            return ih_classify_float_code16(v, ih_code16_table_entry(edge_keys[ih_code16_table_word(bits, a.bins)], bits),
+                                            a.bins, a.clamp, edge_keys);
         }
         return ih_args_classify_float(v, a, edge_keys);
     }

@@ -132,15 +132,16 @@ void OpenClEngine::clear_results(std::size_t total_slots, bool totals64) {
 // The plan's edge keys for the kernels' edge_keys argument (one unread word for uniform bins),
 // written when they change. The write blocks, so the kernels never read a later plan's keys.
 void OpenClEngine::upload_edge_keys(const HistogramPlan& plan) {
-    static const std::vector<std::uint32_t> kUnread{0};
-    const std::vector<std::uint32_t>& keys = plan.has_edges() ? plan.edge_keys : kUnread;
-    if (edge_keys_.size() != 0 && keys == uploaded_edge_keys_) return;
-    uploaded_edge_keys_.clear();
-    const std::size_t bytes = keys.size() * sizeof(std::uint32_t);
-    check(clEnqueueWriteBuffer(queue_.get(), ensure(edge_keys_, bytes), CL_TRUE, 0, bytes, keys.data(), 0, nullptr,
+    const int table = plan.has_edges() && plan.is_float() ? 1 + int(plan.clamp) : 0;
+    auto key = std::make_pair(plan.has_edges() ? plan.edge_keys : std::vector<std::uint32_t>{}, table);
+    if (edge_keys_.size() != 0 && uploaded_edge_keys_ == key) return;
+    uploaded_edge_keys_.reset();
+    const std::vector<std::uint32_t> words = edge_key_words(plan);
+    const std::size_t bytes = words.size() * sizeof(std::uint32_t);
+    check(clEnqueueWriteBuffer(queue_.get(), ensure(edge_keys_, bytes), CL_TRUE, 0, bytes, words.data(), 0, nullptr,
                                nullptr),
           "clEnqueueWriteBuffer(edge keys)");
-    uploaded_edge_keys_ = keys;
+    uploaded_edge_keys_ = std::move(key);
 }
 
 // Every pass over tile `tile`: a pixel range of a packed buffer, or whole rows (read in place

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/opencl/cl_util.hpp"
@@ -132,8 +133,10 @@ private:
     std::map<std::string, Kernel> kernels_;
     std::map<bool, KernelLimitsByName> kernel_limits_;  // by whether the kernels select
     GrowingBuffer staging_, result32_, result64_, partials_;
-    GrowingBuffer edge_keys_;  // the plan's edge keys (upload_edge_keys)
-    std::vector<std::uint32_t> uploaded_edge_keys_;
+    GrowingBuffer edge_keys_;  // the plan's edge keys and float code table (upload_edge_keys)
+    // What edge_keys_ holds: the keys, and for float plans their clamp flag (the table's codes
+    // depend on it); nullopt before the first upload.
+    std::optional<std::pair<std::vector<std::uint32_t>, int>> uploaded_edge_keys_;
     struct Timed {
         Event event;
         bool is_kernel;

@@ -235,17 +235,8 @@ VkBuffer HistogramCore::edge_keys(const HistogramPlan& plan) {
     const bool table = plan.has_edges() && plan.is_float();
     Allocation& keys = edge_keys_[{plan.edge_keys, table ? 1u + plan.clamp : 0u}];
     if (keys.buffer.get() == VK_NULL_HANDLE) {
-        std::vector<std::uint32_t> words = plan.edge_keys;
-        if (words.empty()) words.push_back(0);
-        if (table) {
-            auto classify = [&](float v) { return plan.classify_float(v); };
-            const std::vector<std::uint16_t> codes = code16_table(float_top16_codes(classify), plan.edge_keys);
-            const std::vector<std::uint16_t> window =
-                code16_window(classify, plan.edge_keys, float_code_window(plan.edge_keys, tuning_.code_window));
-            for (const auto* entries : {&codes, &window})
-                for (std::size_t i = 0; i < entries->size(); i += 2)
-                    words.push_back(std::uint32_t((*entries)[i]) | std::uint32_t((*entries)[i + 1]) << 16);
-        }
+        const std::vector<std::uint32_t> words =
+            edge_key_words(plan, table ? float_code_window(plan.edge_keys, tuning_.code_window) : FloatCodeWindow{});
         keys = allocate_buffer(physical_, device_, words.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true,
                                /*read_by_shaders=*/true);
         std::copy(words.begin(), words.end(), static_cast<std::uint32_t*>(keys.mapped));
