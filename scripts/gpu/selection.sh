@@ -13,13 +13,18 @@ step_masks() {
   note "cuda interop tests (device masks): rc=$? $(grep -c '^\[       OK \]' "$OUT/masks_cuda.log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_cuda.log") failed"
   "$build/tests/opencl/imghist_opencl_tests" --gtest_filter='OpenClInterop.*' > "$OUT/masks_opencl.log" 2>&1
   note "opencl interop tests (device masks): rc=$? $(grep -c '^\[       OK \]' "$OUT/masks_opencl.log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_opencl.log") failed"
-  grep -hE '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_cuda.log" "$OUT/masks_opencl.log" | sort -u | head -20
+  "$build/tests/vulkan/imghist_vulkan_tests" --gtest_filter='VulkanInterop.*' > "$OUT/masks_vulkan.log" 2>&1
+  note "vulkan interop tests (device masks): rc=$? $(grep -c '^\[       OK \]' "$OUT/masks_vulkan.log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_vulkan.log") failed"
+  grep -hE '^\[  FAILED  \] [A-Za-z]' "$OUT/masks_cuda.log" "$OUT/masks_opencl.log" "$OUT/masks_vulkan.log" | sort -u | head -20
   "$build/bench/cuda/imghist_cuda_bench" --masks > "$OUT/masks_cuda_bench.txt" 2>&1
   note "cuda device masks bench: rc=$?"
   tee -a "$summary" < "$OUT/masks_cuda_bench.txt"
   "$build/bench/opencl/imghist_opencl_bench" --masks > "$OUT/masks_opencl_bench.txt" 2>&1
   note "opencl device masks bench: rc=$?"
   tee -a "$summary" < "$OUT/masks_opencl_bench.txt"
+  "$build/bench/vulkan/imghist_vulkan_bench" --masks > "$OUT/masks_vulkan_bench.txt" 2>&1
+  note "vulkan device masks bench: rc=$?"
+  tee -a "$summary" < "$OUT/masks_vulkan_bench.txt"
   "$build/bench/imghist_bench" --benchmark_filter='masks/|floor/read-mask' --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true > "$OUT/masks_bench.txt" 2>&1
   note "masks bench (medians, ms): rc=$?"
