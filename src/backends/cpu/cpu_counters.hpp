@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -20,6 +21,15 @@ constexpr unsigned kSubs = 4;  // interleaved sub-histograms per channel
 constexpr unsigned kLumaSubs = 8;
 constexpr unsigned kMaxSubs = std::max(kSubs, kLumaSubs);
 constexpr std::uint64_t kFlushPixels = 1ull << 30;  // < 2^32: a 32-bit counter cannot overflow
+// The distinct sub-histograms of a wide layout (Kernel maps sub s to table s % this): a power of
+// two, as many as keep them within kSubTablesBudget bytes, at least one. Sharing a table costs
+// chains of increments only where neighbouring samples share a bin, which runs mostly take.
+constexpr std::size_t kSubTablesBudget = std::size_t(16) << 10;
+constexpr unsigned distinct_subs(std::uint32_t channels, std::uint32_t pitch) {
+    unsigned n = kMaxSubs;
+    while (n > 1 && std::size_t(n) * channels * pitch * 4 > kSubTablesBudget) n /= 2;
+    return n;
+}
 constexpr std::uint32_t kSmallPitch = 288;          // table pitch of layouts up to 272 slots
 
 // Cache-line aligned: every worker updates its own `pending` per block, and neighbouring
