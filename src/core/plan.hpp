@@ -133,8 +133,6 @@ private:
         std::size_t low, low_next, high, high_next, count;
     };
     ExtremePositions extreme_positions() const;
-
-private:
     // The classify arguments of `layout` (int_mode, shift, lo/hi, keys, clamp, closed_top).
     void set_bin_arguments();
 };

@@ -134,8 +134,8 @@ std::optional<std::uint64_t> CudaEngine::accumulate_selected_device(const Device
 Result CudaEngine::compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) {
     image.validate();
     if (request.selects_pixels()) {
-        // Gathered and counted in rounds on the legacy default stream, once the caller's
-        // stream has the image (and the mask) ready.
+        // Counted in place (accumulate_selected_device) on the legacy default stream, once the
+        // caller's stream has the image (and the mask) ready.
         {
             Call call(*this);
             IH_CHECK(cudaStreamSynchronize(stream));
