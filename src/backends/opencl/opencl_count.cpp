@@ -132,6 +132,10 @@ void OpenClEngine::clear_results(std::size_t total_slots, bool totals64) {
 // The plan's edge keys for the kernels' edge_keys argument (one unread word for uniform bins),
 // written when they change. The write blocks, so the kernels never read a later plan's keys.
 void OpenClEngine::upload_edge_keys(const HistogramPlan& plan) {
+    // Uniform bins never read the buffer (a word for the kernel argument): what it holds serves
+    // them, so the one-bin clipping pass between two edge-bin counts does not make the next one
+    // build its code table again.
+    if (!plan.has_edges() && edge_keys_.size() != 0) return;
     const int table = plan.has_edges() && plan.is_float() ? 1 + int(plan.clamp) : 0;
     auto key = std::make_pair(plan.has_edges() ? plan.edge_keys : std::vector<std::uint32_t>{}, table);
     if (edge_keys_.size() != 0 && uploaded_edge_keys_ == key) return;
