@@ -75,6 +75,18 @@ std::vector<double> wall_times(int runs, F&& f) {
     return t;
 }
 
+// Calls f until `ms` milliseconds have passed (at least once). A GPU lowers its clocks within
+// milliseconds of going idle (nvidia-smi showed an H100 at 885-990 MHz instead of 1980 during a
+// bench's host work) and takes tens of milliseconds to raise them again, so a measurement that
+// follows host work first keeps the GPU busy this long; a few warm-up calls were not enough.
+template <typename F>
+void keep_busy(double ms, F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    do f();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < ms);
+}
+inline constexpr double kGpuWarmMs = 200;
+
 // The four distributions of the GPU benches, in their table order (tests/support's kinds).
 enum class Dist { random, natural, constant, bank };
 inline constexpr Dist kDists[] = {Dist::random, Dist::natural, Dist::constant, Dist::bank};

@@ -30,11 +30,14 @@ struct Timer {
         CK(cudaEventCreate(&a));
         CK(cudaEventCreate(&b));
     }
-    // Median microseconds of `runs` event-timed calls after `warm` untimed ones.
+    // Median microseconds of `runs` event-timed calls after `warm` untimed ones and kGpuWarmMs of them.
     template <class F>
     double median_us(int warm, int runs, F&& f) {
         for (int i = 0; i < warm; ++i) f();
-        CK(cudaStreamSynchronize(stream));
+        imghist::bench::keep_busy(imghist::bench::kGpuWarmMs, [&] {
+            f();
+            CK(cudaStreamSynchronize(stream));
+        });
         return imghist::bench::median_of(runs, [&] {
             CK(cudaEventRecord(a, stream));
             f();
@@ -47,10 +50,11 @@ struct Timer {
     }
 };
 
-// Median host-clock microseconds of `runs` calls after `warm` untimed ones.
+// Median host-clock microseconds of `runs` calls after `warm` untimed ones and kGpuWarmMs of them.
 template <class F>
 double host_median_us(int warm, int runs, F&& f) {
     for (int i = 0; i < warm; ++i) f();
+    imghist::bench::keep_busy(imghist::bench::kGpuWarmMs, f);
     return imghist::bench::median(imghist::bench::wall_times<std::micro>(runs, f));
 }
 

@@ -171,10 +171,12 @@ struct Options {
     std::string out;
 };
 
-// Median seconds of `body` (which returns one run's device seconds), after warm-up runs.
+// Median seconds of `body` (which returns one run's device seconds), after warm-up runs and
+// kGpuWarmMs of them (bench::keep_busy: the GPU's clocks up).
 template <typename F>
 double time_median(const Options& o, F&& body) {
     for (int i = 0; i < 3; ++i) body();
+    bench::keep_busy(bench::kGpuWarmMs, body);
     return bench::median_of(o.runs, body);
 }
 

@@ -76,11 +76,11 @@ double Bench::time(const std::function<void(VkCommandBuffer)>& body, int runs) {
     }
     IMGHIST_VK(vkEndCommandBuffer, cmd);
     std::vector<std::uint64_t> ts(std::size_t(runs) + 1);
-    for (int pass = 0; pass < 2; ++pass) {
-        submit_wait(cmd);
-        IMGHIST_VK(vkGetQueryPoolResults, ctx_.device(), queries_.get(), 0, std::uint32_t(runs + 1),
-                   ts.size() * 8, ts.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    }
+    // Untimed passes until the GPU's clocks are up (bench::keep_busy), then the timed one.
+    bench::keep_busy(bench::kGpuWarmMs, [&] { submit_wait(cmd); });
+    submit_wait(cmd);
+    IMGHIST_VK(vkGetQueryPoolResults, ctx_.device(), queries_.get(), 0, std::uint32_t(runs + 1), ts.size() * 8,
+               ts.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cmd);
     std::vector<double> us;
     for (int i = 0; i < runs; ++i) us.push_back(double(ts[i + 1] - ts[i]) * period_ns_ / 1000.0);
