@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "cuda_bench.hpp"
+#include "result_checks.hpp"
 
 using namespace imghist_bench;
 
@@ -180,8 +181,11 @@ void edges_table(Bench& b, imghist::cuda::Engine& engine, const std::string& bas
 
 // Issue 17: masks and alpha thresholds on device images, against the same request over the
 // whole image and against reading the mask's bytes (the goal's budget). compute_device returns
-// the Result on the host in both, so both are host-clock medians of the synchronous call.
+// the Result on the host in both, so both are host-clock medians of the synchronous call. Each
+// selection's counts are checked against the cpu backend's count of the same pixels and mask
+// (copied back); a mismatch ends the run with status 2.
 void masks_table(Bench& b, imghist::cuda::Engine& engine) {
+    const auto cpu = imghist::create_engine("cpu");
     line("%s", "");
     line("8K, device masks and alpha thresholds (device-resident; compute_device -> Result, host clock)");
     line("%-34s %9s %9s %9s", "input", "us", "x whole", "mask us");
@@ -196,24 +200,35 @@ void masks_table(Bench& b, imghist::cuda::Engine& engine) {
         CK(f32 ? generate_rgba_f32(b.image, w, h, kNatural, b.stream) : generate_rgba8(b.image, w, h, kNatural, b.stream));
         CK(cudaStreamSynchronize(b.stream));
         const auto view = on_device(b.image, w, h, format);
+        std::vector<unsigned char> host_pixels(px * (f32 ? 16 : 4));
+        CK(cudaMemcpy(host_pixels.data(), b.image, host_pixels.size(), cudaMemcpyDeviceToHost));
+        const auto host_view = imghist::ImageView::packed(host_pixels.data(), w, h, format);
         imghist::Request r = rgb_request();
-        const auto time = [&](const imghist::Request& q) {
+        const auto time = [&](const imghist::Request& q, const imghist::Request& on_host) {
+            const imghist::Result got = engine.compute_device(view, q, b.stream);
+            const imghist::Result want = cpu->compute(host_view, on_host);
+            if (got.counted_pixels != want.counted_pixels || !imghist::bench::same_histograms_as_device(got, want)) {
+                std::fprintf(stderr, "MISMATCH vs cpu: %s\n", view.format == imghist::PixelFormat::rgba8 ? "rgba8" : "rgba_f32");
+                std::exit(2);
+            }
             return host_median_us(5, 30, [&] { (void)engine.compute_device(view, q, b.stream); });
         };
-        const double whole = time(r);
+        const double whole = time(r, r);
         const char* name = f32 ? "RGBA f32" : "RGBA8";
         line("%-34s %9.1f %8.2fx", (std::string(name) + " R,G,B whole").c_str(), whole, 1.0);
         for (const char* kind : {"all", "disc", "noise"}) {
             const std::vector<uint8_t> host_mask = imghist::bench::bench_mask_bytes(kind, w, h);
             CK(cudaMemcpy(mask, host_mask.data(), px, cudaMemcpyHostToDevice));
             r.device_mask = on_device(mask, w, h, imghist::PixelFormat::gray8);
-            const double us = time(r);
+            imghist::Request on_host = rgb_request();
+            on_host.mask = imghist::ImageView::packed(host_mask.data(), w, h, imghist::PixelFormat::gray8);
+            const double us = time(r, on_host);
             line("%-34s %9.1f %8.2fx %9.1f", (std::string(name) + " R,G,B mask " + kind).c_str(), us, us / whole,
                  mask_floor);
         }
         r.device_mask.reset();
         r.alpha_threshold = f32 ? 0.5 : 127.5;
-        const double us = time(r);
+        const double us = time(r, r);
         line("%-34s %9.1f %8.2fx", (std::string(name) + " R,G,B alpha above half").c_str(), us, us / whole);
     }
     CK(cudaFree(mask));
