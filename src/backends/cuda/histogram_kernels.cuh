@@ -450,17 +450,25 @@ __device__ __forceinline__ void load_mask_words(const unsigned char* m, uint32_t
     for (int b = 0; b < kBytes; ++b) w[b / 4] |= uint32_t(__ldg(m + b)) << (8 * (b % 4));
 }
 
-// Bit k: pixel `first` + k of a packed row's 16-byte vector has a non-zero mask byte (every bit
-// without a mask).
+// The mask words of a packed row's 16-byte vector whose first pixel is `first` (load_mask_words),
+// or every byte non-zero without a mask.
 template <class F>
-__device__ __forceinline__ uint32_t mask_bits(const KernelParams& P, uint64_t first) {
-    constexpr int kPx = F::kPixelsPerGroup;
-    if (P.select_mask == nullptr) return (1u << kPx) - 1u;
-    uint32_t w[(kPx + 3) / 4];
-    load_mask_words<kPx>(P.select_mask + first, w);
+__device__ __forceinline__ void vector_mask_words(const KernelParams& P, uint64_t first,
+                                                  uint32_t (&w)[(F::kPixelsPerGroup + 3) / 4]) {
+    if (P.select_mask != nullptr) {
+        load_mask_words<F::kPixelsPerGroup>(P.select_mask + first, w);
+    } else {
+#pragma unroll
+        for (auto& word : w) word = 0xFFFFFFFFu;
+    }
+}
+
+// Bit k: pixel k of the vector whose mask words are w has a non-zero mask byte.
+template <class F>
+__device__ __forceinline__ uint32_t mask_bits(const uint32_t (&w)[(F::kPixelsPerGroup + 3) / 4]) {
     uint32_t bits = 0;
 #pragma unroll
-    for (int k = 0; k < kPx; ++k) bits |= uint32_t(((w[k / 4] >> (8 * (k % 4))) & 0xFFu) != 0) << k;
+    for (int k = 0; k < F::kPixelsPerGroup; ++k) bits |= uint32_t(((w[k / 4] >> (8 * (k % 4))) & 0xFFu) != 0) << k;
     return bits;
 }
 
@@ -815,19 +823,36 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     const uint4* const body = reinterpret_cast<const uint4*>(d.base + rs.head * F::kPixelBytes);
     const uint4* q = body + vb + t;
 
+    // kSelect: the mask words of vector k of the step at q. Where a vector's mask is one word
+    // (4 pixels or fewer), they are loaded with the step's vectors (step_mask), so that counting
+    // never waits for them (H100, 8K R,G,B through a mask: rgba8 90-91 -> 84-86 us, RGBA f32
+    // 257-260 -> 237-239); wider vectors' (gray8: 16 bytes) as each vector is counted, which
+    // holds no registers across the step.
+    constexpr int kMaskWords = (kPx + 3) / 4;
+    constexpr bool kMaskWithStep = kSelect && kMaskWords == 1;
+    uint32_t step_mask[kMaskWithStep ? kSteps : 1];
+    auto load_mask = [&](const uint4* at, int k) {
+        if constexpr (kMaskWithStep)
+            vector_mask_words<F>(P, rs.head + uint64_t(at + k * nt - body) * kPx,
+                                 reinterpret_cast<uint32_t(&)[1]>(step_mask[k]));
+    };
     auto load = [&](const uint4* at, uint4 (&v)[kSteps]) {
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) v[k] = __ldg(at + k * nt);
+#pragma unroll
+        for (int k = 0; k < kSteps; ++k) load_mask(at, k);
     };
     // kSelect: which pixels of the step's vector k (at q + k * nt, loaded as v) count, and the
-    // lane's trash word. The mask is read here, as each vector is counted: loading it with the
-    // step's vectors instead was slower (H100, 8K rgba8 95-99 -> 100-105 us, f32 266-270 -> 291-309).
+    // lane's trash word.
     unsigned long long kept = 0;
     const uint32_t trash = ctr.base + P.hist_slots * 128u;
     auto drop_of = [&](int k, const uint4& v) {
         Drop<kSelect> drop;
         if constexpr (kSelect) {
-            const uint32_t bits = mask_bits<F>(P, rs.head + uint64_t(q + k * nt - body) * kPx);
+            uint32_t words[kMaskWords];
+            if constexpr (kMaskWithStep) words[0] = step_mask[k];
+            else vector_mask_words<F>(P, rs.head + uint64_t(q + k * nt - body) * kPx, words);
+            const uint32_t bits = mask_bits<F>(words);
             drop.keep = alpha_kept<F>(P, bits, reinterpret_cast<const uint4(&)[1]>(v));
             drop.trash = trash;
             kept += uint32_t(__popc(drop.keep));
@@ -908,6 +933,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         for (int k = 0; k < kSteps; ++k) {
             ok[k] = uint32_t(k) * nt + t < lim;
             if (ok[k]) r[k] = __ldg(q + k * nt);
+            if (ok[k]) load_mask(q, k);
         }
     };
     auto count_rest = [&](const uint4 (&r)[kSteps], const bool (&ok)[kSteps]) {  // 8-bit, loaded at q
