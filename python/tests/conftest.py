@@ -82,3 +82,10 @@ def photos() -> dict:
     for name, img in out.items():
         assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3, name
     return out
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Closes the engines kept for the whole run (kept_engines.py) before the interpreter exits."""
+    import kept_engines
+
+    kept_engines.close_all()

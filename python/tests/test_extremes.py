@@ -89,6 +89,15 @@ def assert_extremes(h, want: dict, where: str = "") -> None:
         assert not np.signbit(column[column == 0]).any(), f"{where}{field}"
 
 
+def assert_no_notes_but_denormal_fallback(h, backend, dtype, mode) -> None:
+    """No notes, except the one a Vulkan device that flushes fp32 denormals (NVIDIA's) gives when
+    it hands fp32 luminance to the CPU (vulkan_backend.cpp, why_on_the_cpu); lavapipe keeps them."""
+    if backend == "vulkan" and dtype == np.float32 and mode in ("luma", "all"):
+        assert all("flushes fp32 denormals" in note for note in h.notes), h.notes
+    else:
+        assert h.notes == []
+
+
 def assert_unknown(h) -> None:
     for c in h:
         assert all(getattr(c, field) is None for field in FIELDS), c.name
@@ -109,7 +118,7 @@ def test_extremes_are_numpys(backend, pattern, dtype, channels, mode):
     alpha = channels == 4 and mode == "all"  # A too
     got = engine_for(backend).histogram(image, mode=mode, alpha=alpha, extremes=True)
     assert_extremes(got, model_extremes(image, mode=mode, alpha=alpha))
-    assert got.notes == []
+    assert_no_notes_but_denormal_fallback(got, backend, dtype, mode)
 
 
 @pytest.mark.parametrize("weights", ["rec601", (3333, 3334, 3333), (0, 0, 10000)])
