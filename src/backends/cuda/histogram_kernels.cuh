@@ -825,9 +825,9 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
 
     // kSelect: the mask words of vector k of the step at q. Where a vector's mask is one word
     // (4 pixels or fewer), they are loaded with the step's vectors (step_mask), so that counting
-    // never waits for them (H100, 8K R,G,B through a mask: rgba8 90-91 -> 84-86 us, RGBA f32
-    // 257-260 -> 237-239); wider vectors' (gray8: 16 bytes) as each vector is counted, which
-    // holds no registers across the step.
+    // never waits for them (H100, 8K R,G,B through a mask, two calls: rgba8 90-99 -> 84-97 us,
+    // RGBA f32 257-272 -> 232-242); wider vectors' (gray8: 16 bytes) as each vector is counted,
+    // which holds no registers across the step.
     constexpr int kMaskWords = (kPx + 3) / 4;
     constexpr bool kMaskWithStep = kSelect && kMaskWords == 1;
     uint32_t step_mask[kMaskWithStep ? kSteps : 1];
