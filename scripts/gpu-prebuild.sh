@@ -3,8 +3,9 @@
 # device time running them rather than building (a build there took 200-360 s of a session's
 # 1800; a call that runs prebuilt programs, 30-150 s).
 #
-# Usage (from the repository root, on a machine with nvcc, OpenCL and Vulkan headers, i.e. after
-# scripts/install-deps.sh; CUDA_ARCH defaults to 90, the H100's and H200's):
+# Usage (from the repository root, after scripts/install-deps.sh, on a machine that also has a
+# CUDA toolkit's nvcc, e.g. in /usr/local/cuda, which scripts/cuda-path.sh puts on PATH;
+# install-deps.sh does not install one. CUDA_ARCH defaults to 90, the H100's and H200's):
 #   bash scripts/gpu-prebuild.sh [BUILD_DIR]      # default build-prebuilt
 # It configures every GPU backend with a static libimghist and the CUDA runtime linked in,
 # builds the parity suite, each backend's tests and benchmarks, and packs the programs
@@ -24,7 +25,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/cuda-path.sh
 build=${1:-build-prebuilt}
-command -v nvcc >/dev/null || { echo "gpu-prebuild: no nvcc on PATH (scripts/install-deps.sh installs the CUDA compiler)"; exit 2; }
+command -v nvcc >/dev/null || { echo "gpu-prebuild: no nvcc on PATH or in /usr/local/cuda/bin: install a CUDA toolkit first"; exit 2; }
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIST_SHARED=OFF -DIMGHIST_CLI=OFF \
       -DIMGHIST_TESTS=ON -DIMGHIST_BENCH=ON -DIMGHIST_OPENCL=ON -DIMGHIST_VULKAN=ON -DIMGHIST_CUDA=ON \
