@@ -831,10 +831,10 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
     constexpr int kMaskWords = (kPx + 3) / 4;
     constexpr bool kMaskWithStep = kSelect && kMaskWords == 1;
     uint32_t step_mask[kMaskWithStep ? kSteps : 1];
+    auto first_pixel = [&](const uint4* at, int k) { return rs.head + uint64_t(at + k * nt - body) * kPx; };
     auto load_mask = [&](const uint4* at, int k) {
         if constexpr (kMaskWithStep)
-            vector_mask_words<F>(P, rs.head + uint64_t(at + k * nt - body) * kPx,
-                                 reinterpret_cast<uint32_t(&)[1]>(step_mask[k]));
+            vector_mask_words<F>(P, first_pixel(at, k), reinterpret_cast<uint32_t(&)[1]>(step_mask[k]));
     };
     auto load = [&](const uint4* at, uint4 (&v)[kSteps]) {
 #pragma unroll
@@ -851,7 +851,7 @@ __global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant
         if constexpr (kSelect) {
             uint32_t words[kMaskWords];
             if constexpr (kMaskWithStep) words[0] = step_mask[k];
-            else vector_mask_words<F>(P, rs.head + uint64_t(q + k * nt - body) * kPx, words);
+            else vector_mask_words<F>(P, first_pixel(q, k), words);
             const uint32_t bits = mask_bits<F>(words);
             drop.keep = alpha_kept<F>(P, bits, reinterpret_cast<const uint4(&)[1]>(v));
             drop.trash = trash;
