@@ -295,6 +295,12 @@ std::string Planner::program_options(const PassConfig& c) const {
     def("SHIFT", c.bins.shift);
     def("RGB", c.bins.luma_sources);
     def("LSPC", c.launch.local_slots);
+    if (px_.selects) {
+        // As arguments, the alpha test was a run-time choice per pixel: 1.38x the whole image.
+        def("HAS_MASK", px_.mask_stride_bytes != 0 ? 1 : 0);
+        def("ALPHA_KIND", px_.alpha_kind);
+        def("ALPHA_SAMPLE", px_.alpha_sample);
+    }
     if (!c.global) {
         def("COPIES", c.launch.copies);
         def("PACK", c.launch.pack);

@@ -56,9 +56,11 @@ struct PixelLayout {
     // (ih_hist_tiles_*): tiles by whole rows, 32-bit local counters, merged by global atomics.
     bool tile_grid = false;
     // A mask or an alpha threshold, counted by the kernels' selection variant (-D IH_SELECT);
-    // the mask's rows are mask_stride_bytes apart (0: no mask).
+    // the mask's rows are mask_stride_bytes apart (0: no mask); the alpha test's kind
+    // (IH_ALPHA_*) and sample, compiled in as constants like the mask's presence.
     bool selects = false;
     std::uint64_t mask_stride_bytes = 0;
+    std::uint32_t alpha_kind = 0, alpha_sample = 0;
 };
 
 // How the pixels are cut into tiles: every 32-bit result counter stays below 2^32, and a staged

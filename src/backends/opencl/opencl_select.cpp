@@ -35,6 +35,8 @@ std::optional<std::uint64_t> OpenClEngine::accumulate_selected_device(const Devi
     in.select = &select;
     in.layout.selects = true;
     in.layout.mask_stride_bytes = mask_layout.stride_bytes;
+    in.layout.alpha_kind = select.args.alpha_kind;
+    in.layout.alpha_sample = select.args.alpha_sample;
     std::vector<std::uint64_t> counts(plan.total_slots() + 1, 0);
     count(in, plan, counts);
     std::copy_n(counts.begin(), slots.size(), slots.begin());
