@@ -198,10 +198,8 @@ uint classify_float(float v) {
         const uint w = (bits >> WINDOW_SHIFT) - WINDOW_FIRST;  // negative floats wrap past the window
         const uint e = WINDOW_WORDS != 0u && w < 2u * WINDOW_WORDS
                            ? (hist[WINDOW_AT + (w >> 1)] >> ((w & 1u) << 4)) & 0xFFFFu
-                           : (edge_keys[BINS + 1u + (bits >> 17)] >> ((bits >> 12) & 16u)) & 0xFFFFu;
-        if ((e >> 14) != 3u) return ih_code_from_16(e);
-        if (e == IH_CODE16_UNRESOLVED) return ih_classify_float_edges(v, BINS, CLAMP);
-        return ih_edge_walk_from(ih_float_key(bits), e & 0x3FFFu);
+                           : ih_code16_table_entry(edge_keys[BINS + 1u + (bits >> 17)], bits);
+        return ih_classify_float_code16(v, e, BINS, CLAMP);
     }
     return ih_classify_float(v, BINS, pc.bin.lo_float, pc.bin.scale_float, pc.bin.lo_key, pc.bin.hi_key,
                              CLOSED_TOP, CLAMP);
