@@ -53,7 +53,6 @@ void CudaEngine::release() {
     descs_dev_.release();
     out_.release();
     result_host_.release();
-    selected_.release();
     for (int i = 0; i < kMaxStages; ++i) {
         stage_dev_[i].release();
         descs_stage_[i].release();

@@ -111,8 +111,10 @@ private:
     std::span<const std::uint64_t> count_on_device(std::span<const DeviceImage> images, const HistogramPlan& plan,
                                                    cudaStream_t stream, bool check_pointers = true);
     // The counts of `pieces` (image i is slot_index i), finished on `stream`, in the engine's
-    // pinned buffer until its next call.
-    std::span<const std::uint64_t> count_pieces(std::span<const Piece> pieces, const Shape& shape, cudaStream_t stream);
+    // pinned buffer until its next call; then the `extra` words of out_ that follow them
+    // (KernelParams::selected), copied back with them.
+    std::span<const std::uint64_t> count_pieces(std::span<const Piece> pieces, const Shape& shape, cudaStream_t stream,
+                                                std::size_t extra = 0);
 
     // Work ordering (cuda_engine.cpp): the accumulator is shared by every call, so work on a
     // stream waits for the last work the engine queued on another stream.
@@ -171,7 +173,6 @@ private:
     DeviceBuffer<unsigned long long> acc_;
     DeviceBuffer<std::uint32_t> tickets_;
     DeviceBuffer<unsigned long long> out_;
-    DeviceBuffer<unsigned long long> selected_;      // KernelParams::selected
     PinnedBuffer<std::uint64_t> result_host_;
     DeviceBuffer<unsigned char> stage_dev_[kMaxStages];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path

@@ -53,8 +53,8 @@ std::span<const std::uint64_t> CudaEngine::count_on_device(std::span<const Devic
 }
 
 std::span<const std::uint64_t> CudaEngine::count_pieces(std::span<const Piece> pieces, const Shape& shape,
-                                                        cudaStream_t stream) {
-    const std::size_t n = std::size_t(shape.params.total_slots) * pieces.size();
+                                                        cudaStream_t stream, std::size_t extra) {
+    const std::size_t n = std::size_t(shape.params.total_slots) * pieces.size() + extra;
     out_.reserve(n, false);
     result_host_.reserve(n);
     run_pieces(pieces, shape, out_.ptr, stream);
@@ -118,15 +118,16 @@ std::optional<std::uint64_t> CudaEngine::accumulate_selected_device(const Device
         if (piece.rows == 1 && image.height > 1 && mask->pitch() != image.width)
             piece = {piece.base, image.pitch(), image.width, image.height, 0};
     }
-    selected_.reserve(1);
-    IH_CHECK(cudaMemsetAsync(selected_.ptr, 0, sizeof(unsigned long long), nullptr));
-    p.selected = selected_.ptr;
-    const std::span<const std::uint64_t> counts = count_pieces(std::span<const Piece>(&piece, 1), sh, nullptr);
-    unsigned long long selected = 0;
-    IH_CHECK(cudaMemcpy(&selected, selected_.ptr, sizeof selected, cudaMemcpyDeviceToHost));
+    // The selected count is the word after the counts, copied back with them: a copy of its own
+    // was a second round trip to the GPU in every call.
+    const std::size_t n = p.total_slots;
+    out_.reserve(n + 1, false);  // count_pieces's reserve then keeps this buffer
+    IH_CHECK(cudaMemsetAsync(out_.ptr + n, 0, sizeof(unsigned long long), nullptr));
+    p.selected = out_.ptr + n;
+    const std::span<const std::uint64_t> counts = count_pieces(std::span<const Piece>(&piece, 1), sh, nullptr, 1);
     call.ok();
-    std::copy(counts.begin(), counts.end(), slots.begin());
-    return selected;
+    std::copy_n(counts.begin(), n, slots.begin());
+    return counts[n];
 }
 
 // The caller's stream, and no second pass for the clipping counts (cuda.hpp): the counts that
