@@ -794,8 +794,16 @@ __global__ void __launch_bounds__(kMaxBlock) histogram_kernel(const __grid_const
 // P.total_tiles = gridDim.x.
 // kSelect: a mask (of the same long row: pixel i's byte at select_mask + i) and an alpha
 // threshold (KernelParams::select): each vector's dropped pixels count into the trash (Drop).
+// Float luminance alone (kF32, NCH 1, LUMA 1): at least one block an SM, so that ptxas may take
+// 64 registers; left to itself it took 32 and spilled 52 bytes (ptxas -v; 55 registers and no
+// spill with the bound). H100, 8K RGBA f32 Y, imghist_cuda_bench --edges, two runs: 256 uniform
+// bins 251-253 -> 186 us, 256 EV bins 266-270 -> 226-230; R,G,B unchanged (202). The 8-bit and
+// half kernels keep ptxas's choice (not measured with the bound).
+template <int Sample>
+constexpr int packed_min_blocks(int nch, int luma) { return Sample == kF32 && nch == 1 && luma == 1 ? 1 : 0; }
 template <int Sample, int Channels, int NCH, int LUMA, bool kSelect = false>
-__global__ void __launch_bounds__(kMaxBlock) packed_kernel(const __grid_constant__ KernelParams P) {
+__global__ void __launch_bounds__(kMaxBlock, packed_min_blocks<Sample>(NCH, LUMA))
+    packed_kernel(const __grid_constant__ KernelParams P) {
     using F = Fmt<Sample, Channels>;
     static_assert(F::kGroupBytes == 16, "one group is one 16-byte vector");
     static_assert(F::kValueMode || (NCH >= 1 && (LUMA == 0 || LUMA == 1)), "float: fixed channels");
