@@ -293,8 +293,9 @@ IH_INLINE ulong ih_sample_index(ulong base, ulong first, uint i, IH_PARAMS)
  * Without IH_SELECT, IH_SELECTED is 1 and the others are empty. */
 #ifdef IH_SELECT
 /* The selection with its compile-time fields in place (-D IH_C_HAS_MASK, IH_C_ALPHA_KIND,
- * IH_C_ALPHA_SAMPLE, which the host sets with the others): as arguments, the alpha test was decided per
- * pixel, and an alpha threshold cost NVIDIA's RGBA8 kernel 1.38x the whole image. */
+ * IH_C_ALPHA_SAMPLE, which the host sets with the others): as arguments, the alpha test was decided
+ * per pixel, and an alpha threshold cost NVIDIA's RGBA8 kernel 1.38x the whole image (1.00x as
+ * constants; H100, docs/performance.md). */
 IH_INLINE ih_cl_select ih_specialised_select(ih_cl_select sel)
 {
 #ifdef IH_C_HAS_MASK
