@@ -245,19 +245,25 @@ TEST(OpenClInterop, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
     REQUIRE_OPENCL();
     ClSetup s;
     make_setup(s);
-    auto engine = opencl::create_engine(s.queue);
-    testing::expect_device_selections_match([&](const testing::SelectionCase& c) {
-        const ImageView& v = c.image.view;
-        // The image after 8 bytes of junk; the mask packed, in a buffer of its own.
-        std::vector<std::byte> bytes(8, std::byte{0x5A});
-        const auto* p = static_cast<const std::byte*>(v.data);
-        bytes.insert(bytes.end(), p, p + v.stride_bytes * v.height);
-        Mem image(upload(s, bytes.data(), bytes.size()));
-        Mem mask(upload(s, c.mask.bytes.data(), c.mask.bytes.size()));
-        Request r = c.request;
-        if (c.use_mask) r.device_mask = opencl::device_image(mask.get(), v.width, v.height, PixelFormat::gray8);
-        return opencl::compute(*engine, opencl::device_image(image.get(), v.width, v.height, v.format, v.stride_bytes, 8), r);
-    });
+    // The generic program (PoCL's default) and the specialised one, with the selection's mask
+    // presence, alpha kind and alpha sample compiled in (GPUs' default), over every format's alpha.
+    for (const char* tune : {"", "spec=1"}) {
+        SCOPED_TRACE(tune);
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        auto engine = opencl::create_engine(s.queue);
+        testing::expect_device_selections_match([&](const testing::SelectionCase& c) {
+            const ImageView& v = c.image.view;
+            // The image after 8 bytes of junk; the mask packed, in a buffer of its own.
+            std::vector<std::byte> bytes(8, std::byte{0x5A});
+            const auto* p = static_cast<const std::byte*>(v.data);
+            bytes.insert(bytes.end(), p, p + v.stride_bytes * v.height);
+            Mem image(upload(s, bytes.data(), bytes.size()));
+            Mem mask(upload(s, c.mask.bytes.data(), c.mask.bytes.size()));
+            Request r = c.request;
+            if (c.use_mask) r.device_mask = opencl::device_image(mask.get(), v.width, v.height, PixelFormat::gray8);
+            return opencl::compute(*engine, opencl::device_image(image.get(), v.width, v.height, v.format, v.stride_bytes, 8), r);
+        });
+    }
 }
 
 // Device buffers are read once (SlotCounter::counts_device_clipping): a result carries the
