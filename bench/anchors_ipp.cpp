@@ -136,13 +136,14 @@ CountDiff compare_counts(const Result& ours, const IppHistogram& ipp, int channe
 volatile std::uint32_t g_sink;
 
 // The increments (Stores: the stores) alone of counting Ch samples per pixel, on the RGBA8 image
-// of the same size and pattern (bare_count.hpp): as many as the case makes.
-template <int Ch, bool Stores>
+// of the same size and pattern (bare_count.hpp): as many as the case makes, in the order of its
+// samples' kernel (Neighbours: 4 for 8-bit samples, 1 for wider ones).
+template <int Ch, bool Stores, int Neighbours>
 Timing time_bare(Pattern pattern, int runs) {
     const auto& img8 = image(PixelFormat::rgba8, pattern);
     alignas(64) static BareCounts<Ch> counts;
     return time_ms(runs, [&] {
-        bare_count_pass<Ch, Stores>(img8.view, counts);
+        bare_count_pass<Ch, Stores, Neighbours>(img8.view, counts);
         g_sink = counts[3][Ch - 1][255];
     });
 }
@@ -154,8 +155,13 @@ IppRow time_case(const Case& c, Pattern pattern, Engine& one_thread, Engine& thr
     row.one_thread = time_ms(runs, [&] { one_thread.compute(img.view, c.request); });
     row.threaded = time_ms(runs, [&] { threaded.compute(img.view, c.request); });
     row.ipp = time_ms(runs, [&] { ipp.compute(img.view); });
-    row.increments = c.channels == 3 ? time_bare<3, false>(pattern, runs) : time_bare<4, false>(pattern, runs);
-    row.stores = c.channels == 3 ? time_bare<3, true>(pattern, runs) : time_bare<4, true>(pattern, runs);
+    if (c.type == ipp32f) {  // the float cases are RGBA: four samples a pixel, the wider order
+        row.increments = time_bare<4, false, 1>(pattern, runs);
+        row.stores = time_bare<4, true, 1>(pattern, runs);
+    } else {
+        row.increments = c.channels == 3 ? time_bare<3, false, 4>(pattern, runs) : time_bare<4, false, 4>(pattern, runs);
+        row.stores = c.channels == 3 ? time_bare<3, true, 4>(pattern, runs) : time_bare<4, true, 4>(pattern, runs);
+    }
 
     ipp.compute(img.view);
     const Result ours = one_thread.compute(img.view, c.request);

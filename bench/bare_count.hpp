@@ -1,8 +1,9 @@
 // The bare work of counting Ch samples per pixel of an 8-bit RGBA image on one core: per pixel Ch
 // increments (add [counter], 1) into 4 interleaved sub-histograms per channel, and nothing else
 // (no classification, no flush, no merge, no library), in the table kernels' order
-// (cpu_kernel.hpp, run_of_groups): runs of 16 pixels, channel by channel, 4 neighbouring pixels
-// into one sub-histogram. With Stores, each increment becomes a plain store to the same counter
+// (cpu_kernel.hpp, run_of_groups): runs of 16 pixels, channel by channel, Neighbours neighbouring
+// pixels into one sub-histogram (4: the 8-bit samples' order; 1, pixel k into sub-histogram
+// k % 4: the wider samples'). With Stores, each increment becomes a plain store to the same counter
 // (the stores alone, without the loads). Used by imghist_bench's bare-1thread cases and by
 // imghist_compare's bound columns: the time of one increment per sample, which no kernel that
 // increments a counter per sample goes below.
@@ -30,7 +31,7 @@ using BareCounts = std::uint32_t[4][Ch][288];
 // against 7.6-8.4 ms for all of them).
 inline void keep_counts(const void* p) { asm volatile("" : : "r"(p) : "memory"); }
 
-template <int Ch, bool Stores>
+template <int Ch, bool Stores, int Neighbours = 4>
 void bare_count_pass(const ImageView& rgba8, BareCounts<Ch>& counts) {
     std::memset(counts, 0, sizeof counts);
     for (std::uint32_t y = 0; y < rgba8.height; ++y) {
@@ -41,7 +42,7 @@ void bare_count_pass(const ImageView& rgba8, BareCounts<Ch>& counts) {
             for (int c = 0; c < Ch; ++c)
 #pragma GCC unroll 16
                 for (int k = 0; k < 16; ++k) {
-                    std::uint32_t* n = &counts[k / 4][c][row[(x + k) * 4 + c]];
+                    std::uint32_t* n = &counts[k / Neighbours % 4][c][row[(x + k) * 4 + c]];
                     if constexpr (Stores) *n = x;
                     else ++*n;
                 }

@@ -39,10 +39,11 @@ void read_every_byte(const ImageView& v) {
 }
 
 // The increments alone of counting four samples per pixel (bare_count.hpp), on the 8-bit RGBA
-// image of the same size and pattern: as many increments as imghist makes for the float image.
+// image of the same size and pattern, in the wider samples' order: as many increments as imghist
+// makes for the float image.
 void increment_every_sample(const ImageView& rgba8) {
     alignas(64) static BareCounts<4> counts;
-    bare_count_pass<4, false>(rgba8, counts);
+    bare_count_pass<4, false, 1>(rgba8, counts);
     g_sink = counts[0][0][0] + counts[3][3][255];
 }
 

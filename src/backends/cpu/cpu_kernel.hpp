@@ -508,23 +508,27 @@ private:
             if (uniform_run3(q, i, ybuf)) return;
         if constexpr (sizeof(T) > 1)
             if (uniform_run_wide(q, i, ybuf)) return;
-        // Channel by channel, byte loads, 4 neighbouring pixels into one sub-histogram: 8K RGBA8
-        // R,G,B,A, one thread, random 36.4 -> 29.7 ms, natural 36.8 -> 27.4 ms, against pixel by
-        // pixel into k % 4 (consecutive stores to one table commit faster). Channel by channel
-        // into k % 4: random 32.6, natural 26.1; one table: 26.4, 30.1 (chains on equal
-        // neighbours); halves: 27.4, 29.3. The wider samples gained as much from the same order
-        // (one thread, medians of 11 runs interleaved with the former group-by-group order): 8K
-        // RGBA f32 random 51.5 -> 38.3 ms, natural 55.9 -> 47.3; RGBA16 random 53.1 -> 35.5.
+        // Channel by channel. 8-bit samples: byte loads, 4 neighbouring pixels into one
+        // sub-histogram: 8K RGBA8 R,G,B,A, one thread, random 36.4 -> 29.7 ms, natural 36.8 ->
+        // 27.4 ms, against pixel by pixel into k % 4 (consecutive stores to one table commit
+        // faster). Channel by channel into k % 4: random 32.6, natural 26.1; one table: 26.4,
+        // 30.1 (chains on equal neighbours); halves: 27.4, 29.3.
+        // Wider samples: pixel k into sub-histogram k % 4, so that neighbours of one value (the
+        // same bin) are no chain of dependent increments; their table look-up between load and
+        // increment lengthens each link. Zen 5, one thread, medians, 4 neighbours -> k % 4 (-> k / 2 % 4):
+        // 8K RGBA f32 natural 48.4-48.9 -> 41.6-42.7 (43.0-45.0), bank-adversarial 54-58 -> 43-45,
+        // random 39.3-39.8 -> 38.1-38.3; RGBA f16 natural 39.1-39.7 -> 34.8-35.2 (docs/performance.md).
         static_for<L::kSampleChannels>([&](auto ch) {
             constexpr int kCh = decltype(ch)::value;
             static_for<int(kRunPixels)>([&](auto px) {
                 constexpr int kPx = decltype(px)::value;
                 constexpr std::size_t kSample = std::size_t(kPx * L::kCpp + L::kSources[kCh]);
                 constexpr std::size_t kAt = kSample * sizeof(T);
+                constexpr int kSub = sizeof(T) > 1 ? kPx % int(kSubs) : kPx / 4 % int(kSubs);
                 if constexpr (kCodedBins)
-                    coded_slot<kPx / 4 % int(kSubs)>(kCh, codes[std::size_t(i) * L::kCpp + kSample], q + kAt);
+                    coded_slot<kSub>(kCh, codes[std::size_t(i) * L::kCpp + kSample], q + kAt);
                 else
-                    sample_slot<kPx / 4 % int(kSubs)>(kCh, sample_bits<T>(q + kAt));
+                    sample_slot<kSub>(kCh, sample_bits<T>(q + kAt));
             });
         });
         if constexpr (L::kLuma)
