@@ -239,7 +239,11 @@ def test_most_edges(backend, dtype):
         on_edges[:] = np.resize(edges.astype(dtype), on_edges.size)
     assert len(edges) == 4097
     got = engine_for(backend).histogram(image, bins=edges)
-    assert got.bins == 4096 and not got.notes
+    assert got.bins == 4096
+    # No notes, but where a Vulkan device flushes fp32 denormals (NVIDIA's): the specials'
+    # luminance is then counted on the CPU, and the result says so.
+    assert all("flushes fp32 denormals" in note for note in got.notes), got.notes
+    assert not got.notes or (backend == "vulkan" and dtype == np.float32)
     check(got, image, edges)
 
 

@@ -28,9 +28,15 @@ python_install() {
 
 step_python() {
   python_install || return 1
-  local t0=$SECONDS
+  local t0=$SECONDS args=${IMGHIST_PYTEST_ARGS:-python/tests}
+  # test_dask.py never skips (CI installs dask and distributed); the GPU machine has neither and
+  # no package registry to install them from, so its collection would stop the whole run.
+  if [ -z "${IMGHIST_PYTEST_ARGS:-}" ] && ! python3 -c "import distributed" 2> /dev/null; then
+    args="$args --ignore=python/tests/test_dask.py"
+    note "python tests: test_dask.py left out (no dask/distributed on this machine; CI runs it)"
+  fi
   IMGHIST_REQUIRE_CUDA_ARRAYS=${IMGHIST_REQUIRE_CUDA_ARRAYS:-torch,cupy} \
-    python3 -m pytest -q -p no:cacheprovider -rfE ${IMGHIST_PYTEST_ARGS:-python/tests} \
+    python3 -m pytest -q -p no:cacheprovider -rfE $args \
     > "$OUT/python_test.log" 2>&1
   note "python tests (required: $IMGHIST_REQUIRE_BACKENDS; torch,cupy tensors): rc=$? $(tail -1 "$OUT/python_test.log") ($((SECONDS - t0)) s)"
   grep -E "^(FAILED|ERROR) " "$OUT/python_test.log" | head -20

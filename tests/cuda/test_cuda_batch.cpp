@@ -63,6 +63,48 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
     }
 }
 
+// A host batch's clipping counts where the bins do not prove them (edge bins, EV bins, a range
+// inside the values): the same as compute() gives each image (its second pass), and as the
+// reference's. The batch once left them unset (Python's histogram_batch with edges on CUDA).
+TEST(CudaBatch, HostBatchCountsTheClippingTheBinsDoNotProve) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    std::vector<Request> requests(3);
+    requests[0].bins.edges = {-0.05, 0.1, 0.5, 0.9, 1.05};
+    requests[1].bins.edges = ev_edges(-6, 1, 2);
+    requests[2].bins.bins = 10;
+    requests[2].bins.range = {{0.25, 0.75}};
+    for (PixelFormat format : {PixelFormat::rgb_f32, PixelFormat::rgba_f16, PixelFormat::rgba16, PixelFormat::rgb8}) {
+        std::vector<TestImage> hosts;
+        std::vector<ImageView> views;
+        for (int i = 0; i < 5; ++i) {
+            hosts.push_back(make_image(format, 12 + i, 13, i % 2 ? Pattern::specials : Pattern::random, 14 + i));
+            views.push_back(hosts.back().view);
+        }
+        for (std::size_t q = 0; q < requests.size(); ++q) {
+            Request request = requests[q];
+            if (!format_info(format).is_float() && q == 1) continue;  // EV edges: fractions for floats
+            if (!format_info(format).is_float() && q == 2) request.bins.range = {{60.0, 200.0}};
+            const std::vector<Result> batch = engine->compute_batch(std::span<const ImageView>(views), request);
+            ASSERT_EQ(batch.size(), views.size());
+            for (std::size_t i = 0; i < views.size(); ++i) {
+                const std::string what = std::string(format_info(format).name) + " request " + std::to_string(q) +
+                                         " image " + std::to_string(i);
+                const Result want = reference->compute(views[i], request);
+                for (std::size_t c = 0; c < batch[i].channels.size(); ++c) {
+                    ASSERT_TRUE(batch[i].channels[c].clipped_low_count.has_value()) << what;
+                    ASSERT_TRUE(batch[i].channels[c].clipped_high_count.has_value()) << what;
+                    EXPECT_EQ(batch[i].channels[c].clipped_low_count, want.channels[c].clipped_low_count) << what;
+                    EXPECT_EQ(batch[i].channels[c].clipped_high_count, want.channels[c].clipped_high_count) << what;
+                }
+                expect_same_histograms(batch[i], want, what);
+                EXPECT_EQ(batch[i], engine->compute(views[i], request)) << what;
+            }
+        }
+    }
+}
+
 // Every half value, each as its own 1x1 gray_f16 image, in host memory and in device memory;
 // `all_host` and `all_dev` view them as one packed 256x256 image.
 struct EveryHalf {

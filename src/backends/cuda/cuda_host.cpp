@@ -78,19 +78,39 @@ std::vector<Result> CudaEngine::compute_batch(std::span<const ImageView> images,
         if (v.format != images[0].format)
             throw InvalidArgument("cuda: every image of a batch must have the same pixel format");
     }
-    HistogramPlan plan(images[0].format, request);
-    const std::size_t ts = plan.total_slots();
-    std::vector<std::uint64_t> slots(ts * images.size(), 0);
-    Call call(*this);
-    run_host(images, plan, slots);
-    call.ok();
+    const HistogramPlan plan(images[0].format, request);  // refuses a roi, tiles and selections
     std::vector<Result> out;
     out.reserve(images.size());
-    for (std::size_t i = 0; i < images.size(); ++i) {
+    const std::size_t ts = plan.total_slots();
+    std::vector<std::uint64_t> slots(ts * images.size(), 0);
+    {
+        Call call(*this);
+        run_host(images, plan, slots);
+        call.ok();
+    }
+    for (std::size_t i = 0; i < images.size(); ++i)
         out.push_back(plan.make_result(images[i], std::span<const std::uint64_t>(slots.data() + i * ts, ts), "cuda",
                                        device_name()));
-        add_value_extremes(images[i], request, plan, nullptr, out.back());
+    // The clipping counts that the bins do not prove (edge or EV bins, most ranges), as compute()
+    // counts them for a host image: the clipping plan over the whole batch, in one more run,
+    // made only where a result lacks them.
+    if (!plan.clipping_always_proven()) {
+        const HistogramPlan clipping(images[0].format,
+                                     HistogramPlan::clipping_request(format_info(images[0].format).sample, request));
+        const std::size_t cs = clipping.total_slots();
+        std::vector<std::uint64_t> clipping_slots;
+        for (std::size_t i = 0; i < images.size(); ++i)
+            count_clipping(clipping, out[i], [&](std::span<std::uint64_t> into) {
+                if (clipping_slots.empty()) {
+                    clipping_slots.assign(cs * images.size(), 0);
+                    Call call(*this);
+                    run_host(images, clipping, clipping_slots);
+                    call.ok();
+                }
+                std::copy_n(clipping_slots.begin() + std::ptrdiff_t(i * cs), cs, into.begin());
+            });
     }
+    for (std::size_t i = 0; i < images.size(); ++i) add_value_extremes(images[i], request, plan, nullptr, out[i]);
     return out;
 }
 
