@@ -13,9 +13,10 @@
 // buffers, overlapping the copies with counting.
 //
 // Results are bit-identical to the reference backend. Counts are 64-bit everywhere.
-// Clipping: results of these calls (all but Engine::compute) carry the exact clipping counts
-// only where the histogram proves them; elsewhere ChannelHistogram::clipped_low_count /
-// clipped_high_count are empty, meaning unknown (docs/semantics.md, "Statistics").
+// Clipping: results of these calls (all but Engine::compute and compute_batch of host images)
+// carry the exact clipping counts only where the histogram proves them; elsewhere
+// ChannelHistogram::clipped_low_count / clipped_high_count are empty, meaning unknown
+// (docs/semantics.md, "Statistics").
 #pragma once
 
 #include <cstddef>
@@ -62,7 +63,10 @@ public:
     // Many images of one pixel format (sizes and strides may differ) counted in as few
     // launches as possible, so that small frames are not launch-bound. One Result per image,
     // in order. Host images are packed into pinned staging buffers; device images are read in
-    // place on `stream`.
+    // place on `stream`. Clipping counts as the single-image calls give them: every one for host
+    // images (as compute(): one more batched run where the bins do not prove them), those the
+    // bins prove for device images (as compute_device). A roi, tiles, a mask or an alpha
+    // threshold is refused (InvalidArgument): count those image by image.
     virtual std::vector<Result> compute_batch(std::span<const ImageView> images, const Request& request = {}) = 0;
     virtual std::vector<Result> compute_batch(std::span<const DeviceImage> images, const Request& request = {},
                                               Stream stream = nullptr) = 0;
