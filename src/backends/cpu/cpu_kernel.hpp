@@ -508,7 +508,7 @@ private:
             if (uniform_run3(q, i, ybuf)) return;
         if constexpr (sizeof(T) > 1)
             if (uniform_run_wide(q, i, ybuf)) return;
-        // Channel by channel. 8-bit samples: byte loads, 4 neighbouring pixels into one
+        // 8-bit samples: channel by channel, byte loads, 4 neighbouring pixels into one
         // sub-histogram: 8K RGBA8 R,G,B,A, one thread, random 36.4 -> 29.7 ms, natural 36.8 ->
         // 27.4 ms, against pixel by pixel into k % 4 (consecutive stores to one table commit
         // faster). Channel by channel into k % 4: random 32.6, natural 26.1; one table: 26.4,
@@ -517,20 +517,27 @@ private:
         // same bin) are no chain of dependent increments; their table look-up between load and
         // increment lengthens each link. Zen 5, one thread, medians, 4 neighbours -> k % 4 (-> k / 2 % 4):
         // 8K RGBA f32 natural 48.4-48.9 -> 41.6-42.7 (43.0-45.0), bank-adversarial 54-58 -> 43-45,
-        // random 39.3-39.8 -> 38.1-38.3; RGBA f16 natural 39.1-39.7 -> 34.8-35.2 (docs/performance.md).
-        static_for<L::kSampleChannels>([&](auto ch) {
+        // random 39.3-39.8 -> 38.1-38.3; RGBA f16 natural 39.1-39.7 -> 34.8-35.2. And pixel by
+        // pixel rather than channel by channel, without luminance or block codes (six rounds,
+        // medians): RGBA f32 bank-adversarial 43.5-46.3 -> 37.8-42.9, natural 40.2-42.0 ->
+        // 38.1-40.7, RGBA16 R,G,B (2 threads) 12.7-13.1 -> 12.1-12.8, f16 unchanged. With them it
+        // was slower: RGBA f32 R,G,B,Y (2 threads) 29.8-31.0 -> 37.1-38.1, 1000 bins 35.7 -> 37.6-38.7
+        // (docs/performance.md).
+        auto count_sample = [&](auto ch, auto px) {
             constexpr int kCh = decltype(ch)::value;
-            static_for<int(kRunPixels)>([&](auto px) {
-                constexpr int kPx = decltype(px)::value;
-                constexpr std::size_t kSample = std::size_t(kPx * L::kCpp + L::kSources[kCh]);
-                constexpr std::size_t kAt = kSample * sizeof(T);
-                constexpr int kSub = sizeof(T) > 1 ? kPx % int(kSubs) : kPx / 4 % int(kSubs);
-                if constexpr (kCodedBins)
-                    coded_slot<kSub>(kCh, codes[std::size_t(i) * L::kCpp + kSample], q + kAt);
-                else
-                    sample_slot<kSub>(kCh, sample_bits<T>(q + kAt));
-            });
-        });
+            constexpr int kPx = decltype(px)::value;
+            constexpr std::size_t kSample = std::size_t(kPx * L::kCpp + L::kSources[kCh]);
+            constexpr std::size_t kAt = kSample * sizeof(T);
+            constexpr int kSub = sizeof(T) > 1 ? kPx % int(kSubs) : kPx / 4 % int(kSubs);
+            if constexpr (kCodedBins)
+                coded_slot<kSub>(kCh, codes[std::size_t(i) * L::kCpp + kSample], q + kAt);
+            else
+                sample_slot<kSub>(kCh, sample_bits<T>(q + kAt));
+        };
+        if constexpr (sizeof(T) > 1 && !L::kLuma && !kCodedBins)
+            static_for<int(kRunPixels)>([&](auto px) { static_for<L::kSampleChannels>([&](auto ch) { count_sample(ch, px); }); });
+        else
+            static_for<L::kSampleChannels>([&](auto ch) { static_for<int(kRunPixels)>([&](auto px) { count_sample(ch, px); }); });
         if constexpr (L::kLuma)
             static_for<int(kRunPixels) / L::kGroup>([&](auto g) { group_luma(ybuf + i + g * L::kGroup); });
     }
