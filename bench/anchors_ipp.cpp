@@ -155,7 +155,7 @@ IppRow time_case(const Case& c, Pattern pattern, Engine& one_thread, Engine& thr
     row.one_thread = time_ms(runs, [&] { one_thread.compute(img.view, c.request); });
     row.threaded = time_ms(runs, [&] { threaded.compute(img.view, c.request); });
     row.ipp = time_ms(runs, [&] { ipp.compute(img.view); });
-    if (c.type == ipp32f) {  // the float cases are RGBA: four samples a pixel, the wider order
+    if (format_info(c.format).sample != SampleType::u8) {  // the wider samples' order; these cases are RGBA
         row.increments = time_bare<4, false, 1>(pattern, runs);
         row.stores = time_bare<4, true, 1>(pattern, runs);
     } else {

@@ -56,11 +56,9 @@ struct Counting {
     std::optional<HistogramPlan> clipping;
     std::vector<std::uint64_t> slots, extremes;
 
-    Counting(PixelFormat format, const Request& request) : plan(format, request), slots(plan.total_slots(), 0) {
-        if (!plan.clipping_always_proven())
-            clipping.emplace(format, HistogramPlan::clipping_request(format_info(format).sample, request));
-        extremes.assign(clipping ? 2 * plan.channels.size() : 0, 0);
-    }
+    Counting(PixelFormat format, const Request& request)
+        : plan(format, request), clipping(plan.clipping_plan(request)), slots(plan.total_slots(), 0),
+          extremes(clipping ? 2 * plan.channels.size() : 0, 0) {}
     const HistogramPlan* clipping_plan() const { return clipping ? &*clipping : nullptr; }
 
     // The Result of the slots; with `extremes_counted`, its clipping counts are `extremes`.

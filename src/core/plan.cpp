@@ -273,6 +273,11 @@ bool HistogramPlan::clipping_always_proven() const {
     return e.low != e.low_next && e.high != e.high_next;
 }
 
+std::optional<HistogramPlan> HistogramPlan::clipping_plan(const Request& request) const {
+    if (clipping_always_proven()) return std::nullopt;
+    return HistogramPlan(format, clipping_request(info.sample, request));
+}
+
 bool HistogramPlan::proven_extremes(std::span<const std::uint64_t> slots, std::span<std::uint64_t> extremes) const {
     std::vector<std::uint64_t> proven(2 * channels.size());
     for (std::size_t c = 0; c < channels.size(); ++c) {

@@ -109,6 +109,9 @@ public:
     // Whether clipping_proven_by proves both counts whatever the slots hold (the extremes have
     // slots of their own, as with the 8-bit default bins), so nothing need count them apart.
     bool clipping_always_proven() const;
+    // The plan of the second pass that counts the clipping (clipping_request) for this plan,
+    // made from `request`, where its bins may leave a count unproven; none where they never do.
+    std::optional<HistogramPlan> clipping_plan(const Request& request) const;
     // For a plan made from clipping_request: each channel's below and above slots of `slots`
     // (laid out as binning.h describes) are its low and high extremes, into extremes[2c] and
     // extremes[2c + 1].

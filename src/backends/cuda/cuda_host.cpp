@@ -94,17 +94,15 @@ std::vector<Result> CudaEngine::compute_batch(std::span<const ImageView> images,
     // The clipping counts that the bins do not prove (edge or EV bins, most ranges), as compute()
     // counts them for a host image: the clipping plan over the whole batch, in one more run,
     // made only where a result lacks them.
-    if (!plan.clipping_always_proven()) {
-        const HistogramPlan clipping(images[0].format,
-                                     HistogramPlan::clipping_request(format_info(images[0].format).sample, request));
-        const std::size_t cs = clipping.total_slots();
+    if (const std::optional<HistogramPlan> clipping = plan.clipping_plan(request)) {
+        const std::size_t cs = clipping->total_slots();
         std::vector<std::uint64_t> clipping_slots;
         for (std::size_t i = 0; i < images.size(); ++i)
-            count_clipping(clipping, out[i], [&](std::span<std::uint64_t> into) {
+            count_clipping(*clipping, out[i], [&](std::span<std::uint64_t> into) {
                 if (clipping_slots.empty()) {
                     clipping_slots.assign(cs * images.size(), 0);
                     Call call(*this);
-                    run_host(images, clipping, clipping_slots);
+                    run_host(images, *clipping, clipping_slots);
                     call.ok();
                 }
                 std::copy_n(clipping_slots.begin() + std::ptrdiff_t(i * cs), cs, into.begin());
