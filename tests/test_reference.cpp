@@ -254,24 +254,38 @@ TEST(Luma8Quotient, EqualsTheIntegerDivisionForEverySum) {
 }  // namespace imghist
 
 // The table kernels take colour positions from FormatInfo: every 8-bit format, whatever its
-// order, has one (none falls back to the slower direct path).
+// order, has one (none falls back to the slower direct path), in both orders of sub-histograms
+// (cpu_kernel.hpp, IdentityApartMap): random data takes one, images whose neighbours repeat the
+// other, so that the parity suite's random and natural patterns test both.
 #include "backends/cpu/cpu_kernels.hpp"
+#include "test_images.hpp"
 
 namespace imghist {
 namespace {
 
-TEST(CpuKernels, EveryEightBitFormatHasATableKernel) {
+TEST(CpuKernels, EveryEightBitFormatHasATableKernelInEachOrder) {
     for (const PixelFormat f : all_pixel_formats) {
         if (format_info(f).sample != SampleType::u8) continue;
+        const auto random = testing::make_image(f, 333, 67, testing::Pattern::random, 5, 12);
+        const auto natural = testing::make_image(f, 333, 67, testing::Pattern::natural, 5, 12);
         for (const Mode mode : {Mode::rgb, Mode::luma, Mode::all}) {
             Request request;
             request.mode = mode;
             const HistogramPlan plan(f, request);
+            const std::string what = std::string(format_info(f).name) + " " + std::string(mode_name(mode));
+            EXPECT_FALSE(cpu::neighbours_repeat(random.view, plan)) << what;
+            EXPECT_TRUE(cpu::neighbours_repeat(natural.view, plan)) << what;
             cpu::Tables tables(plan.info.sample, plan.layout, false);
             cpu::build_tables(tables, cpu::Classifier{plan, nullptr}, true, plan.has_luma());
             const cpu::ChannelSet cs = cpu::channel_set(plan);
-            EXPECT_TRUE(cs.ok) << format_info(f).name;
-            EXPECT_NE(cpu::pick_kernel(plan, tables, cs), nullptr) << format_info(f).name << " " << mode_name(mode);
+            EXPECT_TRUE(cs.ok) << what;
+            const cpu::KernelFn for_random = cpu::pick_kernel(plan, tables, cs, random.view);
+            const cpu::KernelFn for_natural = cpu::pick_kernel(plan, tables, cs, natural.view);
+            EXPECT_NE(for_random, nullptr) << what;
+            EXPECT_NE(for_natural, nullptr) << what;
+            // Luminance alone has one order; any sample channel, two.
+            if (mode == Mode::luma && plan.info.channels > 1) EXPECT_EQ(for_random, for_natural) << what;
+            else EXPECT_NE(for_random, for_natural) << what;
         }
     }
 }

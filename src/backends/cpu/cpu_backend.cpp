@@ -182,7 +182,7 @@ public:
                          slots.subspan(i * ts, ts), extremes.subspan(i * es, es));
             return true;
         }
-        const Counting counting = prepare(image.pixel_count(), plan, clipping);
+        const Counting counting = prepare(image, plan, clipping);
         const std::uint64_t workers = std::min<std::uint64_t>(
             {threads_, regions.size(), std::max<std::uint64_t>(1, image.pixel_count() / kMinPixelsPerThread)});
         const std::size_t slots_per_tile = plan.total_slots(), extremes_per_tile = clipping ? 2 * plan.channels.size() : 0;
@@ -223,12 +223,13 @@ private:
             else cpu::count_direct(k, view, begin, end);
         }
     };
-    Counting prepare(std::uint64_t pixels, const HistogramPlan& plan, const HistogramPlan* clipping) {
+    Counting prepare(const ImageView& image, const HistogramPlan& plan, const HistogramPlan* clipping) {
         Counting c;
         const cpu::ChannelSet cs = cpu::channel_set(plan);
+        const std::uint64_t pixels = image.pixel_count();
         if (cs.ok && pixels >= kMinPixelsForTables && plan.bins() <= kMaxTableBins) {
             c.tables = &tables_for(Classifier{plan, clipping}, pixels * plan.channels.size(), cs.luma);
-            c.kernel = cpu::pick_kernel(plan, *c.tables, cs);
+            c.kernel = cpu::pick_kernel(plan, *c.tables, cs, image);
         }
         c.ctx = cpu::Context{&plan, c.tables};
         return c;
@@ -256,7 +257,7 @@ private:
             return counted;
         }
         const std::uint64_t pixels = image.pixel_count();
-        const Counting counting = prepare(pixels, plan, clipping);
+        const Counting counting = prepare(image, plan, clipping);
         const KernelFn kernel = counting.kernel;
 
         const std::uint64_t workers =

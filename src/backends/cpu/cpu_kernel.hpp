@@ -44,6 +44,10 @@ struct IdentityMap {  // 8-bit samples with the default bins: the shift mode wit
     static constexpr bool kMayFallback = false;
     std::uint32_t operator()(std::uint32_t v) const { return ih_classify_int(v, IH_INT_SHIFT, 0, 0, 0, 0, 0); }
 };
+// The same for 8-bit images whose neighbouring pixels repeat their samples (neighbours_repeat):
+// a run then sends pixel k to sub-histogram k % 4, as the wider samples do, where IdentityMap
+// sends 4 neighbours to one (run_of_groups says why each).
+struct IdentityApartMap : IdentityMap {};
 struct ShiftMap {  // 16-bit samples in the plan's shift mode (v >> k)
     std::uint32_t shift;
     static constexpr bool kMayFallback = false;
@@ -508,11 +512,14 @@ private:
             if (uniform_run3(q, i, ybuf)) return;
         if constexpr (sizeof(T) > 1)
             if (uniform_run_wide(q, i, ybuf)) return;
-        // 8-bit samples: channel by channel, byte loads, 4 neighbouring pixels into one
-        // sub-histogram: 8K RGBA8 R,G,B,A, one thread, random 36.4 -> 29.7 ms, natural 36.8 ->
-        // 27.4 ms, against pixel by pixel into k % 4 (consecutive stores to one table commit
-        // faster). Channel by channel into k % 4: random 32.6, natural 26.1; one table: 26.4,
-        // 30.1 (chains on equal neighbours); halves: 27.4, 29.3.
+        // 8-bit samples: channel by channel, byte loads. Random data (IdentityMap) sends 4
+        // neighbouring pixels to one sub-histogram: 8K RGBA8 R,G,B,A, one thread, random 36.4 ->
+        // 29.7 ms, natural 36.8 -> 27.4 ms, against pixel by pixel into k % 4 (consecutive stores
+        // to one table commit faster). Channel by channel into k % 4: random 32.6, natural 26.1;
+        // one table: 26.4, 30.1 (chains on equal neighbours); halves: 27.4, 29.3. Images whose
+        // neighbours repeat (IdentityApartMap: every photo measured) take k % 4: 8K tilings of 8
+        // photos, Zen 5, one thread, R,G,B,A 26.4-32.9 -> 23.1-27.5 ms, while random data went
+        // 26.8 -> 29.6-30.5 (docs/performance.md).
         // Wider samples: pixel k into sub-histogram k % 4, so that neighbours of one value (the
         // same bin) are no chain of dependent increments; their table look-up between load and
         // increment lengthens each link. Zen 5, one thread, medians, 4 neighbours -> k % 4 (-> k / 2 % 4):
@@ -528,7 +535,7 @@ private:
             constexpr int kPx = decltype(px)::value;
             constexpr std::size_t kSample = std::size_t(kPx * L::kCpp + L::kSources[kCh]);
             constexpr std::size_t kAt = kSample * sizeof(T);
-            constexpr int kSub = sizeof(T) > 1 ? kPx % int(kSubs) : kPx / 4 % int(kSubs);
+            constexpr int kSub = std::is_same_v<Map, IdentityMap> ? kPx / 4 % int(kSubs) : kPx % int(kSubs);
             if constexpr (kCodedBins)
                 coded_slot<kSub>(kCh, codes[std::size_t(i) * L::kCpp + kSample], q + kAt);
             else

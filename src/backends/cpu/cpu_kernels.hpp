@@ -28,8 +28,14 @@ struct Context {
 // Counts pixels [begin, end) of the image, in raster order, into a worker's sub-histograms.
 using KernelFn = void (*)(Counters&, const Context&, const ImageView&, std::uint64_t, std::uint64_t);
 
-// The table kernel for the plan, or null (then count_direct).
-KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs);
+// The table kernel for the plan, or null (then count_direct). 8-bit kernels also depend on the
+// image (neighbours_repeat).
+KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, const ImageView& image);
+
+// Whether neighbouring pixels of an 8-bit image hold equal samples (in the channels the plan
+// counts) clearly more often than random data does (1 in 256), judged from a few short stretches
+// of rows: about 8 KB read, whatever the image's size.
+bool neighbours_repeat(const ImageView& image, const HistogramPlan& plan);
 
 // The direct path: classify and count_code per sample, into the worker's 64-bit totals.
 void count_direct(Counters& k, const ImageView& image, std::uint64_t begin, std::uint64_t end);
