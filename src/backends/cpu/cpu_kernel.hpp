@@ -60,6 +60,7 @@ struct Top16Map {  // float bits by their top half; may answer kFallback or a se
     const std::uint32_t* sub;  // Tables::float_sub
     static constexpr bool kMayFallback = true;
     std::uint32_t operator()(std::uint32_t bits) const { return lut[bits >> 16]; }
+    std::uint32_t by_top_half(std::uint16_t top) const { return lut[top]; }  // the same from bits >> 16 alone
     // An entry from kSubTable up: the slot by the next 8 bits, or kFallback.
     std::uint32_t second(std::uint32_t entry, std::uint32_t bits) const {
         return entry == kFallback ? kFallback : sub[(entry - kSubTable) * kSubEntries + ((bits >> 8) & 0xFFu)];
@@ -295,6 +296,20 @@ private:
             fallback<S>(map_, c, v, slot, n);
         } else {
             increment<S>(c, slot, n);
+        }
+    }
+
+    // The sample at p. A float's table entry depends on its top 16 bits only: they are loaded
+    // alone (the whole sample only where the entry falls back), one load where a 32-bit load,
+    // a copy and a shift were.
+    template <int S>
+    inline __attribute__((always_inline)) void sample_slot_at(int c, const std::byte* p) {
+        if constexpr (std::is_same_v<Map, Top16Map> && sizeof(T) == 4 && std::endian::native == std::endian::little) {
+            const std::uint32_t slot = map_.by_top_half(load<std::uint16_t>(p + 2));
+            if (slot >= kSubTable) [[unlikely]] fallback<S>(map_, c, sample_bits<T>(p), slot, 1);
+            else increment<S>(c, slot);
+        } else {
+            sample_slot<S>(c, sample_bits<T>(p));
         }
     }
 
@@ -539,7 +554,7 @@ private:
             if constexpr (kCodedBins)
                 coded_slot<kSub>(kCh, codes[std::size_t(i) * L::kCpp + kSample], q + kAt);
             else
-                sample_slot<kSub>(kCh, sample_bits<T>(q + kAt));
+                sample_slot_at<kSub>(kCh, q + kAt);
         };
         if constexpr (sizeof(T) > 1 && !L::kLuma && !kCodedBins)
             static_for<int(kRunPixels)>([&](auto px) { static_for<L::kSampleChannels>([&](auto ch) { count_sample(ch, px); }); });
