@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "contract/half.h"
 #include "imghist/image.hpp"
 
 #if defined(__x86_64__)
@@ -50,6 +51,49 @@ void bare_count_pass(const ImageView& rgba8, BareCounts<Ch>& counts) {
             for (int c = 0; c < Ch; ++c) ++counts[0][c][row[x * 4 + c]];
     }
     keep_counts(counts);
+}
+
+// The bare work of counting the four samples of each pixel of an RGBA float image (f32 or f16)
+// through a table indexed by 16 bits of each sample, as the table kernels do (cpu_kernel.hpp:
+// Top16Map reads a float's top half, Lut16Map a half): per sample one 16-bit load, one table read
+// and one increment, pixel k into sub-histogram k % 4, and nothing else (no test for the
+// second-level tables, no runs, no flush). table: 65536 slots below 288, 16-bit (bare_table: the
+// smaller of the kernels' two entry widths, so that the table takes the least cache).
+inline void bare_table_count_pass(const ImageView& rgba, const std::uint16_t* table, BareCounts<4>& counts) {
+    std::memset(counts, 0, sizeof counts);
+    const std::size_t sample_bytes = format_info(rgba.format).pixel_bytes() / 4;  // 4 or 2
+    const std::size_t top = sample_bytes - 2;  // the top half's byte (little-endian)
+    for (std::uint32_t y = 0; y < rgba.height; ++y) {
+        const auto* row = reinterpret_cast<const std::uint8_t*>(rgba.row(y)) + top;
+        const auto index = [&](std::size_t sample) {
+            std::uint16_t v;
+            std::memcpy(&v, row + sample * sample_bytes, 2);
+            return v;
+        };
+        std::uint32_t x = 0;
+        for (; x + 16 <= rgba.width; x += 16)
+#pragma GCC unroll 16
+            for (int k = 0; k < 16; ++k)
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c) ++counts[k % 4][c][table[index(std::size_t(x + k) * 4 + c)]];
+        for (; x < rgba.width; ++x)
+            for (int c = 0; c < 4; ++c) ++counts[0][c][table[index(std::size_t(x) * 4 + c)]];
+    }
+    keep_counts(counts);
+}
+
+// bare_table_count_pass's table for a float (f32: its top 16 bits; f16: the half): bin
+// floor(v * 256) of [0, 1), 256 for any other value (NaN included). Bins of the truncated f32
+// are what the kernels' first-level table holds wherever a block holds no edge.
+inline std::vector<std::uint16_t> bare_table(bool half) {
+    std::vector<std::uint16_t> table(65536);
+    for (std::uint32_t i = 0; i < 65536; ++i) {
+        const std::uint32_t bits = half ? ih_half_to_float_bits(i) : i << 16;
+        float v;
+        std::memcpy(&v, &bits, 4);
+        table[i] = std::uint16_t(v >= 0.0f && v < 1.0f ? std::uint32_t(v * 256.0f) : 256u);
+    }
+    return table;
 }
 
 // The bare work of counting one 8-bit value per pixel (a luminance image, computed before) on
