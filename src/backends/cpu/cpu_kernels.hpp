@@ -34,7 +34,7 @@ KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelS
 
 // Whether neighbouring pixels of an 8-bit image hold equal samples (in the channels the plan
 // counts) clearly more often than random data does (1 in 256), judged from a few short stretches
-// of rows: about 8 KB read, whatever the image's size.
+// of rows: about 4 KB read, whatever the image's size.
 bool neighbours_repeat(const ImageView& image, const HistogramPlan& plan);
 
 // The direct path: classify and count_code per sample, into the worker's 64-bit totals.
