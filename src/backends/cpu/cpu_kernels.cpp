@@ -123,8 +123,9 @@ namespace {
 // their bins afterwards); any other plan takes the direct path.
 KernelFn pick_u8(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, const ImageView& image) {
     if (tb.extremes || plan.int_mode != IH_INT_SHIFT || plan.shift != 0) return nullptr;
-    // Luminance alone is counted in its own order (fused_luma, group_luma): one kernel does.
-    if ((cs.rgb || cs.alpha || plan.info.channels == 1) && neighbours_repeat(image, plan))
+    // Luminance alone is counted in its own order (fused_luma, group_luma): neighbours_repeat
+    // compares only sample channels, and is false without one.
+    if (neighbours_repeat(image, plan))
         return pick_format<std::uint8_t, IdentityApartMap, IdentityMap, kSmallPitch>(plan.info, cs);
     return pick_format<std::uint8_t, IdentityMap, IdentityMap, kSmallPitch>(plan.info, cs);
 }
@@ -192,13 +193,11 @@ KernelFn pick_float(const HistogramPlan& plan, const Tables& tb, const ChannelSe
 bool neighbours_repeat(const ImageView& image, const HistogramPlan& plan) {
     const FormatInfo& fi = plan.info;
     const std::size_t pixel_bytes = fi.pixel_bytes();
-    // The samples compared: those the plan counts, or R, G and B for luminance alone.
+    // The samples compared: those the plan counts (luminance alone has one order: pick_u8).
     std::array<std::size_t, 4> samples{};
     std::size_t count = 0;
     for (const int source : plan.sources)
         if (source != kLumaSource && count < samples.size()) samples[count++] = std::size_t(source);
-    if (count == 0 && plan.has_luma() && fi.channels >= 3)
-        for (const int c : {fi.red, fi.green, fi.blue}) samples[count++] = std::size_t(c);
     if (count == 0 || image.width < 2) return false;
     // Stretches of kPixels pixels: 8-bit 256 x 256 calls (44-45 us) took 2.0-2.7 us more with
     // stretches of 128, 0-1.8 with 64.

@@ -32,8 +32,8 @@ using KernelFn = void (*)(Counters&, const Context&, const ImageView&, std::uint
 // image (neighbours_repeat).
 KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, const ImageView& image);
 
-// Whether neighbouring pixels of an 8-bit image hold equal samples (in the channels the plan
-// counts) clearly more often than random data does (1 in 256), judged from a few short stretches
+// Whether neighbouring pixels of an 8-bit image hold equal samples (in the sample channels the
+// plan counts; false if it counts luminance alone) clearly more often than random data does (1 in 256), judged from a few short stretches
 // of rows: about 4 KB read, whatever the image's size.
 bool neighbours_repeat(const ImageView& image, const HistogramPlan& plan);
 
