@@ -3,8 +3,9 @@
 // (no classification, no flush, no merge, no library), in the table kernels' order
 // (cpu_kernel.hpp, run_of_groups): runs of 16 pixels, channel by channel, Neighbours neighbouring
 // pixels into one sub-histogram (4: the 8-bit samples' order on random data; 1, pixel k into
-// sub-histogram k % 4: the wider samples', and 8-bit images whose neighbours repeat). With Stores, each increment becomes a plain store to the same counter
-// (the stores alone, without the loads). Used by imghist_bench's bare-1thread cases and by
+// sub-histogram k % 4: the wider samples', and 8-bit images whose neighbours repeat). With
+// Stores, each increment becomes a plain store to the same counter (the stores alone, without
+// the loads). Used by imghist_bench's bare-1thread cases and by
 // imghist_compare's bound columns: the time of one increment per sample, which no kernel that
 // increments a counter per sample goes below.
 #pragma once

@@ -533,8 +533,8 @@ private:
         // to one table commit faster). Channel by channel into k % 4: random 32.6, natural 26.1;
         // one table: 26.4, 30.1 (chains on equal neighbours); halves: 27.4, 29.3. Images whose
         // neighbours repeat (IdentityApartMap: every photo measured) take k % 4: 8K tilings of 8
-        // photos, Zen 5, one thread, R,G,B,A 26.0-32.9 -> 21.6-26.2 ms, while random data went
-        // 26.8 -> 29.6-30.5 (docs/performance.md).
+        // photos (bench/python/bench_photos.py), Zen 5, one thread, R,G,B,A 25.7-32.4 -> 22.8-26.7
+        // ms, while k % 4 took random data 26.8 -> 29.6-30.5 (docs/performance.md).
         // Wider samples: pixel k into sub-histogram k % 4, so that neighbours of one value (the
         // same bin) are no chain of dependent increments; their table look-up between load and
         // increment lengthens each link. Zen 5, one thread, medians, 4 neighbours -> k % 4 (-> k / 2 % 4):
