@@ -311,8 +311,12 @@ void print_ranking(std::ostringstream& table, const Sweep& s, const Ranking& k) 
     char line[512];
     table << "### Sweep: share of the floor over every rgba8 image and request, per tuning\n\n";
     for (int i : k.order) {
-        std::snprintf(line, sizeof line, "- %d: %s: geometric mean %.0f%%, worst %.0f%%\n", i,
-                      tuning_name(s.tunings[i]).c_str(), 100 * k.geomean[i], 100 * k.worst[i]);
+        if (k.geomean[i] == 0) {  // a tuning timed on no rgba8 case (code_window=0: float edge bins only)
+            std::snprintf(line, sizeof line, "- %d: %s: no rgba8 case\n", i, tuning_name(s.tunings[i]).c_str());
+        } else {
+            std::snprintf(line, sizeof line, "- %d: %s: geometric mean %.0f%%, worst %.0f%%\n", i,
+                          tuning_name(s.tunings[i]).c_str(), 100 * k.geomean[i], 100 * k.worst[i]);
+        }
         table << line;
     }
 }
