@@ -141,6 +141,30 @@ TEST(CudaShape, FloatEdgeBinsTakeTheCodeWindow) {
     EXPECT_EQ(shape_of(PixelFormat::rgba_f32, rgb).code_lut_smem, kCodeLutBytes);
 }
 
+// Float luminance takes the code table only in float edge bins with the window: its bits are
+// looked up like a sample's. Uniform bins, halves and code_window=0 compute its bin.
+TEST(CudaShape, FloatLuminanceInEdgeBinsTakesTheCodeWindow) {
+    for (const Mode mode : {Mode::luma, Mode::all}) {
+        SCOPED_TRACE(int(mode));
+        Request ev;
+        ev.mode = mode;
+        ev.bins.edges = ev_edges(-8, 0, 32);
+        const Shape f32 = shape_of(PixelFormat::rgba_f32, ev);
+        ASSERT_TRUE(f32.code_lut);
+        EXPECT_EQ(f32.code_window, float_code_window(HistogramPlan(PixelFormat::rgba_f32, ev).edge_keys, 8192));
+        EXPECT_EQ(f32.code_lut_smem, f32.code_window.entries * 2 + (257 + 3) / 4 * 16);
+        Tune whole;
+        whole.code_window = 0;
+        EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, ev, kH200, whole).code_lut);
+        EXPECT_FALSE(shape_of(PixelFormat::rgba_f16, ev).code_lut);
+        // No room for the window beside the counters
+        EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, f32.smem + f32.code_lut_smem - 16}).code_lut);
+        Request uniform;
+        uniform.mode = mode;
+        EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, uniform).code_lut);
+    }
+}
+
 TEST(CudaShape, DescriptorsCoverEveryPixel) {
     const Shape sh = shape_of(PixelFormat::rgba8);
     const auto* aligned = reinterpret_cast<const unsigned char*>(std::uintptr_t(1) << 20);

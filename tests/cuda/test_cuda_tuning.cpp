@@ -3,6 +3,7 @@
 // knobs; bit for bit against the reference backend.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -207,17 +208,38 @@ TEST(CudaPacked, FloatEveryKnobMatchesReference) {
                                "float_lut=2,code_window=2048,flush=1"});
 }
 
+// Gray pixels (v, v, v, 1) of every sample v of an rgba_f32 image: their luminance is v or a float
+// beside it (the weights sum to 1), so it meets the edges and window block starts that v meets.
+TestImage gray_pixels_of(const TestImage& img) {
+    std::vector<float> values(img.storage.size() / 4);
+    std::memcpy(values.data(), img.storage.data(), img.storage.size());
+    TestImage gray;
+    gray.storage.resize(values.size() * 16);
+    auto* out = reinterpret_cast<float*>(gray.storage.data());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        out[4 * i] = out[4 * i + 1] = out[4 * i + 2] = values[i];
+        out[4 * i + 3] = 1.0f;
+    }
+    const auto width = std::uint32_t(values.size() / 8);
+    gray.view = ImageView{gray.storage.data(), width, 8, std::size_t(width) * 16, PixelFormat::rgba_f32};
+    return gray;
+}
+
 // Float edge bins through the code window in shared memory (KernelParams::window_entries): every
 // EV edge and the floats beside it, both sides of every window block's start, and specials, with
 // the default window (blocks of 2^14 floats), a coarser (2^16) and a finer one (2^12), and the
 // whole table (code_window=0), on the device image and its pitched copy (the generic kernel).
+// Luminance (Y; R,G,B,Y) looks its own bits up in the window: counted on gray pixels of the same
+// values, whose luminance lands on and beside the same edges.
 TEST(CudaPacked, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
     REQUIRE_GPU();
     Request r;
     r.bins.edges = ev_edges(-8, 0, 32);
     const TestImage img = testing::values_around_edges(r.bins.edges);
+    const TestImage gray = gray_pixels_of(img);
     const DeviceCopy packed = upload(img.view);
     const DeviceCopy pitched = upload(img.view, img.view.stride_bytes + 64);
+    const DeviceCopy gray_packed = upload(gray.view);
     auto reference = create_engine("reference");
     for (const char* tune : {"float_lut=2", "float_lut=2,code_window=2048", "float_lut=2,code_window=32768",
                              "float_lut=2,code_window=0"}) {
@@ -227,10 +249,18 @@ TEST(CudaPacked, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
             r.bins.clamp = clamp;
             r.mode = Mode::rgb;
             r.count_alpha = clamp;
+            r.weights = LumaWeights{};
             const Result want = reference->compute(img.view, r);
             const std::string what = std::string(tune) + (clamp ? " clamp" : "");
             expect_same_histograms(engine->compute_device(packed.view, r), want, what);
             expect_same_histograms(engine->compute_device(pitched.view, r), want, what + " (pitched)");
+            for (const Mode mode : {Mode::luma, Mode::all}) {
+                r.mode = mode;
+                r.weights = clamp ? LumaWeights::rec601() : LumaWeights{};
+                const std::string luma = what + (mode == Mode::luma ? " Y" : " R,G,B,Y");
+                expect_same_histograms(engine->compute_device(gray_packed.view, r), reference->compute(gray.view, r), luma);
+                expect_same_histograms(engine->compute_device(packed.view, r), reference->compute(img.view, r), luma + " (mixed)");
+            }
         }
     }
 }

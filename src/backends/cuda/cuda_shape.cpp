@@ -127,19 +127,26 @@ void decide_packed_path(Shape& sh, const HistogramPlan& plan, const DeviceLimits
     sh.slot_merge = tune.slot_merge && (!p.value_mode || values_are_bins);
     // The code table sits behind the counters; a slot must fit a 16-bit code's 14 bits. Float
     // edge bins take the code window and the edge keys instead where they fit: less shared
-    // memory, so more blocks per SM, and fewer blocks that hold an edge.
-    if (tune.float_lut == 0 || p.value_mode || luma || ih_code_from_16(ih_code_to_16(p.spc)) != p.spc) return;
-    sh.code_lut_smem = kCodeLutBytes;
-    if (plan.has_edges() && plan.info.sample == SampleType::f32) {
+    // memory, so more blocks per SM, and fewer blocks that hold an edge. Luminance is looked up
+    // by its float bits, so only in float edge bins with the window: uniform bins compute its
+    // bin at the read rate already (H200, 8K RGBA f32 Y: 96 % of the read floor), and a half
+    // image's table is by half bits.
+    if (tune.float_lut == 0 || p.value_mode || ih_code_from_16(ih_code_to_16(p.spc)) != p.spc) return;
+    const bool float_edges = plan.has_edges() && plan.info.sample == SampleType::f32;
+    if (luma && !float_edges) return;
+    std::size_t lut_smem = kCodeLutBytes;
+    if (float_edges) {
         const FloatCodeWindow window = float_code_window(plan.edge_keys, tune.code_window);
         const std::size_t key_bytes = (std::size_t(p.bin.bins) + 1 + 3) / 4 * 16;  // whole 16-byte vectors
         const std::size_t bytes = std::size_t(window.entries) * 2 + key_bytes;
         if (window.entries != 0 && sh.smem + bytes <= device.dynamic_smem) {
             sh.code_window = window;
-            sh.code_lut_smem = bytes;
+            lut_smem = bytes;
         }
     }
-    if (sh.smem + sh.code_lut_smem > device.dynamic_smem) return;
+    if (luma && sh.code_window.entries == 0) return;
+    if (sh.smem + lut_smem > device.dynamic_smem) return;
+    sh.code_lut_smem = lut_smem;
     sh.code_lut = true;
     sh.code_lut_grid_cap =
         unsigned(occupancy(sh.format, kPacked, sh.block, sh.smem + sh.code_lut_smem, nch, luma)) * device.multiprocessors;

@@ -53,13 +53,13 @@ gpu::TuningTable<Tune> make_table() {
                 gpu::flag("early", &Tune::early, "packed_kernel, 8-bit without luminance: load before zeroing counters"),
                 gpu::flag("slot_merge", &Tune::slot_merge, "packed_kernel: merge per slot with arrival counts"),
                 gpu::number("float_lut", &Tune::float_lut,
-                            "packed_kernel, half/float without luminance: code table in shared memory: 0 never, "
-                            "1 from 2^20 pixels, 2 always",
+                            "packed_kernel, half/float (luminance: float edge bins with the window): code table "
+                            "in shared memory: 0 never, 1 from 2^20 pixels, 2 always",
                             up_to(2)),
                 gpu::number("code_window", &Tune::code_window,
                             "float_lut, float edge bins: code window entries in shared memory instead of the "
                             "whole table (0: the whole table)",
-                            Range{.max = 32768}),
+                            Range{.max = 65536}),
                 gpu::flag("graph", &Tune::graph, "single device images: replay the launch from a cached CUDA graph"),
             },
             {},  // no family: every device takes the defaults

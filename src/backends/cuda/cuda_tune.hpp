@@ -50,8 +50,8 @@ struct Tune {
     // packed_kernel: merge per slot with arrival counts (KernelParams::slot_merge) where the
     // slots allow it; 0: the fence, ticket and last-block pass of finish_image.
     bool slot_merge = true;
-    // packed_kernel, half and float samples without luminance: look codes up in a 65536-entry
-    // table in shared memory (KernelParams::code_lut). 1: for images of kCodeLutMinPixels or more
+    // packed_kernel, half and float samples (luminance: only float edge bins with the window):
+    // look codes up in a 65536-entry table in shared memory (KernelParams::code_lut). 1: for images of kCodeLutMinPixels or more
     // (each block copies the 128 KiB table in); 2: always; 0: never.
     int float_lut = 1;
     // float_lut, float edge bins: the most entries of the finer code window that goes to shared

@@ -328,23 +328,31 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
     }
 }
 
-// The float hot path with P.code_lut (no luminance): each sample's code is looked up in the
-// shared-memory copy of the table by the half's bits or the float's top 16 bits, or for float
-// edge bins in the shared code window (P.window_entries; outside it, in the whole table in
-// device memory); a float whose block is unresolved is classified, one with an edge hint walks
-// the edge keys `keys` (binning.h). Then the same shared adds as count_floats.
+// The float hot path with P.code_lut: each sample's code is looked up in the shared-memory copy
+// of the table by the half's bits or the float's top 16 bits, or for float edge bins in the shared
+// code window (P.window_entries; outside it, in the whole table in device memory); a float whose
+// block is unresolved is classified, one with an edge hint walks the edge keys `keys`
+// (binning.h). Then the same shared adds as count_floats.
 // kWindow: P.window_entries != 0, decided once per step rather than per sample.
-template <class F, int NCH, bool kWindow, bool kSelect = false>
+// LUMA: float luminance is looked up by its own bits like a sample, so only float samples with
+// the window take it (a half image's table is by half bits; cuda_shape.cpp decides).
+template <class F, int NCH, int LUMA, bool kWindow, bool kSelect = false>
 __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const uint32_t (&slot0)[NCH],
                                                  const uint4 (&v)[1], const unsigned short* lut,
                                                  const uint32_t* keys, const Drop<kSelect>& drop = {}) {
+    static_assert(LUMA == 0 || (F::kSampleBytes == 4 && kWindow), "luminance: float samples in the window");
     constexpr int kSamples = F::kPixelBytes / F::kSampleBytes;
 #pragma unroll
     for (int k = 0; k < F::kPixelsPerGroup; ++k) {
         const Px<F::kWords> p = group_pixel<F>(v, k);
+        uint32_t luma = 0;
+        if constexpr (LUMA != 0)
+            luma = __float_as_uint(ih_luma_float(float_sample<F>(p, 0), float_sample<F>(p, 1), float_sample<F>(p, 2),
+                                                 P.bin.weight_float_r, P.bin.weight_float_g, P.bin.weight_float_b));
 #pragma unroll
         for (int c = 0; c < NCH; ++c) {
-            const uint32_t raw = raw_sample<F>(p, uint32_t(packed_float_source(kSamples, NCH, 0, c)));
+            const int s = packed_float_source(kSamples, NCH, LUMA, c);
+            const uint32_t raw = s < 0 ? luma : raw_sample<F>(p, uint32_t(s));
             uint32_t e;
             if constexpr (F::kSampleBytes == 4 && kWindow) {
                 const uint32_t w = (raw >> P.window_shift) - P.window_first;  // negative floats wrap past it
@@ -882,25 +890,33 @@ __global__ void __launch_bounds__(kMaxBlock, packed_min_blocks<Sample>(NCH, LUMA
 #pragma unroll
         for (int k = 0; k < kSteps; ++k) count_vector(v[k], Open{}, k);
     };
-    // The code table's shared-memory copy, behind the counters (P.code_lut: floats, no luminance),
-    // or the code window and then the edge keys.
+    // The code table's shared-memory copy, behind the counters (P.code_lut: floats), or the code
+    // window and then the edge keys (float edge bins; with luminance, only these).
+    constexpr bool kLutKernel = !F::kValueMode && (LUMA == 0 || F::kSampleBytes == 4);
     const unsigned short* lut = reinterpret_cast<const unsigned short*>(sh + P.smem_words);
     uint32_t* const shared_keys = sh + P.smem_words + P.window_entries / 2;
-    const uint32_t* const keys = P.window_entries != 0 ? shared_keys : P.edge_keys;
     // Floats: the vectors of a step that were loaded, by table or with the rule fixed once per step.
     auto count_some = [&](const uint4 (&v)[kSteps], const bool (&ok)[kSteps]) {
-        if constexpr (!F::kValueMode && LUMA == 0) {
-            if (P.code_lut != nullptr) {
-                auto run_lut = [&](auto window) {
+        if constexpr (kLutKernel) {
+            // With the window the keys are in shared memory, and the walks read them as such.
+            auto run_lut = [&](auto window, const uint32_t* keys) {
 #pragma unroll
-                    for (int k = 0; k < kSteps; ++k)
-                        if (ok[k])
-                            count_floats_lut<F, NCH, decltype(window)::value, kSelect>(
-                                P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys, drop_of(k, v[k]));
-                };
-                if (F::kSampleBytes == 4 && P.window_entries != 0) run_lut(std::true_type{});
-                else run_lut(std::false_type{});
-                return;
+                for (int k = 0; k < kSteps; ++k)
+                    if (ok[k])
+                        count_floats_lut<F, NCH, LUMA, decltype(window)::value, kSelect>(
+                            P, slot0, reinterpret_cast<const uint4(&)[1]>(v[k]), lut, keys, drop_of(k, v[k]));
+            };
+            if constexpr (F::kSampleBytes == 4) {
+                if (P.code_lut != nullptr && P.window_entries != 0) {
+                    run_lut(std::true_type{}, shared_keys);
+                    return;
+                }
+            }
+            if constexpr (LUMA == 0) {
+                if (P.code_lut != nullptr) {
+                    run_lut(std::false_type{}, P.edge_keys);
+                    return;
+                }
             }
         }
         auto run = [&](auto closed) {
@@ -921,7 +937,7 @@ __global__ void __launch_bounds__(kMaxBlock, packed_min_blocks<Sample>(NCH, LUMA
     };
     auto zero = [&] {  // and copy the code table in, where there is one
         for (uint32_t k = t; k < P.smem_words / 4; k += nt) smem[k] = make_uint4(0, 0, 0, 0);
-        if constexpr (!F::kValueMode && LUMA == 0) {
+        if constexpr (kLutKernel) {
             if (P.code_lut != nullptr && P.window_entries != 0) {
                 const uint4* from = reinterpret_cast<const uint4*>(P.code_lut + kCodeLutEntries);
                 for (uint32_t k = t; k < P.window_entries / 8; k += nt) smem[P.smem_words / 4 + k] = __ldg(from + k);
