@@ -10,6 +10,7 @@
 
 #include "cuda_test_support.hpp"
 #include "histogram_asserts.hpp"
+#include "selection_checks.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -240,6 +241,8 @@ TEST(CudaPacked, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
     const DeviceCopy packed = upload(img.view);
     const DeviceCopy pitched = upload(img.view, img.view.stride_bytes + 64);
     const DeviceCopy gray_packed = upload(gray.view);
+    const testing::Mask mask = testing::random_mask(gray.view.width, gray.view.height, 7);
+    const DeviceCopy device_mask = upload(mask.view());
     auto reference = create_engine("reference");
     for (const char* tune : {"float_lut=2", "float_lut=2,code_window=2048", "float_lut=2,code_window=32768",
                              "float_lut=2,code_window=0"}) {
@@ -260,6 +263,11 @@ TEST(CudaPacked, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
                 const std::string luma = what + (mode == Mode::luma ? " Y" : " R,G,B,Y");
                 expect_same_histograms(engine->compute_device(gray_packed.view, r), reference->compute(gray.view, r), luma);
                 expect_same_histograms(engine->compute_device(packed.view, r), reference->compute(img.view, r), luma + " (mixed)");
+                Request masked = r, on_host = r;  // the selecting kernel's copy of the lookup
+                masked.device_mask = device_mask.view;
+                on_host.mask = mask.view();
+                expect_same_histograms(engine->compute_device(gray_packed.view, masked), reference->compute(gray.view, on_host),
+                                       luma + " (masked)");
             }
         }
     }
