@@ -349,30 +349,42 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
         if constexpr (LUMA != 0)
             luma = __float_as_uint(ih_luma_float(float_sample<F>(p, 0), float_sample<F>(p, 1), float_sample<F>(p, 2),
                                                  P.bin.weight_float_r, P.bin.weight_float_g, P.bin.weight_float_b));
+        // The pixel's entries first, all loads at once, so that their latencies overlap: a float
+        // outside the window reads entry 0 here and its own entry from the whole table below.
+        uint32_t raw[NCH], e[NCH];
+        bool outside = false;
 #pragma unroll
         for (int c = 0; c < NCH; ++c) {
             const int s = packed_float_source(kSamples, NCH, LUMA, c);
-            const uint32_t raw = s < 0 ? luma : raw_sample<F>(p, uint32_t(s));
-            uint32_t e;
+            raw[c] = s < 0 ? luma : raw_sample<F>(p, uint32_t(s));
             if constexpr (F::kSampleBytes == 4 && kWindow) {
-                const uint32_t w = (raw >> P.window_shift) - P.window_first;  // negative floats wrap past it
-                e = w < P.window_entries ? lut[w] : __ldg(P.code_lut + (raw >> 16));
+                const uint32_t w = (raw[c] >> P.window_shift) - P.window_first;  // negative floats wrap past it
+                outside |= w >= P.window_entries;
+                e[c] = lut[w < P.window_entries ? w : 0u];
             } else {
-                e = lut[F::kSampleBytes == 2 ? raw : raw >> 16];
+                e[c] = lut[F::kSampleBytes == 2 ? raw[c] : raw[c] >> 16];
             }
-            uint32_t slot = ih_code_slot(ih_code_from_16(e)), extra_slot = ih_code_extra_slot(ih_code_from_16(e), P.bin.bins);
-            bool extra = ih_code_has_extra(ih_code_from_16(e));
-            if (F::kSampleBytes == 4 && (e >> 14) == 3u) {  // unresolved, or an edge hint (binning.h)
-                const uint32_t code =
-                    e == IH_CODE16_UNRESOLVED
-                        ? ih_args_classify_float(__uint_as_float(raw), P.bin, keys)
-                        : ih_edge_walk_from(ih_float_key(raw), e & 0x3FFFu, keys);
-                slot = ih_code_slot(code);
-                extra_slot = ih_code_extra_slot(code, P.bin.bins);
-                extra = ih_code_has_extra(code);
+        }
+        if constexpr (F::kSampleBytes == 4 && kWindow) {
+            if (outside) {
+#pragma unroll
+                for (int c = 0; c < NCH; ++c)
+                    if ((raw[c] >> P.window_shift) - P.window_first >= P.window_entries)
+                        e[c] = __ldg(P.code_lut + (raw[c] >> 16));
             }
-            red_shared(drop.at(k, slot0[c] + (slot << 7)), 1u);
-            if (extra) red_shared(drop.at(k, slot0[c] + (extra_slot << 7)), 1u);
+        }
+#pragma unroll
+        for (int c = 0; c < NCH; ++c) {
+            if (e[c] < 0x4000u) {  // a bin's slot with no extra (ih_code_from_16): one add
+                red_shared(drop.at(k, slot0[c] + (e[c] << 7)), 1u);
+                continue;
+            }
+            uint32_t code = ih_code_from_16(e[c]);
+            if (F::kSampleBytes == 4 && (e[c] >> 14) == 3u)  // unresolved, or an edge hint (binning.h)
+                code = e[c] == IH_CODE16_UNRESOLVED ? ih_args_classify_float(__uint_as_float(raw[c]), P.bin, keys)
+                                                    : ih_edge_walk_from(ih_float_key(raw[c]), e[c] & 0x3FFFu, keys);
+            red_shared(drop.at(k, slot0[c] + (ih_code_slot(code) << 7)), 1u);
+            if (ih_code_has_extra(code)) red_shared(drop.at(k, slot0[c] + (ih_code_extra_slot(code, P.bin.bins) << 7)), 1u);
         }
     }
 }
