@@ -115,25 +115,43 @@ TEST(CudaShape, PackedPathAndItsOptions) {
 }
 
 // Float edge bins take the code window and the edge keys instead of the whole table where they
-// fit; halves, uniform bins and code_window=0 keep the whole table.
+// fit: the finest window of at most code_window entries that leaves room for a selection's trash
+// row; halves, uniform bins and code_window=0 keep the whole table.
 TEST(CudaShape, FloatEdgeBinsTakeTheCodeWindow) {
     Request ev;
     ev.mode = Mode::rgb;
     ev.bins.edges = ev_edges(-8, 0, 32);
+    const std::vector<std::uint32_t> keys = HistogramPlan(PixelFormat::rgba_f32, ev).edge_keys;
+    const std::size_t key_bytes = (257 + 3) / 4 * 16;
     const Shape f32 = shape_of(PixelFormat::rgba_f32, ev);
     ASSERT_TRUE(f32.code_lut);
-    EXPECT_EQ(f32.code_window, float_code_window(HistogramPlan(PixelFormat::rgba_f32, ev).edge_keys, 8192));
-    EXPECT_EQ(f32.code_window.shift, 14u);
-    EXPECT_EQ(f32.code_lut_smem, f32.code_window.entries * 2 + (257 + 3) / 4 * 16);
-    EXPECT_LT(f32.code_lut_smem, kCodeLutBytes / 4);
+    EXPECT_EQ(f32.code_window, float_code_window(keys, 32768));
+    EXPECT_EQ(f32.code_window.shift, 12u);
+    EXPECT_EQ(f32.code_lut_smem, f32.code_window.entries * 2 + key_bytes);
+    EXPECT_LT(f32.code_lut_smem, kCodeLutBytes / 2);
     Tune whole;
     whole.code_window = 0;
     const Shape no_window = shape_of(PixelFormat::rgba_f32, ev, kH200, whole);
     EXPECT_EQ(no_window.code_window.entries, 0u);
     EXPECT_EQ(no_window.code_lut_smem, kCodeLutBytes);
-    // No room for the whole table, room for the window
-    EXPECT_TRUE(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, f32.smem + f32.code_lut_smem}).code_lut);
-    EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, f32.smem + f32.code_lut_smem}, whole).code_lut);
+    // No room for the whole table, room for the window and the trash row
+    const std::size_t exact = f32.smem + f32.code_lut_smem + kTrashRowBytes;
+    EXPECT_EQ(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, exact}).code_window, f32.code_window);
+    EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, exact}, whole).code_lut);
+    // Less room: the next coarser window, which fits
+    const Shape tight = shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, exact - 16});
+    ASSERT_TRUE(tight.code_lut);
+    EXPECT_EQ(tight.code_window, float_code_window(keys, (f32.code_window.entries - 8) ));
+    EXPECT_EQ(tight.code_window.shift, 13u);
+    EXPECT_LE(tight.smem + tight.code_lut_smem + kTrashRowBytes, exact - 16);
+    // Five channels (R,G,B,A,Y): a window that fits beside their counters
+    Request five = ev;
+    five.mode = Mode::all;
+    five.count_alpha = true;
+    const Shape wide = shape_of(PixelFormat::rgba_f32, five);
+    ASSERT_TRUE(wide.code_lut);
+    EXPECT_NE(wide.code_window.entries, 0u);
+    EXPECT_LE(wide.smem + wide.code_lut_smem + kTrashRowBytes, kH200.dynamic_smem);
     EXPECT_EQ(shape_of(PixelFormat::rgba_f16, ev).code_window.entries, 0u);  // halves: the whole table is exact
     Request rgb;
     rgb.mode = Mode::rgb;
@@ -149,16 +167,18 @@ TEST(CudaShape, FloatLuminanceInEdgeBinsTakesTheCodeWindow) {
         Request ev;
         ev.mode = mode;
         ev.bins.edges = ev_edges(-8, 0, 32);
+        const std::size_t key_bytes = (257 + 3) / 4 * 16;
         const Shape f32 = shape_of(PixelFormat::rgba_f32, ev);
         ASSERT_TRUE(f32.code_lut);
-        EXPECT_EQ(f32.code_window, float_code_window(HistogramPlan(PixelFormat::rgba_f32, ev).edge_keys, 8192));
-        EXPECT_EQ(f32.code_lut_smem, f32.code_window.entries * 2 + (257 + 3) / 4 * 16);
+        EXPECT_EQ(f32.code_window, float_code_window(HistogramPlan(PixelFormat::rgba_f32, ev).edge_keys, 32768));
+        EXPECT_EQ(f32.code_lut_smem, f32.code_window.entries * 2 + key_bytes);
         Tune whole;
         whole.code_window = 0;
         EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, ev, kH200, whole).code_lut);
         EXPECT_FALSE(shape_of(PixelFormat::rgba_f16, ev).code_lut);
-        // No room for the window beside the counters
-        EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, f32.smem + f32.code_lut_smem - 16}).code_lut);
+        // Room for the keys but for no window beside the counters
+        EXPECT_FALSE(
+            shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, f32.smem + key_bytes + kTrashRowBytes + 64}).code_lut);
         Request uniform;
         uniform.mode = mode;
         EXPECT_FALSE(shape_of(PixelFormat::rgba_f32, uniform).code_lut);

@@ -228,8 +228,8 @@ TestImage gray_pixels_of(const TestImage& img) {
 
 // Float edge bins through the code window in shared memory (KernelParams::window_entries): every
 // EV edge and the floats beside it, both sides of every window block's start, and specials, with
-// the default window (blocks of 2^14 floats), a coarser (2^16) and a finer one (2^12), and the
-// whole table (code_window=0), on the device image and its pitched copy (the generic kernel).
+// the default window (blocks of 2^12 floats), coarser ones (2^16, 2^14) and a finer one (2^11),
+// and the whole table (code_window=0), on the device image and its pitched copy (the generic kernel).
 // Luminance (Y; R,G,B,Y) looks its own bits up in the window: counted on gray pixels of the same
 // values, whose luminance lands on and beside the same edges.
 TEST(CudaPacked, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
@@ -244,8 +244,8 @@ TEST(CudaPacked, FloatEdgeBinsWithAndWithoutTheCodeWindow) {
     const testing::Mask mask = testing::random_mask(gray.view.width, gray.view.height, 7);
     const DeviceCopy device_mask = upload(mask.view());
     auto reference = create_engine("reference");
-    for (const char* tune : {"float_lut=2", "float_lut=2,code_window=2048", "float_lut=2,code_window=32768",
-                             "float_lut=2,code_window=0"}) {
+    for (const char* tune : {"float_lut=2", "float_lut=2,code_window=2048", "float_lut=2,code_window=8192",
+                             "float_lut=2,code_window=65536", "float_lut=2,code_window=0"}) {
         TuneScope scope(tune);
         auto engine = cuda::create_engine();
         for (const bool clamp : {false, true}) {

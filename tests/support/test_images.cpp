@@ -163,7 +163,7 @@ TestImage values_around_edges(const std::vector<double>& edges, std::size_t samp
     const std::uint32_t first = std::bit_cast<std::uint32_t>(float(edges.front()));
     const std::uint32_t last = std::bit_cast<std::uint32_t>(float(edges.back()));
     if (edges.front() > 0)
-        for (std::uint32_t shift : {12u, 14u, 16u})
+        for (std::uint32_t shift : {11u, 12u, 14u, 16u})
             for (std::uint32_t bits = first >> shift << shift; bits <= last && values.size() < 4 * samples;
                  bits += 1u << shift)
                 values.insert(values.end(), {std::bit_cast<float>(bits), std::bit_cast<float>(bits - 1)});

@@ -35,7 +35,7 @@ TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t heig
                      std::uint64_t seed = 1, std::size_t padding_bytes = 0);
 
 // An rgba_f32 image (8 rows, packed) of every edge of `edges` and the floats beside it, the
-// floats on both sides of each start of the blocks of 2^12, 2^14 and 2^16 floats between the
+// floats on both sides of each start of the blocks of 2^11, 2^12, 2^14 and 2^16 floats between the
 // first and last edge (the GPU code windows' blocks), float specials (no denormals), and random
 // values in [0, 1): at least `samples` samples.
 TestImage values_around_edges(const std::vector<double>& edges, std::size_t samples = 40000);

@@ -279,7 +279,8 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
     const ih_bin_args& a = sh.params.bin;
     CodeTable* table = &code_tables_[0];
     for (CodeTable& t : code_tables_) {
-        if (t.args && std::memcmp(&*t.args, &a, sizeof a) == 0 && t.edges == sh.edge_keys_host) {
+        if (t.args && std::memcmp(&*t.args, &a, sizeof a) == 0 && t.edges == sh.edge_keys_host &&
+            t.window == sh.code_window) {
             t.used = ++code_table_uses_;
             return t.dev.ptr;
         }
@@ -289,10 +290,9 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
     auto classify = [&](float v) { return ih_args_classify_float(v, a, sh.edge_keys_host.data()); };
     const bool half = ih_format_sample_type(a.format) == IH_T_F16;
     code_lut_host_ = code16_table(half ? half_codes(classify) : float_top16_codes(classify), sh.edge_keys_host);
-    // Float edge bins: the window follows (decide_shape chose it from the same keys and knob).
+    // Float edge bins: the window decide_shape chose follows.
     if (!half) {
-        const std::vector<std::uint16_t> window =
-            code16_window(classify, sh.edge_keys_host, float_code_window(sh.edge_keys_host, tune_.code_window));
+        const std::vector<std::uint16_t> window = code16_window(classify, sh.edge_keys_host, sh.code_window);
         code_lut_host_.insert(code_lut_host_.end(), window.begin(), window.end());
     }
     table->dev.reserve(code_lut_host_.size());
@@ -301,6 +301,7 @@ const std::uint16_t* CudaEngine::code_lut(const Shape& sh, cudaStream_t stream) 
                              cudaMemcpyHostToDevice, stream));
     table->args = a;
     table->edges = sh.edge_keys_host;
+    table->window = sh.code_window;
     table->used = ++code_table_uses_;
     return table->dev.ptr;
 }

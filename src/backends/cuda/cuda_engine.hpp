@@ -183,6 +183,7 @@ private:
         DeviceBuffer<std::uint16_t> dev;
         std::optional<ih_bin_args> args;
         std::vector<std::uint32_t> edges;
+        FloatCodeWindow window;  // the window behind the table (float edge bins: the shape's)
         std::uint64_t used = 0;  // code_table_uses_ when last returned
     };
     std::array<CodeTable, 4> code_tables_;

@@ -96,8 +96,8 @@ std::optional<std::uint64_t> CudaEngine::accumulate_selected_device(const Device
     KernelParams& p = sh.params;
     p.select = 1;
     if (sh.packed) {
-        // packed_kernel's trash row (Drop): one more row of 32 counters behind the counters.
-        const std::uint32_t words = std::max(p.smem_words, (p.hist_slots + 1) * 32);
+        // packed_kernel's trash row (Drop) behind the counters.
+        const std::uint32_t words = std::max(p.smem_words, p.hist_slots * 32 + kTrashRowBytes / 4);
         if (std::size_t(words) * 4 <= std::size_t(dynamic_smem_)) {
             p.smem_words = words;
             sh.smem = std::size_t(words) * 4;

@@ -136,12 +136,16 @@ void decide_packed_path(Shape& sh, const HistogramPlan& plan, const DeviceLimits
     if (luma && !float_edges) return;
     std::size_t lut_smem = kCodeLutBytes;
     if (float_edges) {
-        const FloatCodeWindow window = float_code_window(plan.edge_keys, tune.code_window);
+        // The finest window of at most the knob's entries that fits beside the counters, the
+        // keys and a selection's trash row (cuda_interop.cpp).
         const std::size_t key_bytes = (std::size_t(p.bin.bins) + 1 + 3) / 4 * 16;  // whole 16-byte vectors
-        const std::size_t bytes = std::size_t(window.entries) * 2 + key_bytes;
-        if (window.entries != 0 && sh.smem + bytes <= device.dynamic_smem) {
+        const std::size_t taken = sh.smem + key_bytes + kTrashRowBytes;
+        const std::size_t room = device.dynamic_smem > taken ? (device.dynamic_smem - taken) / 2 : 0;
+        const FloatCodeWindow window =
+            float_code_window(plan.edge_keys, std::uint32_t(std::min<std::size_t>(tune.code_window, room)));
+        if (window.entries != 0) {
             sh.code_window = window;
-            lut_smem = bytes;
+            lut_smem = std::size_t(window.entries) * 2 + key_bytes;
         }
     }
     if (luma && sh.code_window.entries == 0) return;

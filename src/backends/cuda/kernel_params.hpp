@@ -26,6 +26,9 @@ inline constexpr std::uint32_t kMaxArrivals = (1u << (64 - kArrivalShift)) - 1;
 // a float block whose values must be classified one by one).
 inline constexpr std::uint32_t kCodeLutEntries = 65536;
 inline constexpr std::uint32_t kCodeLutBytes = kCodeLutEntries * 2;
+// packed_kernel under a selection: one more row of 32 lane counters behind the counters, where
+// dropped pixels count (Drop, the trash row).
+inline constexpr std::uint32_t kTrashRowBytes = 32 * 4;
 
 // One kernel per sample type and samples per pixel (ih_format_sample_type, ih_format_samples:
 // bgra8 runs as rgba8 and bgr8 as rgb8, with the sample positions of their format); the 8-bit
