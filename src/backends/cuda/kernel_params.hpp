@@ -98,7 +98,8 @@ struct KernelParams {
     // then maps to out slot s (floats) or c * spc + value (8-bit values that classify to
     // themselves), and gridDim.x <= kMaxArrivals.
     std::uint32_t slot_merge;
-    // packed, half and float samples without luminance: classify codes by table (kCodeLutEntries
+    // packed, half and float samples (with luminance only in float edge bins with the window,
+    // where the luminance's float bits are looked up too): classify codes by table (kCodeLutEntries
     // codes in 16 bits, ih_code_to_16; indexed by a half's bits or a float's top 16 bits),
     // copied into shared memory behind the counters; nullptr: every sample is classified.
     // Float edge bins: window_entries != 0 puts the code window (core/plan.hpp, FloatCodeWindow:
