@@ -301,6 +301,12 @@ __device__ __forceinline__ void count_values(const KernelParams& P, const Ctr& c
 // P.bin.closed_top; kRuleEdges for edge bins; the caller branches once per step); slot0 holds each
 // channel's slot-0 address of this lane.
 constexpr int kRuleOpen = 0, kRuleClosed = 1, kRuleEdges = 2;
+// The packed float kernels' luminance: from samples 0, 1 and 2 (packed_float_source).
+template <class F>
+__device__ __forceinline__ float packed_luma(const KernelParams& P, const Px<F::kWords>& p) {
+    return ih_luma_float(float_sample<F>(p, 0), float_sample<F>(p, 1), float_sample<F>(p, 2), P.bin.weight_float_r,
+                         P.bin.weight_float_g, P.bin.weight_float_b);
+}
 template <class F, int NCH, int LUMA, int RULE, bool kSelect = false>
 __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32_t (&slot0)[NCH],
                                              const uint4 (&v)[1], const Drop<kSelect>& drop = {}) {
@@ -309,9 +315,7 @@ __device__ __forceinline__ void count_floats(const KernelParams& P, const uint32
     for (int k = 0; k < F::kPixelsPerGroup; ++k) {
         const Px<F::kWords> p = group_pixel<F>(v, k);
         float luma = 0.0f;
-        if constexpr (LUMA != 0)
-            luma = ih_luma_float(float_sample<F>(p, 0), float_sample<F>(p, 1), float_sample<F>(p, 2),
-                                 P.bin.weight_float_r, P.bin.weight_float_g, P.bin.weight_float_b);
+        if constexpr (LUMA != 0) luma = packed_luma<F>(P, p);
 #pragma unroll
         for (int c = 0; c < NCH; ++c) {
             const int s = packed_float_source(kSamples, NCH, LUMA, c);
@@ -346,9 +350,7 @@ __device__ __forceinline__ void count_floats_lut(const KernelParams& P, const ui
     for (int k = 0; k < F::kPixelsPerGroup; ++k) {
         const Px<F::kWords> p = group_pixel<F>(v, k);
         uint32_t luma = 0;
-        if constexpr (LUMA != 0)
-            luma = __float_as_uint(ih_luma_float(float_sample<F>(p, 0), float_sample<F>(p, 1), float_sample<F>(p, 2),
-                                                 P.bin.weight_float_r, P.bin.weight_float_g, P.bin.weight_float_b));
+        if constexpr (LUMA != 0) luma = __float_as_uint(packed_luma<F>(P, p));
         // The pixel's entries first, all loads at once, so that their latencies overlap: a float
         // outside the window reads entry 0 here and its own entry from the whole table below.
         uint32_t raw[NCH], e[NCH];
