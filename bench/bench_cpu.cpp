@@ -41,8 +41,9 @@ void run(benchmark::State& state, const char* backend, PixelFormat format, Patte
 
 // The bare work of R, G, B (Ch = 3) or R, G, B, A (Ch = 4) counting on one core, in the 8-bit
 // kernels' order for random data (bare_count.hpp; imghist_compare also times the other), for
-// comparison with cpu-1thread/.../rgb and .../rgba: the increments alone. One core commits about one increment to scattered cache lines per cycle, so on random
-// data the kernels can go below this only by counting runs of equal pixels with one add.
+// comparison with cpu-1thread/.../rgb and .../rgba: the increments alone. One core commits about
+// one increment to scattered cache lines per cycle, so on random data the kernels can go below
+// this only by counting runs of equal pixels with one add.
 template <int Ch, bool Stores>
 void bare_count(benchmark::State& state, Pattern pattern) {
     const auto& img = imghist::bench::image(PixelFormat::rgba8, pattern);

@@ -141,7 +141,7 @@ TEST(CudaShape, FloatEdgeBinsTakeTheCodeWindow) {
     // Less room: the next coarser window, which fits
     const Shape tight = shape_of(PixelFormat::rgba_f32, ev, DeviceLimits{132, exact - 16});
     ASSERT_TRUE(tight.code_lut);
-    EXPECT_EQ(tight.code_window, float_code_window(keys, (f32.code_window.entries - 8) ));
+    EXPECT_EQ(tight.code_window, float_code_window(keys, f32.code_window.entries - 8));
     EXPECT_EQ(tight.code_window.shift, 13u);
     EXPECT_LE(tight.smem + tight.code_lut_smem + kTrashRowBytes, exact - 16);
     // Five channels (R,G,B,A,Y): a window that fits beside their counters

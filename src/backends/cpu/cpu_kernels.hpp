@@ -33,8 +33,9 @@ using KernelFn = void (*)(Counters&, const Context&, const ImageView&, std::uint
 KernelFn pick_kernel(const HistogramPlan& plan, const Tables& tb, const ChannelSet& cs, const ImageView& image);
 
 // Whether neighbouring pixels of an 8-bit image hold equal samples (in the sample channels the
-// plan counts; false if it counts luminance alone) clearly more often than random data does (1 in 256), judged from a few short stretches
-// of rows: about 4 KB read, whatever the image's size.
+// plan counts; false if it counts luminance alone) clearly more often than random data does
+// (1 in 256), judged from a few short stretches of rows: about 4 KB read, whatever the image's
+// size.
 bool neighbours_repeat(const ImageView& image, const HistogramPlan& plan);
 
 // The direct path: classify and count_code per sample, into the worker's 64-bit totals.
