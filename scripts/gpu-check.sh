@@ -40,20 +40,9 @@ summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 
 # --- loaders and build dependencies -------------------------------------------------------
+. scripts/gpu/loaders.sh
 if [ -d .gl ]; then
-  # Loaders go into / (device-notes.md). NVIDIA's Vulkan ICD also needs libglvnd's dispatch
-  # libraries, which the machine lacks.
-  for f in .gl/ocl-icd-libopencl1*.deb .gl/clinfo*.deb .gl/libvulkan1_*.deb .gl/libglvnd0_*.deb \
-           .gl/libegl1_*.deb .gl/libgl1_*.deb .gl/libglx0_*.deb .gl/libopengl0_*.deb .gl/libgles2_*.deb; do
-    [ -e "$f" ] && dpkg -x "$f" /
-  done
-  # CMake's FindOpenCL and FindVulkan want the development names libOpenCL.so, libvulkan.so.
-  for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
-    for lib in libOpenCL libvulkan; do
-      if [ -e "$d/$lib.so.1" ] && [ ! -e "$d/$lib.so" ]; then ln -s "$lib.so.1" "$d/$lib.so"; fi
-    done
-  done
-  ldconfig
+  install_gpu_loaders
   dep=/tmp/imghist-deps
   mkdir -p "$dep"
   for f in .gl/*.deb; do
@@ -65,16 +54,8 @@ if [ -d .gl ]; then
   export CMAKE_PREFIX_PATH="$dep/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
   export CPATH="$dep/usr/include${CPATH:+:$CPATH}"
   export VK_LAYER_PATH="$dep/usr/share/vulkan/explicit_layer.d"
-  mkdir -p /etc/OpenCL/vendors
-  for lib in /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 /usr/lib/libnvidia-opencl.so /usr/lib64/libnvidia-opencl.so.1; do
-    if [ -e "$lib" ]; then echo "$lib" > /etc/OpenCL/vendors/nvidia.icd; break; fi
-  done
 fi
-if [ -z "${VK_DRIVER_FILES:-}" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-fi
-[ -e /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ] &&
-  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+use_nvidia_drivers
 command -v clinfo >/dev/null && clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/gpu.txt"
 

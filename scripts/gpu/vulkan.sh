@@ -8,20 +8,10 @@
 # Logs go to $OUT/vulkan_log.txt.
 vulkan_build_dir=${IMGHIST_VULKAN_BUILD_DIR:-build-vulkan-gpu}
 
-# NVIDIA's Vulkan ICD (libGLX_nvidia.so.0) needs libglvnd's dispatch libraries, which the
-# machine lacks: without them the loader reports "Could not get 'vkCreateInstance' via
-# 'vk_icdGetInstanceProcAddr'" and vkCreateInstance fails with VK_ERROR_INCOMPATIBLE_DRIVER.
-# The debs come from .gl (../shared/device-notes.md) and are unpacked into / as the device
-# README says.
+# The loaders and NVIDIA's driver files (scripts/gpu/loaders.sh), again for a step run alone.
 vulkan_driver_setup() {
-  local f
-  for f in .gl/libglvnd0_*.deb .gl/libegl1_*.deb .gl/libgl1_*.deb .gl/libglx0_*.deb .gl/libopengl0_*.deb .gl/libgles2_*.deb; do
-    [ -e "$f" ] && dpkg -x "$f" /
-  done
-  ldconfig
-  local egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-  [ -e "$egl" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$egl
-  return 0
+  install_gpu_loaders
+  use_nvidia_drivers
 }
 
 vulkan_build() {
