@@ -284,6 +284,52 @@ TEST(CudaDevice, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
     CK(cudaStreamDestroy(stream));
 }
 
+// A selection's pixel count is the growth of a running total on the device (select_out_[0],
+// never reset between calls): it must stay exact when the counts' buffer grows (4096 edge bins
+// after 256 bins), between plain calls, and after a failed call that left the engine to recover.
+TEST(CudaDevice, SelectedPixelCountsStayExactAcrossGrowthPlainCallsAndFailures) {
+    REQUIRE_GPU();
+    auto engine = cuda::create_engine();
+    auto reference = create_engine("reference");
+    const TestImage img = make_image(PixelFormat::rgba_f32, 97, 31, Pattern::specials, 11);
+    DeviceCopy image = upload(img.view);
+    std::vector<testing::Mask> masks;
+    std::vector<DeviceCopy> device_masks;
+    for (std::uint64_t seed : {21u, 22u, 23u}) {
+        masks.push_back(testing::random_mask(97, 31, seed));
+        device_masks.push_back(upload(masks.back().view()));
+    }
+    Request few;  // 256 uniform bins
+    Request many;
+    many.bins.edges = ev_edges(-8, 0, 256);  // 2049 edges: a larger counts buffer
+    const auto expect_selection = [&](const Request& base, std::size_t k, const std::string& what) {
+        Request r = base;
+        r.device_mask = device_masks[k].view;
+        Request host = base;
+        host.mask = masks[k].view();
+        const Result got = engine->compute_device(image.view, r);
+        expect_same_histograms(got, reference->compute(img.view, host), what);
+        EXPECT_EQ(got.counted_pixels, std::uint64_t(std::count_if(masks[k].bytes.begin(), masks[k].bytes.end(),
+                                                                   [](std::uint8_t b) { return b != 0; })))
+            << what;
+    };
+    expect_selection(few, 0, "first");
+    expect_selection(few, 1, "second, same buffer");
+    expect_selection(many, 2, "grown buffer");
+    expect_same_histograms(engine->compute_device(image.view, few), reference->compute(img.view, few), "plain");
+    expect_selection(many, 0, "after a plain call");
+    // A mask in host memory fails inside the call (the pointer check): the next call recovers.
+    Request bad = few;
+    bad.device_mask = DeviceImage{};
+    bad.device_mask->memory = std::uint64_t(reinterpret_cast<std::uintptr_t>(masks[0].bytes.data()));
+    bad.device_mask->width = 97;
+    bad.device_mask->height = 31;
+    bad.device_mask->format = PixelFormat::gray8;
+    EXPECT_THROW(engine->compute_device(image.view, bad), InvalidArgument);
+    expect_selection(few, 1, "after a failed call");
+    expect_selection(many, 2, "and again");
+}
+
 // The selection is counted inside the histogram kernel (KernelParams::select), which finds each
 // pixel's mask byte from its row and column: packed images with packed masks (one long row, also
 // in several segments), packed images with pitched masks, and 16-byte-aligned pitches (whole

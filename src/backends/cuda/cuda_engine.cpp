@@ -52,6 +52,7 @@ void CudaEngine::release() {
     tickets_.release();
     descs_dev_.release();
     out_.release();
+    select_out_.release();
     result_host_.release();
     for (int i = 0; i < kMaxStages; ++i) {
         stage_dev_[i].release();
@@ -75,6 +76,8 @@ void CudaEngine::recover() {
     sync_last();
     IH_CHECK(cudaMemset(acc_.ptr, 0, acc_.count * sizeof(unsigned long long)));
     IH_CHECK(cudaMemset(tickets_.ptr, 0, tickets_.count * sizeof(std::uint32_t)));
+    if (select_out_.ptr != nullptr) IH_CHECK(cudaMemset(select_out_.ptr, 0, sizeof(unsigned long long)));
+    selected_total_ = 0;
     IH_CHECK(cudaDeviceSynchronize());
     dirty_ = false;
 }
@@ -231,8 +234,8 @@ void CudaEngine::run_pieces(std::span<const Piece> pieces, const Shape& shape, u
     tickets_.reserve(per_launch, true);
     order_after_last(stream);
     if (pieces.size() == 1) {
-        // A selection's kernel would only rebuild the graph of the plain launches.
-        LaunchGraph* graph = tune_.graph && sh.params.select == 0 ? &graph_ : nullptr;
+        // A selection's kernel has a graph of its own, so that neither rebuilds the other's.
+        LaunchGraph* graph = !tune_.graph ? nullptr : sh.params.select ? &select_graph_ : &graph_;
         if (takes_packed(sh, pieces[0])) launch_packed(sh, pieces[0], acc_.ptr, out, stream, graph);
         else launch(sh, pieces, acc_.ptr, out, true, stream, descs_dev_, graph);
     } else {

@@ -110,11 +110,14 @@ private:
     // With check_pointers false, the caller has checked the memory the images lie in.
     std::span<const std::uint64_t> count_on_device(std::span<const DeviceImage> images, const HistogramPlan& plan,
                                                    cudaStream_t stream, bool check_pointers = true);
-    // The counts of `pieces` (image i is slot_index i), finished on `stream`, in the engine's
-    // pinned buffer until its next call; then the `extra` words of out_ that follow them
-    // (KernelParams::selected), copied back with them.
+    // The counts of `pieces` (image i is slot_index i), finished on `stream` into `out` after its
+    // first `lead` words, and read back with those words: [lead words][counts], in the engine's
+    // pinned buffer until its next call.
     std::span<const std::uint64_t> count_pieces(std::span<const Piece> pieces, const Shape& shape, cudaStream_t stream,
-                                                std::size_t extra = 0);
+                                                DeviceBuffer<unsigned long long>& out, std::size_t lead = 0);
+    std::span<const std::uint64_t> count_pieces(std::span<const Piece> pieces, const Shape& shape, cudaStream_t stream) {
+        return count_pieces(pieces, shape, stream, out_);
+    }
 
     // Work ordering (cuda_engine.cpp): the accumulator is shared by every call, so work on a
     // stream waits for the last work the engine queued on another stream.
@@ -173,6 +176,12 @@ private:
     DeviceBuffer<unsigned long long> acc_;
     DeviceBuffer<std::uint32_t> tickets_;
     DeviceBuffer<unsigned long long> out_;
+    // Selections of device images (accumulate_selected_device): word 0 is KernelParams::selected,
+    // a running total of the pixels they counted that is never reset, so that no memset is queued
+    // before each launch (a call's count is the difference from selected_total_, the total read
+    // back last time); their counts follow it.
+    DeviceBuffer<unsigned long long> select_out_;
+    std::uint64_t selected_total_ = 0;
     PinnedBuffer<std::uint64_t> result_host_;
     DeviceBuffer<unsigned char> stage_dev_[kMaxStages];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
@@ -191,6 +200,7 @@ private:
     std::vector<std::uint16_t> code_lut_host_;
     std::map<std::vector<std::uint32_t>, DeviceBuffer<std::uint32_t>> edge_keys_dev_;  // edge_keys()
     LaunchGraph graph_;                                // single device images (Tune::graph)
+    LaunchGraph select_graph_;                         // their selections (a kernel of its own)
     DeviceBuffer<ImageDesc> descs_stage_[kMaxStages];    // batch descriptors, per staging stream
     PinnedBuffer<unsigned char> stage_host_[kMaxStages];
     std::map<std::tuple<int, int, unsigned, std::size_t, int, bool>, int> occupancy_;

@@ -53,12 +53,13 @@ std::span<const std::uint64_t> CudaEngine::count_on_device(std::span<const Devic
 }
 
 std::span<const std::uint64_t> CudaEngine::count_pieces(std::span<const Piece> pieces, const Shape& shape,
-                                                        cudaStream_t stream, std::size_t extra) {
-    const std::size_t n = std::size_t(shape.params.total_slots) * pieces.size() + extra;
-    out_.reserve(n, false);
+                                                        cudaStream_t stream, DeviceBuffer<unsigned long long>& out,
+                                                        std::size_t lead) {
+    const std::size_t n = lead + std::size_t(shape.params.total_slots) * pieces.size();
+    out.reserve(n, false);
     result_host_.reserve(n);
-    run_pieces(pieces, shape, out_.ptr, stream);
-    IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out_.ptr, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+    run_pieces(pieces, shape, out.ptr + lead, stream);
+    IH_CHECK(cudaMemcpyAsync(result_host_.ptr, out.ptr, n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
     IH_CHECK(cudaStreamSynchronize(stream));
     last_valid_ = false;
     return {result_host_.ptr, n};
@@ -118,16 +119,22 @@ std::optional<std::uint64_t> CudaEngine::accumulate_selected_device(const Device
         if (piece.rows == 1 && image.height > 1 && mask->pitch() != image.width)
             piece = {piece.base, image.pitch(), image.width, image.height, 0};
     }
-    // The selected count is the word after the counts, copied back with them: a copy of its own
-    // was a second round trip to the GPU in every call.
+    // The running total of selected pixels (select_out_[0]) is read back with the counts that
+    // follow it: a copy of its own was a second round trip to the GPU in every call, and a memset
+    // before each launch a third operation on the stream.
     const std::size_t n = p.total_slots;
-    out_.reserve(n + 1, false);  // count_pieces's reserve then keeps this buffer
-    IH_CHECK(cudaMemsetAsync(out_.ptr + n, 0, sizeof(unsigned long long), nullptr));
-    p.selected = out_.ptr + n;
-    const std::span<const std::uint64_t> counts = count_pieces(std::span<const Piece>(&piece, 1), sh, nullptr, 1);
+    if (select_out_.count < n + 1) {
+        select_out_.reserve(n + 1, true);  // a new buffer, zeroed: the total starts again
+        selected_total_ = 0;
+    }
+    p.selected = select_out_.ptr;
+    const std::span<const std::uint64_t> counts =
+        count_pieces(std::span<const Piece>(&piece, 1), sh, nullptr, select_out_, 1);
     call.ok();
-    std::copy_n(counts.begin(), n, slots.begin());
-    return counts[n];
+    std::copy_n(counts.begin() + 1, n, slots.begin());
+    const std::uint64_t selected = counts[0] - selected_total_;  // modulo 2^64, like the total
+    selected_total_ = counts[0];
+    return selected;
 }
 
 // The caller's stream, and no second pass for the clipping counts (cuda.hpp): the counts that
