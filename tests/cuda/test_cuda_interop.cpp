@@ -285,7 +285,7 @@ TEST(CudaDevice, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
 }
 
 // A selection's pixel count is the growth of a running total on the device (select_out_[0],
-// never reset between calls): it must stay exact when the counts' buffer grows (4096 edge bins
+// never reset between calls): it must stay exact when the counts' buffer grows (2048 EV bins
 // after 256 bins), between plain calls, and after a failed call that left the engine to recover.
 TEST(CudaDevice, SelectedPixelCountsStayExactAcrossGrowthPlainCallsAndFailures) {
     REQUIRE_GPU();
