@@ -79,7 +79,12 @@ void unknown_key(const Knob& knob, const std::vector<const char*>& keys) {
 std::int64_t read_number(const Knob& knob, const Range& range, std::uint64_t type_max) {
     if (range.automatic && knob.is_auto()) return *range.automatic;
     const std::uint64_t n = knob.number();
-    if (range.automatic && *range.automatic >= 0 && n == std::uint64_t(*range.automatic)) return *range.automatic;
+    // A clamping knob takes its automatic value as a number too; elsewhere the number that stands
+    // for "auto" inside the struct (wg=0) is no setting a user meant, so only `auto` spells it.
+    if (range.automatic && *range.automatic >= 0 && n == std::uint64_t(*range.automatic)) {
+        if (range.clamp) return *range.automatic;
+        knob.reject(describe(range, std::min(range.max, type_max)) + " (write " + knob.key + "=auto for the default)");
+    }
     const std::uint64_t max = std::min(range.max, type_max);
     if (range.clamp) return std::int64_t(std::clamp(n, range.min, max) / range.multiple * range.multiple);
     if (n < range.min || n > max || n % range.multiple != 0 || (range.power_of_two && !std::has_single_bit(n)))

@@ -159,9 +159,21 @@ TEST(Tuning, RangesRejectWhatTheyDoNotAllow) {
     EXPECT_EQ(d.wg, 96u);
     const TuningTable<Demo> automatic{
         kVariable, {number("wg", &Demo::wg, "", Range{.max = 32, .power_of_two = true, .automatic = 0})}, {}, nullptr};
-    apply(automatic, d, kVariable, "wg=0");
-    EXPECT_EQ(d.wg, 0u) << "the automatic value passes unchecked";
+    apply(automatic, d, kVariable, "wg=auto");
+    EXPECT_EQ(d.wg, 0u) << "auto is stored as the automatic value";
     EXPECT_EQ(print(automatic, d), "wg=auto");
+    d.wg = 16;
+    try {
+        apply(automatic, d, kVariable, "wg=0");
+        ADD_FAILURE() << "wg=0 is no work-group size, and only auto spells the automatic value";
+    } catch (const InvalidArgument& e) {
+        EXPECT_STREQ(e.what(), "IMGHIST_TEST_TUNE: wg is a power of two up to 32, or auto (write wg=auto for the default)");
+    }
+    EXPECT_EQ(d.wg, 16u) << "a refused knob changes nothing";
+    const TuningTable<Demo> clamped{
+        kVariable, {number("wg", &Demo::wg, "", Range{.max = 32, .clamp = true, .automatic = 0})}, {}, nullptr};
+    apply(clamped, d, kVariable, "wg=0");
+    EXPECT_EQ(d.wg, 0u) << "a clamping knob takes its automatic value as a number";
     EXPECT_THROW(apply(automatic, d, kVariable, "wg=3"), InvalidArgument);
     try {
         apply(automatic, d, kVariable, "wg=64");
@@ -243,6 +255,17 @@ void print_and_check(const char* backend, const TuningTable<T>& table) {
         ScopedEnv env(table.variable, all_defaults.c_str());
         EXPECT_EQ(resolve(table, device), defaults) << "the environment overrides the family";
     }
+}
+
+TEST(TuningPolicies, ZeroIsNoWorkGroupSize) {
+    for (const char* knobs : {"wg=0", "gpc=0", "groups=0", "copies=0", "loads=0"}) {
+        SCOPED_TRACE(knobs);
+        ocl::Tune t{};
+        EXPECT_THROW(apply(ocl::tuning_table(), t, "IMGHIST_OPENCL_TUNE", knobs), InvalidArgument);
+    }
+    ocl::Tune t{};
+    apply(ocl::tuning_table(), t, "IMGHIST_OPENCL_TUNE", "wg=auto,gpc=auto,wg=64");
+    EXPECT_EQ(t.wg, 64u);
 }
 
 TEST(TuningPolicies, PrintEveryBackendAndFamily) {
