@@ -157,5 +157,46 @@ TEST(CpuEdges, HalfLuminanceThroughTheCodeWindowMatchesTheReference) {
     }
 }
 
+// Many bins far above the clipping range: with the float rule's clipping at [0, 1] and 62720
+// bins over [191, 26991), every bin's code is a clipping extreme's, so the tables number tens of
+// thousands of (code, extreme) pairs (tests/data/repro/cpu_float_many_bins_slow_64x64.rgba_f32;
+// its request is fuzz/seeds/api/cpu_float_many_bins_slow). Each pair has one slot of its own,
+// the same every time it is met, and the count matches the reference.
+TEST(CpuTables, ManyBinsAboveTheClippingRangeNumberEveryPairOnce) {
+    Request r;
+    r.bins.bins = 62720;
+    r.bins.range = {{191.0, 26991.0}};
+    const HistogramPlan plan(PixelFormat::rgba_f32, r);
+    const HistogramPlan clipping(PixelFormat::rgba_f32, HistogramPlan::clipping_request(SampleType::f32, r));
+    const cpu::Classifier cl{plan, &clipping};
+    cpu::Tables tb(SampleType::f32, plan.layout, true);
+    cpu::build_tables(tb, cl, true, false);
+    ASSERT_GT(tb.slots.width(), plan.bins() + IH_EXTRA_SLOTS + 1000) << "the case numbers many pairs";
+    cpu::SlotMap slots = tb.slots;  // slot() may add to it: a copy
+    std::vector<std::uint32_t> owner;   // extra slot -> its code
+    for (std::uint32_t k = 0; k < plan.bins(); k += 3) {
+        const float v = 191.0f + (float(k) + 0.5f) * (26800.0f / 62720.0f);
+        const cpu::Classified c = cl.of_float(v);
+        const std::uint32_t s = slots.slot(c);
+        ASSERT_EQ(slots.slot(c), s) << "the same pair, the same slot (value " << v << ")";
+        if (s < plan.bins() + IH_EXTRA_SLOTS) continue;
+        const std::uint32_t extra = s - plan.bins() - IH_EXTRA_SLOTS;
+        if (owner.size() <= extra) owner.resize(extra + 1, std::numeric_limits<std::uint32_t>::max());
+        ASSERT_TRUE(owner[extra] == std::numeric_limits<std::uint32_t>::max() || owner[extra] == c.code)
+            << "two codes share slot " << s;
+        owner[extra] = c.code;
+    }
+
+    testing::TestImage img = testing::make_image(PixelFormat::rgba_f32, 64, 64, testing::Pattern::random, 11);
+    auto* px = reinterpret_cast<float*>(img.storage.data());  // packed: the view starts there
+    for (std::size_t i = 0; i < std::size_t(64) * 64 * 4; ++i) px[i] = 150.0f + px[i] * 27000.0f;
+    Request all = r;
+    all.mode = Mode::all;
+    all.value_extremes = true;
+    for (const Request& q : {r, all})
+        testing::expect_same_histograms(create_engine("cpu")->compute(img.view, q),
+                                        create_engine("reference")->compute(img.view, q), "62720 bins over [191, 26991)");
+}
+
 }  // namespace
 }  // namespace imghist
