@@ -10,11 +10,13 @@
 // (Kernels and CUB live in bench_kernels.cu; host-resident images and the --tune variants in
 // cuda_bench_host.cpp.)
 //
-// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host-sweep | --edges | --masks | --tiles]
+// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host | --host-sweep | --edges | --masks | --tiles]
 //   --edges  only the edge-bin table (edge bins against uniform bins, issue 17)
 //   --masks  only the device-mask table (masks and alpha thresholds against the whole image)
 //   --tiles  only the device tile-grid table (one launch for every tile, against one call per tile)
 //   --tune   also time variants of the kernel's shape (IMGHIST_CUDA_TUNE) on a few inputs
+//   --host   only the host-resident table (8K, 16384^2 RGBA8 through engine->compute(), against
+//            the staged copy alone, with single calls timed before and after the bounds)
 //   --host-sweep  only host images (8K, 16384^2 RGBA8) through engine->compute() under a grid of
 //            staging tunings (copy_threads, stream_stores, stages, chunk_mb), each against the
 //            pinned and pageable H2D bandwidth of this run, counts checked against the cpu
@@ -419,7 +421,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
-    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}, {"--masks", &o.masks}, {"--tiles", &o.tiles}},
+    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}, {"--masks", &o.masks}, {"--tiles", &o.tiles}, {"--host", &o.host}},
                                      {{"--out", [&](const char* v) { o.out_path = v; }}});
     const char* base_tune = std::getenv("IMGHIST_CUDA_TUNE");
     o.default_tune = base_tune ? base_tune : "";
@@ -456,6 +458,8 @@ int main(int argc, char** argv) {
         masks_table(b, *engine);
     else if (o.tiles)
         tiles_table(b, *engine);
+    else if (o.host)
+        host_resident_table(b, *engine, o);
     else
         full_report(b, *engine, o);
 

@@ -135,6 +135,7 @@ struct Options {
     bool edges = false;                              // only edges_table (--edges)
     bool masks = false;                              // only masks_table (--masks)
     bool tiles = false;                              // only tiles_table (--tiles)
+    bool host = false;                               // only host_resident_table (--host)
     std::string default_tune;  // IMGHIST_CUDA_TUNE at the start
 };
 

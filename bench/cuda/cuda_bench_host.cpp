@@ -175,6 +175,18 @@ void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options&
         const double gbs = bytes / ih / 1e3, pin = bytes / pinned_us / 1e3, page = bytes / pageable_us / 1e3;
         line("%-8s %7.1f MB: imghist %8.0f us = %5.1f GB/s; H2D pinned %5.1f GB/s (%3.0f%%), pageable %5.1f GB/s (%3.0f%%)",
              s.name, bytes / 1e6, ih, gbs, pin, 100 * gbs / pin, page, 100 * gbs / page);
+        // Single calls in a row: a median hides whether only some calls are slow.
+        const auto single_calls = [&] {
+            std::string us;
+            for (int i = 0; i < 5; ++i) {
+                const auto start = std::chrono::steady_clock::now();
+                (void)engine.compute(view, rgb);
+                const double us_one = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+                us += " " + std::to_string(int(us_one));
+            }
+            return us;
+        };
+        line("    single calls, us:%s", single_calls().c_str());
         // The limits of a pageable image's way to the device, in the same run: the host's fill
         // of pinned memory on every core (alone, and beside a pinned DMA of the same size, as
         // staging does), and pinning the image in place (cudaHostRegister, copy, unregister).
@@ -213,10 +225,11 @@ void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options&
                  "%5.1f GB/s (%3.0f%% of pinned); imghist / bound %3.0f%%",
                  staged.chunk >> 20, threads, big ? "memcpy" : "streaming stores", bytes / staged_fill / 1e3, bound_gbs,
                  100 * bound_gbs / pin, 100 * gbs / bound_gbs);
+            line("    single calls after the bounds, us:%s", single_calls().c_str());
         }
         if (o.tune) {
             for (const char* v : {"chunk_mb=16,copy_threads=8", "chunk_mb=64,copy_threads=16", "stream_stores=0",
-                                  "stages=2", "stages=4"}) {
+                                  "stream_stores=1", "chunk_mb=8", "chunk_mb=32,stream_stores=1", "stages=2", "stages=4"}) {
                 set_tune(v);
                 auto e = imghist::cuda::create_engine();
                 const double us = host_median_us(1, s.runs, [&] { (void)e->compute(view, rgb); });

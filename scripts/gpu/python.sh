@@ -3,7 +3,8 @@
 #              nanobind, scikit-build-core and pytest: it has no package registry) into a
 #              folder put on PYTHONPATH, then runs python/tests with every backend required
 #              and real torch and cupy CUDA tensors (IMGHIST_REQUIRE_CUDA_ARRAYS=torch,cupy:
-#              test_cuda_tensors.py fails rather than skips without them)
+#              test_cuda_tensors.py fails rather than skips without them), then the CUDA
+#              selection alone (-k cuda) in a fresh interpreter; logs python_test_{whole,cuda}.log
 #   pybench    bench/python/bench_cuda.py: torch CUDA tensors against torch.bincount,
 #              torch.histc, cupy.histogram and the C++ call (imghist_cuda_bench --sync of the
 #              build step) -> $OUT/python_cuda_table.md
@@ -26,20 +27,35 @@ python_install() {
   note "python install: ok ($((SECONDS - t0)) s; available: $(python3 -c 'import imghist; print(",".join(b["name"] for b in imghist.backends() if b["available"]))'))"
 }
 
+# One pytest run of `$@` in a fresh interpreter; faulthandler prints the Python stack of a
+# crash, and the kernel's last lines are kept beside the log when the run dies of a signal.
+python_pytest() {
+  local name=$1 t0=$SECONDS rc
+  shift
+  IMGHIST_REQUIRE_CUDA_ARRAYS=${IMGHIST_REQUIRE_CUDA_ARRAYS:-torch,cupy} \
+    python3 -X faulthandler -m pytest -q -p no:cacheprovider -rfE "$@" > "$OUT/python_test_$name.log" 2>&1
+  rc=$?
+  note "python tests, $name (required: $IMGHIST_REQUIRE_BACKENDS; torch,cupy tensors): rc=$rc $(tail -1 "$OUT/python_test_$name.log") ($((SECONDS - t0)) s)"
+  grep -E "^(FAILED|ERROR) |Fatal Python error|terminate called" "$OUT/python_test_$name.log" | head -20
+  if [ "$rc" -gt 5 ]; then dmesg 2> /dev/null | tail -20 > "$OUT/dmesg_$name.txt"; fi
+  return $rc
+}
+
+# The whole suite (or IMGHIST_PYTEST_ARGS), then the CUDA selection alone: a run of one
+# backend's tests in a row is what once exhausted the driver, not the whole suite.
 step_python() {
   python_install || return 1
-  local t0=$SECONDS args=${IMGHIST_PYTEST_ARGS:-python/tests}
+  local ignore=() rc=0
   # test_dask.py never skips (CI installs dask and distributed); the GPU machine has neither and
   # no package registry to install them from, so its collection would stop the whole run.
-  if [ -z "${IMGHIST_PYTEST_ARGS:-}" ] && ! python3 -c "import distributed" 2> /dev/null; then
-    args="$args --ignore=python/tests/test_dask.py"
+  if ! python3 -c "import distributed" 2> /dev/null; then
+    ignore=(--ignore=python/tests/test_dask.py)
     note "python tests: test_dask.py left out (no dask/distributed on this machine; CI runs it)"
   fi
-  IMGHIST_REQUIRE_CUDA_ARRAYS=${IMGHIST_REQUIRE_CUDA_ARRAYS:-torch,cupy} \
-    python3 -m pytest -q -p no:cacheprovider -rfE $args \
-    > "$OUT/python_test.log" 2>&1
-  note "python tests (required: $IMGHIST_REQUIRE_BACKENDS; torch,cupy tensors): rc=$? $(tail -1 "$OUT/python_test.log") ($((SECONDS - t0)) s)"
-  grep -E "^(FAILED|ERROR) " "$OUT/python_test.log" | head -20
+  # shellcheck disable=SC2086
+  python_pytest whole ${IMGHIST_PYTEST_ARGS:-python/tests} "${ignore[@]}" || rc=1
+  python_pytest cuda -k cuda python/tests "${ignore[@]}" || rc=1
+  return $rc
 }
 
 step_pybench() {
