@@ -89,5 +89,15 @@ TEST_F(BoundsTest, ListsOfPathsMayComeThroughAFifo) {
     EXPECT_NE(r.out.find("sum of 2 files  24 pixels  rgb8"), std::string::npos) << r.out;
 }
 
+TEST_F(BoundsTest, MergeReadsRegularFilesOnly) {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {path("nowriter.fifo"), "a FIFO, not a regular file"},
+        {"/dev/zero", "a character device, not a regular file"},
+        {path("a.dir"), "a directory, not a regular file"},
+    };
+    for (const auto& [file, message] : cases)
+        expect_refused(bounded({"merge", file}), 1, "imghist merge: " + file + ": " + message, file);
+}
+
 }  // namespace
 }  // namespace imghist::cli_test
