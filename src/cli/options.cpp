@@ -9,6 +9,7 @@
 #include "imghist/imghist.hpp"
 #include "option_file.hpp"
 #include "plot.hpp"
+#include "tile_bound.hpp"
 
 namespace imghist::cli {
 
@@ -420,6 +421,7 @@ Request request_for(const CommandLine& line) {
         if (request.bins.edges.empty()) throw;
         throw UsageError((line.ev_text.empty() ? "--edges: " : "--ev: ") + std::string(e.what()));
     }
+    check_tile_counters(request, line.tiles_text);
     return request;
 }
 

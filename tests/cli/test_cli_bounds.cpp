@@ -99,5 +99,24 @@ TEST_F(BoundsTest, MergeReadsRegularFilesOnly) {
         expect_refused(bounded({"merge", file}), 1, "imghist merge: " + file + ": " + message, file);
 }
 
+TEST_F(BoundsTest, TileCountersAreBoundedByWhatAReportHolds) {
+    // The review's grid: 256 x 250 tiles of R, G, B, Y with 256 bins (8-bit; float would get 257).
+    const std::uint64_t counters = 256ull * 250 * 4 * 257;
+    expect_refused(bounded({"--tiles", "256,250", path("g.ppm")}), 2,
+                   "--tiles 256,250: 64000 tiles x 4 channels x 257 bins are " + std::to_string(counters) +
+                       " counters a file, more than the 8388608 a report holds",
+                   "256,250");
+    expect_refused(bounded({"--tiles", "2,2", "--bins", "1048576", path("g.ppm")}), 2,
+                   "4 tiles x 4 channels x 1048576 bins are 16777216 counters", "--bins");
+    // At the bound: 64 x 64 tiles of R, G, B, A, Y of 257 bins (5 x 257 x 4096 = 5,263,360), and
+    // 4 x 3 tiles of one pixel each of the 4 x 3 image, are counted.
+    const auto runs = run_all({{"--tiles", "64,64", "--alpha", "--format", "json", path("g.ppm")},
+                               {"--tiles", "4,3", "--format", "json", path("g.ppm")}});
+    EXPECT_EQ(runs[0].status, 1) << runs[0].err;  // more tiles than the 4 x 3 image's pixels: its error
+    EXPECT_EQ(runs[0].err.find("counters"), std::string::npos) << runs[0].err;
+    ASSERT_EQ(runs[1].status, 0) << runs[1].err;
+    EXPECT_EQ(runs[1].doc()["results"][0]["tiles"].size(), 12u);
+}
+
 }  // namespace
 }  // namespace imghist::cli_test
