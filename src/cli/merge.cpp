@@ -89,10 +89,12 @@ private:
             if (!j->is_object()) fail(input_, "not an imghist report: a JSON document without \"schema\"");
             return lines(*j, at_first, in);
         }
-        const std::string all = first + "\n" + in.rest(kMaxReportBytes - first.size());
-        const auto doc = parse(all, input_, why);
-        if (doc && doc->is_object() && doc->contains("schema")) return document(*doc);
-        if (doc) fail(input_, "not an imghist report: a JSON document without \"schema\"");
+        const std::string more = in.rest(kMaxReportBytes - first.size());
+        if (!blank(more)) {  // a document over several lines, parsed whole; else `why` stands
+            const auto doc = parse(first + "\n" + more, input_, why);
+            if (doc && doc->is_object() && doc->contains("schema")) return document(*doc);
+            if (doc) fail(input_, "not an imghist report: a JSON document without \"schema\"");
+        }
         if (first.rfind("{\"schema\"", 0) == 0) fail(input_, "malformed JSON document: " + why);
         fail(at_first, "not JSON (neither a JSON document nor JSON Lines)");
     }

@@ -27,12 +27,12 @@ std::uint64_t tile_counters(const Request& request) {
 void check_tile_counters(const Request& request, const std::string& tiles_text) {
     if (request.tiles.count() == 1) return;
     const std::uint64_t counters = tile_counters(request);
-    if (counters <= kMaxTileCounters) return;
+    if (counters <= kMaxReportTileCounters) return;
     const std::uint64_t channels = channels_for(PixelFormat::rgba8, request).size();
     throw UsageError("--tiles " + tiles_text + ": " + std::to_string(request.tiles.count()) + " tiles x " +
                      std::to_string(channels) + " channels x " + std::to_string(most_bins(request.bins)) +
                      " bins are " + std::to_string(counters) + " counters a file, more than the " +
-                     std::to_string(kMaxTileCounters) +
+                     std::to_string(kMaxReportTileCounters) +
                      " a report holds (each tile's histograms are kept and written): use fewer tiles, fewer bins "
                      "(--bins) or fewer channels (--mode)");
 }
