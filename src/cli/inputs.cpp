@@ -1,16 +1,16 @@
 #include "inputs.hpp"
 
+#include <climits>
+
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <stdexcept>
 #include <filesystem>
+#include <optional>
+#include <stdexcept>
 #include <system_error>
 
 #include "imghist/io.hpp"
+#include "option_file.hpp"
 
 namespace imghist::cli {
 
@@ -67,11 +67,21 @@ void add_input(Inputs& in, const std::string& arg, Origin origin, bool untrusted
     in.origins.insert(in.origins.end(), found.size(), origin);
 }
 
+// The longest path the system opens is PATH_MAX - 1 bytes: a longer line is not a path, and
+// bounding it keeps a list without newlines (a binary file, /dev/zero on stdin) from growing.
+constexpr std::size_t kMaxPathLine = PATH_MAX;
+
 // Takes each non-empty line of `list` as an argument.
-void add_list(Inputs& in, std::istream& list, const std::string& name, bool untrusted_readers, bool search_directories) {
+void add_list(Inputs& in, OptionFile& list, const std::string& name, bool untrusted_readers, bool search_directories) {
     in.lists.push_back(name);
     Origin origin{std::uint32_t(in.lists.size()), 0};
-    for (std::string line; std::getline(list, line);) {
+    std::string line;
+    for (;;) {
+        try {
+            if (!list.next_line(line, kMaxPathLine)) break;
+        } catch (const OptionFileError& e) {
+            throw std::runtime_error("the list of paths " + name + ": " + e.what() + ": not a list of paths, one a line");
+        }
         ++origin.line;
         if (line.empty()) continue;
         if (line.find('\0') != std::string::npos) {
@@ -83,7 +93,6 @@ void add_list(Inputs& in, std::istream& list, const std::string& name, bool untr
         add_input(in, line, origin, untrusted_readers, search_directories);
         for (std::size_t k = failures; k < in.failed.size(); ++k) in.failed[k].error += " (" + in.origin_text(origin) + ")";
     }
-    if (list.bad()) throw std::runtime_error("cannot read the list of paths " + name);
 }
 
 }  // namespace
@@ -101,7 +110,8 @@ Inputs expand_inputs(const std::vector<std::string>& args, const std::string& fi
     const auto read_stdin = [&] {
         if (stdin_read) throw std::runtime_error("the list of paths on stdin can be read only once ('-' or --files-from -)");
         stdin_read = true;
-        add_list(in, std::cin, "stdin", untrusted_readers, search_directories);
+        OptionFile list = OptionFile::standard_input();
+        add_list(in, list, "stdin", untrusted_readers, search_directories);
     };
     for (const std::string& arg : args) {
         if (arg == "-") read_stdin();
@@ -110,9 +120,13 @@ Inputs expand_inputs(const std::vector<std::string>& args, const std::string& fi
     if (files_from == "-") {
         read_stdin();
     } else if (!files_from.empty()) {
-        std::ifstream list(files_from, std::ios::binary);
-        if (!list) throw std::runtime_error("--files-from: cannot open " + files_from + ": " + std::strerror(errno));
-        add_list(in, list, files_from, untrusted_readers, search_directories);
+        std::optional<OptionFile> list;
+        try {
+            list.emplace(files_from, OptionFileKinds::regular_or_pipe);
+        } catch (const OptionFileError& e) {
+            throw std::runtime_error("--files-from " + files_from + ": " + e.what());
+        }
+        add_list(in, *list, files_from, untrusted_readers, search_directories);
     }
     return in;
 }

@@ -4,11 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "imghist/imghist.hpp"
+#include "option_file.hpp"
 #include "plot.hpp"
+#include "tile_bound.hpp"
 
 namespace imghist::cli {
 
@@ -212,11 +213,11 @@ std::pair<double, double> parse_range(const std::string& text, const std::string
 std::vector<double> parse_edges(const std::string& text) {
     std::string list = text;
     if (!text.empty() && text[0] == '@') {
-        std::ifstream in(text.substr(1));
-        if (!in) throw UsageError("--edges: cannot read '" + text.substr(1) + "'");
-        std::ostringstream all;
-        all << in.rdbuf();
-        list = all.str();
+        try {
+            list = OptionFile(text.substr(1), OptionFileKinds::regular).rest(std::size_t(1) << 20);  // 4097 edges, 255 bytes each
+        } catch (const OptionFileError& e) {
+            throw UsageError("--edges " + text + ": " + e.what());
+        }
     }
     for (char& c : list)
         if (c == ',' || c == '\n' || c == '\r' || c == '\t') c = ' ';
@@ -420,6 +421,7 @@ Request request_for(const CommandLine& line) {
         if (request.bins.edges.empty()) throw;
         throw UsageError((line.ev_text.empty() ? "--edges: " : "--ev: ") + std::string(e.what()));
     }
+    check_tile_counters(request, line.tiles_text);
     return request;
 }
 

@@ -220,6 +220,111 @@ TEST_F(MergeTest, ErrorsOfTheInputsAreReportedAgain) {
     EXPECT_EQ(doc["sums"][0]["files"], json({path("e1.ppm")}));
 }
 
+// Every kind of report imghist writes passes merge's checks of how an entry's fields agree:
+// regions and tiles, masks, luma only, clamped and edge bins, 16-bit, gray, in JSON and JSON Lines.
+TEST_F(MergeTest, EveryKindOfReportImghistWritesIsMerged) {
+    write_bytes(path("k.ppm"), ppm8(90));
+    std::string ppm16_3x2 = "P6\n3 2\n65535\n";  // a mask takes images of its own size
+    for (int k = 0; k < 18; ++k) ppm16_3x2 += char(k * 13), ppm16_3x2 += char(k * 7);
+    write_bytes(path("k16.ppm"), ppm16_3x2);
+    write_bytes(path("k.pgm"), std::string("P5\n3 2\n255\n\x01\x00\x07\xff\x80\x09", 17));
+    write_bytes(path("kmask.pgm"), std::string("P5\n3 2\n255\n\x00\x01\x00\x02\x00\x03", 17));
+    const std::vector<std::vector<std::string>> options = {
+        {"--roi", "1,0,2,2", "--tiles", "2,1"}, {"--mask", path("kmask.pgm")}, {"--mode", "luma"},
+        {"--mode", "rgb", "--clamp", "--range", "10:200", "--bins", "7"}, {"--ev=0:8:2"}, {},
+    };
+    std::vector<std::vector<std::string>> runs;
+    for (const auto& o : options)
+        for (const char* format : {"json", "jsonl"})
+            runs.push_back(with(with({"--sum", "--format", format}, o), {path("k.ppm"), path("k16.ppm"), path("k.pgm")}));
+    const auto counted = run_all(runs);
+    std::vector<std::vector<std::string>> merges;
+    for (std::size_t i = 0; i < counted.size(); ++i) {
+        ASSERT_EQ(counted[i].status, 0) << counted[i].err;
+        write_bytes(path("kind" + std::to_string(i)), counted[i].out);
+        merges.push_back({"merge", "--format", "json", path("kind" + std::to_string(i))});
+    }
+    const auto merged = run_all(merges);
+    for (std::size_t i = 0; i < merged.size(); ++i) {
+        ASSERT_EQ(merged[i].status, 0) << runs[i][3] << ": " << merged[i].err;
+        json sums = json::array();
+        if (i % 2 == 0) sums = counted[i].doc()["sums"];
+        else
+            for (const json& line : json_lines(counted[i].out))
+                if (line.contains("sum")) sums.push_back(line["sum"]);
+        const json again = merged[i].doc()["sums"];
+        ASSERT_EQ(again.size(), sums.size()) << runs[i][3];
+        for (std::size_t k = 0; k < sums.size(); ++k) EXPECT_EQ(again[k]["histograms"], sums[k]["histograms"]) << runs[i][3];
+    }
+}
+
+// Reports imghist never writes are refused, naming the input, the entry and what disagrees,
+// and no message repeats a huge value whole. (Found by the hardening review of 2026-12: channels
+// of one sum in different bins, gray8 with R, G, B, Y channels, "pixels" 1 beside thousands of
+// counts and a key given twice were summed; a 1 GB number was echoed in a 1 GB error line.)
+TEST_F(MergeTest, ReportsImghistNeverWritesAreRefused) {
+    write_bytes(path("c.ppm"), ppm8(80));
+    write_bytes(path("c.pgm"), "P5\n3 2\n255\n\x01\x02\x03\x04\x05\x06");
+    const auto runs = run_all({{"--format", "json", "--sum", path("c.ppm")}, {"--format", "jsonl", path("c.pgm")}});
+    ASSERT_EQ(runs[0].status, 0) << runs[0].err;
+    ASSERT_EQ(runs[1].status, 0) << runs[1].err;
+    const json good = runs[0].doc();
+    std::vector<std::pair<std::string, std::string>> cases;  // file, message
+    const auto write_case = [&](const std::string& name, const std::string& text, const std::string& message) {
+        write_bytes(path(name), text);
+        cases.emplace_back(name, message);
+    };
+    json doc = good;
+    json& green = doc["sums"][0]["histograms"]["G"];
+    std::vector<std::uint64_t> coarse(16, 0);
+    const auto green_counts = ppm8_counts(80, 1);
+    for (int v = 0; v < 256; ++v) coarse[v / 16] += green_counts[v];
+    green["bins"] = 16;
+    green["counts"] = coarse;
+    write_case("bins.json", doc.dump(), "bins.json: sums[0]: channel G is counted in other bins than channel R");
+    json gray = json_lines(runs[1].out)[0];
+    const json y = gray["histograms"].begin().value();
+    gray["histograms"] = json::object({{"R", y}, {"G", y}, {"B", y}, {"Y", y}});
+    write_case("gray.jsonl", gray.dump() + "\n", "gray.jsonl: line 1: channels R,G,B,Y are not what imghist counts in gray8");
+    doc = good;
+    doc["sums"][0]["pixels"] = 1;
+    write_case("pixels.json", doc.dump(),
+               "pixels.json: sums[0]: channel R counts 6 samples (bins, below, above, nan) in at most 1 pixels");
+    doc = good;
+    doc["results"][0]["height"] = 1;
+    doc.erase("sums");
+    write_case("height.json", doc.dump(), "height.json: results[0]: channel R counts 6 samples (bins, below, above, nan) in 3 pixels");
+    std::string twice = runs[0].out;
+    twice.replace(twice.find("\"pixels\":6"), 10, "\"pixels\":1,\"pixels\":6");
+    write_case("twice.json", twice, "twice.json: line 1: the key \"pixels\" is given twice in one object");
+    doc = good;
+    doc["sums"][0]["formats"][0] = "rgb8" + std::string(10'000'000, 'x');
+    write_case("long_format.json", doc.dump(), "long_format.json: sums[0].formats[0]: unknown pixel format \"rgb8xxx");
+    std::string number = runs[0].out;  // as imghist writes it: {"schema": first
+    number.insert(number.find("\"counts\":[") + 10, std::string(10'000'000, '1') + ".x");
+    write_case("long_number.json", number, "long_number.json: malformed JSON document: [json.exception.parse_error.101]");
+    std::vector<std::vector<std::string>> args;
+    for (const auto& c : cases) args.push_back({"merge", path(c.first)});
+    const auto merged = run_all(args);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        EXPECT_EQ(merged[i].status, 1) << cases[i].first << ": " << merged[i].err;
+        EXPECT_TRUE(contains(merged[i].err, "imghist merge: " + path(cases[i].second))) << merged[i].err;
+        EXPECT_LT(merged[i].err.size(), 1000u) << cases[i].first;
+        EXPECT_TRUE(merged[i].out.empty()) << cases[i].first;
+    }
+}
+
+// A JSON document or a line of JSON Lines over 256 MiB is refused having read no more than that.
+TEST_F(MergeTest, ALineOver256MiBIsRefusedInBoundedMemory) {
+    const std::string file = path("endless.json");
+    write_bytes(file, "{\"schema\":2,\"imghist\":\"");
+    fs::resize_file(file, std::uintmax_t(300) << 20);  // sparse: zeros, no newline
+    const CommandRun r = run({"merge", file});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "imghist merge: " + file + ": line 1 is longer than 256 MiB")) << r.err;
+    EXPECT_LT(r.max_rss_kib, 1024 * 1024);
+}
+
 TEST_F(MergeTest, BadInputsAreErrorsNamingTheFileAndField) {
     write_bytes(path("g.ppm"), ppm8(70));
     const CommandRun good = run({"--format", "json", "--sum", path("g.ppm")});
