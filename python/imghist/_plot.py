@@ -88,12 +88,110 @@ def si(value: float, _pos=None) -> str:
     return f"{scaled:.0f}{suffix}" if abs(scaled - round(scaled)) < 1e-9 else f"{scaled:.3g}{suffix}"
 
 
-def _outline(chart: Chart, counts: np.ndarray):
-    """(x, y, drawstyle): steps over the edges for few bins, else a curve through the bin centres."""
-    edges = chart.edges
+TARGET_TICKS = 8
+
+
+@dataclass
+class Axis:
+    """The chart's x axis, by the command line's rule (src/cli/chart_axis.cpp): "value", or "ev" for
+    EV bins (edges above zero, evenly spaced in log2); in axis units (values, or EV = log2 of the
+    value) the bins + 1 boundaries of the bars and the ticks, with their labels and the axis title."""
+    kind: str
+    bounds: np.ndarray
+    ticks: list
+    labels: list
+    title: str
+
+
+def nice_step(span: float, target: int) -> float:
+    """A round step (1, 2, 2.5 or 5 times a power of ten) giving about `target` ticks over `span`."""
+    raw = span / max(1, target)
+    mag = 10.0 ** math.floor(math.log10(raw))
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if m * mag >= raw:
+            return m * mag
+    return 10 * mag
+
+
+def _format_number(v: float, step: float) -> str:
+    decimals = 0
+    while decimals < 6 and abs(step * 10.0 ** decimals - _round_half_away(step * 10.0 ** decimals)) > 1e-9:
+        decimals += 1
+    return f"{v:.{decimals}f}"
+
+
+def _round_half_away(v: float) -> float:
+    """As C++'s std::round (Python's round() rounds halves to even)."""
+    return math.copysign(math.floor(abs(v) + 0.5), v)
+
+
+def _is_ev(edges: np.ndarray) -> bool:
+    if len(edges) < 3 or edges[0] <= 0:
+        return False
+    stops = np.log2(edges.astype(np.float64))
+    step = (stops[-1] - stops[0]) / (len(edges) - 1)
+    return bool(np.all(np.abs(np.diff(stops) - step) <= 1e-4 * step + 1e-6))
+
+
+def _ev_ticks(first: float, last: float):
+    step = 1.0
+    while (last - first) / step > TARGET_TICKS:
+        step *= 2
+    ticks, ev = [], math.ceil(first / step - 1e-9) * step
+    while ev <= last + 1e-9:
+        ticks.append(ev)
+        ev += step
+    return ticks, [_format_number(0.0 if t == 0 else t, 1) for t in ticks]
+
+
+def _value_ticks(lo: float, hi: float, integer: bool):
+    """Round values over [lo, hi]; an integer value sits at the centre of its unit, [v, v + 1)."""
+    if integer and lo == 0 and hi in (256, 65536):
+        values, step = [0, hi / 4, hi / 2, 3 * hi / 4, hi - 1], 1.0
+    else:
+        top = hi - 1 if integer else hi
+        step = nice_step(top - lo, TARGET_TICKS)
+        if integer:
+            step = max(1.0, _round_half_away(step))
+        values, v = [], math.ceil(lo / step) * step
+        while v <= top + step * 1e-9:
+            values.append(0.0 if abs(v) < step * 1e-9 else v)
+            v += step
+    centre = 0.5 if integer else 0.0
+    return [v + centre for v in values], [_format_number(v, step) for v in values]
+
+
+def chart_axis(edges, sample: Optional[str] = None, closed_top: bool = False, clamp: bool = False) -> Axis:
+    """The x axis of a histogram with these edges (Histogram.edges) of `sample` values ("u8", "u16",
+    "float", None: unknown): which kind, where each bar spans, the ticks and their labels. The
+    closed top bin of the float rule (1.0 and above) is drawn one bin wide, right of 1.0."""
+    edges = np.asarray(edges, dtype=np.float64)
+    bins = len(edges) - 1
+    bounds = edges.copy()
+    if closed_top:
+        bounds[-1] = edges[0] + (edges[-1] - edges[0]) * bins / (bins - 1)
+    description = describe(bins, edges, closed_top, clamp)
+    if _is_ev(edges):
+        bounds = np.log2(edges)
+        ticks, labels = _ev_ticks(bounds[0], bounds[-1])
+        return Axis("ev", bounds, ticks, labels, f"EV  (log2 of the value, 0 = 1.0;  {description})")
+    integer = sample in ("u8", "u16")
+    ticks, labels = _value_ticks(edges[0], edges[-1], integer)
+    if closed_top:
+        title = "value  (last bin: 1.0 and above)"
+    else:
+        title = {"u8": "8-bit value", "u16": "16-bit value"}.get(sample or "", "value")
+        if not (bins == 256 and integer and edges[0] == 0 and edges[-1] in (256, 65536)):
+            title += f"  ({description})"
+    return Axis("value", bounds, ticks, labels, title)
+
+
+def _outline(axis: Axis, counts: np.ndarray):
+    """(x, y, drawstyle): steps over the bars for few bins, else a curve through the bars' centres."""
+    bounds = axis.bounds
     if len(counts) <= STEP_BINS:
-        return edges, np.append(counts, counts[-1]).astype(np.float64), "steps-post"
-    return (edges[:-1] + edges[1:]) / 2, counts.astype(np.float64), "default"
+        return bounds, np.append(counts, counts[-1]).astype(np.float64), "steps-post"
+    return (bounds[:-1] + bounds[1:]) / 2, counts.astype(np.float64), "default"
 
 
 def _counts_top(chart: Chart, log: bool) -> float:
@@ -106,11 +204,11 @@ def _counts_top(chart: Chart, log: bool) -> float:
     return max((interior or all_max) * 1.08, 1.0)
 
 
-def _draw_channels(ax, chart: Chart, top: float, log: bool) -> None:
+def _draw_channels(ax, chart: Chart, axis: Axis, top: float, log: bool) -> None:
     order = [c for c in chart.channels if c.name in AREAS] + [c for c in chart.channels if c.name not in AREAS]
     for z, c in enumerate(order):
         s = STYLES[c.name]
-        x, y, drawstyle = _outline(chart, np.asarray(c.counts))
+        x, y, drawstyle = _outline(axis, np.asarray(c.counts))
         area = c.name in AREAS
         if s.fill_alpha > 0:
             ax.fill_between(x, y, step="post" if drawstyle == "steps-post" else None, color=s.colour,
@@ -120,31 +218,20 @@ def _draw_channels(ax, chart: Chart, top: float, log: bool) -> None:
                 linestyle="--" if s.dashed else "-", zorder=3 + z * 0.01, gid=c.name,
                 label="_" + s.label if area else s.label)
     if not log:
-        _draw_cut_markers(ax, chart, order, top)
+        _draw_cut_markers(ax, axis, order, top)
 
 
-def _draw_cut_markers(ax, chart: Chart, order, top: float) -> None:
+def _draw_cut_markers(ax, axis: Axis, order, top: float) -> None:
     """End bins above the linear scale: a small triangle at the top in the channel's colour."""
-    edges = chart.edges
-    for end, x in ((0, (edges[0] + edges[1]) / 2), (-1, (edges[-2] + edges[-1]) / 2)):
+    b = axis.bounds
+    for end, x in ((0, (b[0] + b[1]) / 2), (-1, (b[-2] + b[-1]) / 2)):
         cut = [c for c in order if float(np.asarray(c.counts)[end]) > top]
         for stack, c in enumerate(cut):
             ax.scatter([x], [0.97 - 0.035 * stack], marker="^", s=30, color=STYLES[c.name].colour, alpha=0.95,
                        transform=ax.get_xaxis_transform(), clip_on=False, zorder=5, gid=f"cut-{c.name}")
 
 
-def _x_label(chart: Chart) -> str:
-    bins = len(chart.edges) - 1
-    if chart.closed_top:
-        return "value  (last bin: 1.0 and above)"
-    name = {"u8": "8-bit value", "u16": "16-bit value"}.get(chart.sample or "", "value")
-    default_bins = chart.sample in ("u8", "u16") and chart.edges[0] == 0 and chart.edges[-1] in (256, 65536)
-    if bins == 256 and default_bins:
-        return name
-    return f"{name}  ({describe(bins, chart.edges, chart.closed_top, chart.clamp)})"
-
-
-def _style_axes(ax, chart: Chart, top: float, log: bool) -> None:
+def _style_axes(ax, chart: Chart, axis: Axis, top: float, log: bool) -> None:
     from matplotlib.ticker import FuncFormatter
 
     ax.set_facecolor(PLOT_BACKGROUND)
@@ -157,12 +244,9 @@ def _style_axes(ax, chart: Chart, top: float, log: bool) -> None:
         ax.set_yscale("symlog", linthresh=1, linscale=0.3)  # like the command line's log10(1 + count)
     ax.set_ylim(0, top)
     ax.yaxis.set_major_formatter(FuncFormatter(si))
-    ax.set_xlim(chart.edges[0], chart.edges[-1])
-    hi = chart.edges[-1]
-    if chart.sample in ("u8", "u16") and chart.edges[0] == 0 and hi in (256, 65536):
-        ticks = [0, hi / 4, hi / 2, 3 * hi / 4, hi - 1]  # values sit at the centres of their bins
-        ax.set_xticks([v + 0.5 for v in ticks], [f"{v:.0f}" for v in ticks])
-    ax.set_xlabel(_x_label(chart), color=AXIS_TEXT)
+    ax.set_xlim(axis.bounds[0], axis.bounds[-1])
+    ax.set_xticks(axis.ticks, axis.labels)
+    ax.set_xlabel(axis.title, color=AXIS_TEXT)
     ax.set_ylabel("pixels per bin (log scale)" if log else "pixels per bin", color=AXIS_TEXT)
     if chart.subtitle:
         ax.set_title(chart.subtitle, loc="left", color=AXIS_TEXT, fontsize=10)
@@ -240,8 +324,9 @@ def draw(chart: Chart, ax=None, log: bool = False):
         fig.patch.set_facecolor(BACKGROUND)
         fig.subplots_adjust(left=0.08, right=0.97, top=0.86, bottom=0.24)
     top = _counts_top(chart, log)
-    _draw_channels(ax, chart, top, log)
-    _style_axes(ax, chart, top, log)
+    axis = chart_axis(chart.edges, chart.sample, chart.closed_top, chart.clamp)
+    _draw_channels(ax, chart, axis, top, log)
+    _style_axes(ax, chart, axis, top, log)
     _draw_legend(ax, chart)
     _draw_clipping(ax, chart)
     return ax
@@ -254,7 +339,9 @@ def plot_histogram(self, ax=None, log: bool = False):
     log  counts on a log scale (symlog: 0 stays visible, like the command line's log10(1 + count)).
 
     R, G, B (and A, dashed) are coloured curves; luminance (Y) and gray are filled grey areas
-    behind them. The x axis is in bin values (.edges); with few bins (<= 64) outlines are steps.
+    behind them. The x axis is in bin values (.edges), each bar at its true position; EV bins
+    (edges evenly spaced in log2, as ev= makes) are on an EV axis: x = log2(value), ticks at whole
+    stops (chart_axis gives the positions). With few bins (<= 64) outlines are steps.
     The linear scale fits the interior bins; an end bin above it is marked by a triangle at the
     top. Under the plot: each channel's share of samples clipped at the lowest and the highest
     value, and the share outside a custom range that was not binned. Each channel's curve has

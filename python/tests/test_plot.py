@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 import imghist  # noqa: E402
+from imghist._plot import chart_axis  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -135,3 +136,53 @@ def test_without_matplotlib(monkeypatch, rgba):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # import fails as if not installed
     with pytest.raises(ImportError, match="needs matplotlib"):
         h.plot()
+
+
+def test_edge_bins_span_their_edges():
+    """Edges 0, 0.1, 0.5, 1, 4, 64: each bar spans its own edges on a value axis, ticks at round values,
+    as the command line's chart draws them (tests/cli/test_chart_axis.cpp checks the same numbers)."""
+    edges = [0, 0.1, 0.5, 1, 4, 64]
+    h = imghist.histogram(np.full((4, 4), 10.0, dtype=np.float32), bins=np.array(edges), backend="cpu")
+    axis = chart_axis(h.edges, "float")
+    assert axis.kind == "value"
+    np.testing.assert_array_equal(axis.bounds, np.float32(edges).astype(np.float64))  # the fp32 edges counted
+    assert axis.ticks == [0, 10, 20, 30, 40, 50, 60]
+    assert axis.labels == ["0", "10", "20", "30", "40", "50", "60"]
+    ax = h.plot()
+    (line,) = lines_of(ax, "gray")
+    np.testing.assert_array_equal(line.get_xdata(), np.float32(edges))  # steps over the edges themselves
+    np.testing.assert_array_equal(line.get_ydata()[:-1], [0, 0, 0, 0, 16])
+    assert ax.get_xlim() == (0, 64)
+    assert list(ax.get_xticks()) == axis.ticks
+    assert [t.get_text() for t in ax.get_xticklabels()] == axis.labels
+
+
+def test_ev_bins_on_a_stop_axis(tmp_path):
+    """ev=(-12, 8, 8): 160 bars of 1/8 stop on an EV axis (x = log2 of the value), ticks at whole stops."""
+    h = imghist.histogram(np.full((4, 4), 0.82, dtype=np.float32), ev=(-12, 8, 8), backend="cpu")
+    axis = chart_axis(h.edges, "float")
+    assert axis.kind == "ev"
+    np.testing.assert_allclose(axis.bounds, -12 + np.arange(161) / 8, atol=1e-6)
+    assert axis.ticks == [-12, -8, -4, 0, 4, 8]
+    assert axis.labels == ["-12", "-8", "-4", "0", "4", "8"]
+    ax = h.plot()
+    (line,) = lines_of(ax, "gray")
+    peak = line.get_xdata()[np.argmax(line.get_ydata())]
+    assert abs(peak - np.log2(0.82)) <= 1 / 16  # the bar of 0.82 (-0.29 EV), just left of the 0 tick
+    np.testing.assert_allclose(ax.get_xlim(), (-12, 8), atol=1e-6)
+    assert [t.get_text() for t in ax.get_xticklabels()] == axis.labels
+    assert ax.get_xlabel().startswith("EV")
+    ax.figure.savefig(tmp_path / "ev.png")  # renders
+    assert (tmp_path / "ev.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_axis_kinds_and_defaults():
+    """Only edges above zero evenly spaced in log2 make an EV axis; the defaults keep their ticks."""
+    assert chart_axis([1, 2, 4, 8, 16], "u16").kind == "ev"
+    assert chart_axis([0, 2, 4, 8, 16], "u16").kind == "value"
+    assert chart_axis([1, 2, 4, 8, 17], "float").kind == "value"
+    assert chart_axis(np.linspace(1, 2, 17), "float").kind == "value"
+    u8 = chart_axis(np.arange(257), "u8")
+    assert u8.ticks == [0.5, 64.5, 128.5, 192.5, 255.5] and u8.labels == ["0", "64", "128", "192", "255"]
+    closed = chart_axis(np.append(np.arange(257) / 256, 1.0), "float", closed_top=True)
+    assert closed.bounds[-1] == 257 / 256 and closed.labels == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]

@@ -11,6 +11,7 @@
 
 #include "imghist/io.hpp"
 #include "option_file.hpp"
+#include "walk_rule.hpp"
 
 namespace imghist::cli {
 
@@ -23,16 +24,8 @@ bool hidden(const fs::path& p) {
     return !name.empty() && name[0] == '.' && name != "." && name != "..";
 }
 
-bool has_image_extension(const fs::path& p, bool untrusted_readers) {
-    std::string ext = p.extension().string();
-    if (ext.size() < 2) return false;
-    ext.erase(0, 1);
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    const auto& list = io::image_extensions(untrusted_readers);
-    return std::binary_search(list.begin(), list.end(), ext);
-}
-
-// Adds the image files under dir to `found` (hidden names skipped, symlinked directories not
+// Adds the files under dir that the walk reads to `found`, and those it does not read to
+// `failed` with the reason (walk_rule.hpp; hidden names skipped, symlinked directories not
 // followed); a directory that cannot be listed is an error naming it and the system's reason.
 void walk_directory(const fs::path& dir, bool untrusted_readers, std::vector<std::string>& found,
                     std::vector<FileOutcome>& failed) {
@@ -42,8 +35,17 @@ void walk_directory(const fs::path& dir, bool untrusted_readers, std::vector<std
         const fs::directory_entry& entry = *it;
         if (hidden(entry.path())) continue;
         std::error_code fe;
-        if (fs::is_directory(entry.symlink_status(fe))) subdirectories.push_back(entry.path());
-        else if (entry.is_regular_file(fe) && has_image_extension(entry.path(), untrusted_readers)) found.push_back(entry.path().string());
+        if (fs::is_directory(entry.symlink_status(fe))) {
+            subdirectories.push_back(entry.path());
+            continue;
+        }
+        if (entry.is_directory(fe)) continue;  // a symbolic link to a directory: not followed
+        // Anything else is decided by its name: a FIFO or a broken link with an image extension
+        // goes to the reader, which says what it is.
+        const WalkDecision decision = walk_decision(entry.path(), untrusted_readers);
+        if (decision.kind == WalkDecision::read) found.push_back(entry.path().string());
+        else if (decision.kind == WalkDecision::not_read)
+            failed.push_back({entry.path().string(), std::nullopt, {}, decision.reason});
     }
     if (ec) failed.push_back({dir.string(), std::nullopt, {}, "cannot read directory: " + ec.message()});
     std::sort(subdirectories.begin(), subdirectories.end());
@@ -58,11 +60,13 @@ void add_input(Inputs& in, const std::string& arg, Origin origin, bool untrusted
         return;
     }
     std::vector<std::string> found;
-    const std::size_t failures = in.failed.size();
-    walk_directory(arg, untrusted_readers, found, in.failed);
+    std::vector<FileOutcome> failed;
+    in.walked = true;
+    walk_directory(arg, untrusted_readers, found, failed);
     std::sort(found.begin(), found.end());
-    if (found.empty() && in.failed.size() == failures)
-        in.failed.push_back({arg, std::nullopt, {}, "directory holds no image files"});
+    std::sort(failed.begin(), failed.end(), [](const FileOutcome& a, const FileOutcome& b) { return a.file < b.file; });
+    if (found.empty() && failed.empty()) failed.push_back({arg, std::nullopt, {}, "directory holds no image files"});
+    in.failed.insert(in.failed.end(), std::make_move_iterator(failed.begin()), std::make_move_iterator(failed.end()));
     in.files.insert(in.files.end(), found.begin(), found.end());
     in.origins.insert(in.origins.end(), found.size(), origin);
 }

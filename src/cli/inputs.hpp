@@ -21,15 +21,17 @@ struct Inputs {
     std::vector<std::string> files;
     std::vector<Origin> origins;      // one per file
     std::vector<std::string> lists;   // the lists read: "stdin" or the --files-from path
-    std::vector<FileOutcome> failed;  // directories that could not be walked or hold no image
+    // Directories that could not be walked or hold no image, and files a walk does not read.
+    std::vector<FileOutcome> failed;
+    bool walked = false;              // a directory was searched
     // "line 7 of stdin" for a file named by a list, else "".
     std::string origin(std::size_t file) const;
     std::string origin_text(Origin o) const;
 };
 
-// Directories are searched recursively for files with an image extension (hidden names skipped,
-// symlinked directories not followed) unless `search_directories` is false: then a directory
-// stays an input, which the reader refuses as one. An argument "-" and `files_from` ("-" =
+// Directories are searched recursively (hidden names skipped, symlinked directories not
+// followed), each file found read, left out or failed by walk_rule.hpp, unless
+// `search_directories` is false: then a directory stays an input, which the reader refuses as one. An argument "-" and `files_from` ("-" =
 // stdin, empty = none) are lists of paths, one a line (empty lines skipped), taken like
 // arguments; a list that cannot be read, or stdin read twice, throws std::runtime_error.
 Inputs expand_inputs(const std::vector<std::string>& args, const std::string& files_from, bool untrusted_readers,

@@ -28,6 +28,7 @@
 #include "imghist/io.hpp"
 #include "io/reader_raw.hpp"
 #include "progress.hpp"
+#include "read_summary.hpp"
 #ifdef IMGHIST_CLI_WITH_MPI
 #include "imghist/mpi.hpp"
 #endif
@@ -137,6 +138,7 @@ public:
         std::unique_lock<std::mutex> progress_held;
         if (!o.result || results_on_terminal_) progress_held = progress_.interrupt();
         if (!o.result) failed_ = true;
+        tally_.add(o);
         try {
             const std::size_t index = report_.add(o);
             if (!o.result) return;
@@ -153,6 +155,7 @@ public:
     std::size_t counted() const { return counted_; }
     const std::vector<SumGroup>& sums() const { return sums_.groups(); }
     std::vector<FileOutcome>& kept() { return kept_; }
+    const ReadTally& tally() const { return tally_; }
 
 private:
     Report& report_;
@@ -162,6 +165,7 @@ private:
     std::size_t counted_ = 0;
     SumGroups sums_;
     std::vector<FileOutcome> kept_;
+    ReadTally tally_;
 };
 
 // The reader of one decode thread: raw files are read here (there is no decoder), the others by
@@ -194,6 +198,8 @@ int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& ex
     const bool report_sums = line.sum || line.sum_only;
     if (!report.finish(report_sums ? &sink.sums() : nullptr)) status = kExitFileFailed;
     (void)stdout_failure();  // now, while errno still says why
+    if (const std::string summary = sink.tally().summary(); expanded.walked && !summary.empty())
+        std::cerr << "imghist: " << summary << '\n';
     const std::vector<SumGroup> no_sums;
     if (!line.plot_path.empty() &&
         !plot_outcomes(line.plot_path, line.log, sink.kept(), plot_sum ? sink.sums() : no_sums, expanded.files))

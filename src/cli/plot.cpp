@@ -279,11 +279,12 @@ void draw_frame(cairo_t* cr, const Frame& f) {
 void draw(cairo_t* cr, const Result& result, const PlotOptions& opt) {
     const BinLayout layout = result.channels.front().layout;
     const std::vector<const ChannelHistogram*> order = drawing_order(result);
+    const ChartAxis axis = chart_axis(layout, format_info(result.format).sample);
     const Frame f{kLeft, kTop, kWidth - kLeft - kRight, kHeight - kTop - kBottom, layout.bins,
-                  opt.log, counts_top(order, opt.log)};
+                  &axis, opt.log, counts_top(order, opt.log)};
     draw_background(cr, f);
     draw_titles(cr, opt, draw_legend(cr, result));
-    draw_axes(cr, f, layout, format_info(result.format));
+    draw_axes(cr, f);
     draw_curves(cr, f, order);
     draw_cut_markers(cr, f, order);
     draw_frame(cr, f);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "chart_axis.hpp"
 #include "imghist/result.hpp"
 
 namespace imghist::cli::plotting {
@@ -43,21 +44,24 @@ void text(cairo_t* cr, double x, double y, const std::string& s, double align = 
 // "0.1%", "<0.01%", ...: a share for the clipping rows.
 std::string percent(double share);
 
-// The plot area, its bins across and its counts axis (linear, or log10(1 + count) with `log`)
-// up to `top`.
+// The plot area, its bins across (at the positions of `axis`) and its counts axis (linear, or
+// log10(1 + count) with `log`) up to `top`.
 struct Frame {
     double x0, y0, w, h;
     std::uint32_t bins;
+    const ChartAxis* axis;
     bool log;
     double top;
     double base() const { return y0 + h; }
-    double x_of_bin(double k) const { return x0 + w * k / bins; }
+    // x of boundary k of the bars (fractional k: between two boundaries).
+    double x_of_bin(double k) const { return x0 + w * axis->fraction_of_bin(k); }
+    double x_of(double axis_units) const { return x0 + w * axis->fraction_of(axis_units); }
     double fy(double c) const { return log ? std::log10(1.0 + c) : c; }
     double y_of(double c) const { return base() - h * std::min(fy(c) / top, 1.0); }
 };
 
 // plot_axes.cpp: the grid, tick labels and axis titles.
-void draw_axes(cairo_t* cr, const Frame& f, const BinLayout& layout, const FormatInfo& fi);
+void draw_axes(cairo_t* cr, const Frame& f);
 // plot_clipping.cpp: the rows of clipped shares under the plot, at both ends.
 void draw_clipping(cairo_t* cr, const Frame& f, const Result& result);
 

@@ -96,9 +96,12 @@ TEST_F(ReaderTest, DirectoryWalksTakeTrustedExtensionsUnlessAsked) {
     const std::vector<std::uint8_t> rgb(12, 7);
     write_oiio((walk / "b.tga").string(), 2, 2, {"R", "G", "B"}, OIIO::TypeDesc::UINT8, rgb.data());
     const CommandRun plain = run_json({walk.string()});
-    ASSERT_EQ(plain.status, 0) << plain.err;
+    ASSERT_EQ(plain.status, 1) << plain.err;  // the TGA is listed, not dropped
     ASSERT_EQ(plain.doc()["results"].size(), 1u);
     EXPECT_EQ(plain.doc()["results"][0]["file"], (walk / "a.png").string());
+    ASSERT_EQ(plain.doc()["errors"].size(), 1u);
+    EXPECT_EQ(plain.doc()["errors"][0]["file"], (walk / "b.tga").string());
+    EXPECT_TRUE(contains(plain.doc()["errors"][0]["error"], "TGA needs --untrusted-readers")) << plain.doc()["errors"];
     const CommandRun flagged = run_json({"--untrusted-readers", walk.string()});
     ASSERT_EQ(flagged.status, 0) << flagged.err;
     EXPECT_EQ(flagged.doc()["results"].size(), 2u);
