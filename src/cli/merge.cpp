@@ -207,6 +207,7 @@ private:
         const json& errors = member(doc, input_, "errors");
         if (!errors.is_array()) fail(input_ + ": errors", "not an array");
         for (std::size_t i = 0; i < errors.size(); ++i) error(errors[i], input_ + ": errors[" + std::to_string(i) + "]");
+        if (doc.contains("interrupted")) interrupted(doc["interrupted"]);
         const bool has_sums = doc.contains("sums");
         const json& entries = member(doc, input_, has_sums ? "sums" : "results");
         const std::string name = has_sums ? "sums" : "results";
@@ -234,11 +235,22 @@ private:
             if (j.contains("sum")) sums.emplace_back(std::move(j["sum"]), where + ": sum");
             else if (j.contains("error")) error(j, where);
             else if (j.contains("histograms")) results.emplace_back(std::move(j), where);
+            else if (j.contains("interrupted")) interrupted(j["interrupted"]);
             else fail(where, "not an imghist entry (no \"histograms\", \"error\" or \"sum\" field)");
         }
         if (sums.empty())
             for (const auto& [j, where] : results) result(j, where);
         for (const auto& [j, where] : sums) sum(j, where);
+    }
+
+    // A run a signal ended: its report is merged, and the merge says it holds part of that run.
+    void interrupted(const json& note) {
+        const bool counts = note.is_object() && note.value("reported", json()).is_number_unsigned() &&
+                            note.value("inputs", json()).is_number_unsigned();
+        merged_.warnings.push_back(
+            input_ + " is the report of an interrupted run" +
+            (counts ? " (" + note["reported"].dump() + " of its " + note["inputs"].dump() + " inputs)" : "") +
+            ": only the inputs it reports are merged");
     }
 
     void error(const json& entry, const std::string& where) {

@@ -53,64 +53,6 @@ std::string thousands(std::uint64_t v) {
     return out;
 }
 
-// Length of the valid UTF-8 sequence at s[i] (0 if the byte starts none), its code point in cp.
-// Strict: no overlong forms, no surrogates, nothing above U+10FFFF.
-std::size_t utf8_sequence(std::string_view s, std::size_t i, char32_t& cp) {
-    const unsigned char lead = static_cast<unsigned char>(s[i]);
-    const std::size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    cp = n == 1 ? lead : lead & (0x7F >> n);
-    for (std::size_t k = 1; k < n; ++k) {
-        const unsigned char c = static_cast<unsigned char>(s[i + k]);
-        if ((c >> 6) != 0x2) return 0;
-        cp = (cp << 6) | (c & 0x3F);
-    }
-    static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kSmallest[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
-}
-
-// Valid characters a terminal or a text layout would still act on: C1 controls (U+009B is
-// CSI), line and paragraph separators, and the bidirectional controls that reorder text.
-bool is_invisible_control(char32_t cp) {
-    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x61C || cp == 0x200E || cp == 0x200F ||
-           (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-std::string hex_escape(char prefix, unsigned value, int digits) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "\\%c%0*x", prefix, digits, value);
-    return buf;
-}
-
-// A file name for a JSON string: the name itself when it is UTF-8, else with U+FFFD for
-// each byte that is not (the exact bytes then go in a "_hex" member beside it).
-std::string utf8_or_replaced(std::string_view bytes) {
-    std::string out;
-    for (std::size_t i = 0; i < bytes.size();) {
-        char32_t cp = 0;
-        const std::size_t n = utf8_sequence(bytes, i, cp);
-        if (n == 0) {
-            out += "\xEF\xBF\xBD";
-            ++i;
-        } else {
-            out.append(bytes.substr(i, n));
-            i += n;
-        }
-    }
-    return out;
-}
-
-std::string hex_bytes(std::string_view bytes) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : bytes) {
-        out += kDigits[c >> 4];
-        out += kDigits[c & 0xF];
-    }
-    return out;
-}
-
 // Sets j[key] to a file name, and j[key + "_hex"] to its bytes when they are not UTF-8.
 void put_name(json& j, const std::string& key, const std::string& name) {
     j[key] = utf8_or_replaced(name);
@@ -396,31 +338,6 @@ std::string describe_layout(const BinLayout& layout) {
     return s;
 }
 
-std::string display_text(std::string_view bytes) {
-    std::string out;
-    for (std::size_t i = 0; i < bytes.size();) {
-        const unsigned char c = static_cast<unsigned char>(bytes[i]);
-        char32_t cp = 0;
-        const std::size_t n = utf8_sequence(bytes, i, cp);
-        if (c == '\\') out += "\\\\";
-        else if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (n == 0 || c < 0x20 || c == 0x7F) out += hex_escape('x', c, 2);
-        else if (is_invisible_control(cp)) out += hex_escape('u', unsigned(cp), 4);
-        else out.append(bytes.substr(i, n));
-        i += n == 0 ? 1 : n;
-    }
-    return out;
-}
-
-bool is_utf8(std::string_view bytes) {
-    char32_t cp = 0;
-    for (std::size_t i = 0, n = 0; i < bytes.size(); i += n)
-        if ((n = utf8_sequence(bytes, i, cp)) == 0) return false;
-    return true;
-}
-
 void SumGroups::add(const Result& r, std::vector<SumMember> members, std::uint64_t pixels,
                     const std::vector<PixelFormat>& formats) {
     // Result::can_merge is the one rule of what may be summed: the first group it accepts.
@@ -564,12 +481,13 @@ public:
         }
         return kNoResult;
     }
-    bool finish(const std::vector<SumGroup>* sums) override {
+    bool finish(const std::vector<SumGroup>* sums, const Interruption* interruption) override {
         std::vector<std::string> groups;
         if (sums) groups = sum_texts(*sums, per_file_, errors_, all_encoded_, exposure_);
         out_ << ']';
         json_array(out_, "errors", errors_);
         if (sums) json_array(out_, "sums", groups);
+        if (interruption) out_ << ",\"interrupted\":" << interruption_json(*interruption);
         out_ << "}\n";
         return all_encoded_;
     }
@@ -595,12 +513,13 @@ public:
         all_encoded_ = all_encoded_ && encoded;
         return o.result && encoded ? results_++ : kNoResult;
     }
-    bool finish(const std::vector<SumGroup>* sums) override {
-        if (!sums) return all_encoded_;
+    bool finish(const std::vector<SumGroup>* sums, const Interruption* interruption) override {
         std::vector<std::string> errors;
-        for (const std::string& text : sum_texts(*sums, per_file_, errors, all_encoded_, exposure_))
-            out_ << "{\"sum\":" << text << "}\n";
+        if (sums)
+            for (const std::string& text : sum_texts(*sums, per_file_, errors, all_encoded_, exposure_))
+                out_ << "{\"sum\":" << text << "}\n";
         for (const std::string& e : errors) out_ << e << '\n';
+        if (interruption) out_ << "{\"interrupted\":" << interruption_json(*interruption) << "}\n";
         return all_encoded_;
     }
 
@@ -637,7 +556,7 @@ public:
     CsvReport(std::ostream& out, bool per_file) : TextReport(out, per_file) {
         out_ << "image,format,channel,kind,bin,lo,hi,count\n";
     }
-    bool finish(const std::vector<SumGroup>* sums) override {
+    bool finish(const std::vector<SumGroup>* sums, const Interruption*) override {
         if (sums)
             for (const SumGroup& g : *sums) csv_rows(out_, "(sum)", formats_label(g), g.result);
         return true;
@@ -653,7 +572,7 @@ class TableReport final : public TextReport {
 public:
     TableReport(std::ostream& out, bool per_file, std::optional<ExposureSettings> exposure)
         : TextReport(out, per_file), exposure_(exposure) {}
-    bool finish(const std::vector<SumGroup>* sums) override {
+    bool finish(const std::vector<SumGroup>* sums, const Interruption*) override {
         if (!sums) return true;
         for (const SumGroup& g : *sums) {
             if (blocks_++) out_ << '\n';
