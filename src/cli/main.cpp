@@ -340,12 +340,21 @@ int merge_reports(int argc, char** argv) {
     return status;
 }
 
+// The usage line names both commands: counting, and merging earlier reports.
+class UsageWithMerge final : public CLI::Formatter {
+public:
+    std::string make_usage(const CLI::App* app, std::string name) const override {
+        return CLI::Formatter::make_usage(app, std::move(name)) + "       imghist merge [OPTIONS] REPORT...\n";
+    }
+};
+
 int run(int argc, char** argv) {
     // Only as the first argument: a file named merge elsewhere is still a file (or ./merge).
     if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_reports(argc - 1, argv + 1);
     CLI::App app{"imghist: per-channel R, G, B and luminance histograms of image files, counted\n"
                  "the same way on every backend (CPU, OpenCL, Vulkan, CUDA).",
                  "imghist"};
+    app.formatter(std::make_shared<UsageWithMerge>());
     CommandLine line;
     add_options(app, line);
     app.set_version_flag("-V,--version", version_text());

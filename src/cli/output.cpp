@@ -230,6 +230,17 @@ void value_extremes_line(std::ostream& out, const ChannelHistogram& c) {
     out << '\n';
 }
 
+// A sum's "files:" line: the first few names, then how many more (the JSON lists every one).
+std::string files_named(const std::vector<SumMember>& members) {
+    constexpr std::size_t kNamed = 8;
+    std::string files;
+    for (std::size_t i = 0; i < std::min(kNamed, members.size()); ++i)
+        files += (i ? ", " : "") + display_text(members[i].file);
+    if (members.size() > kNamed)
+        files += ", and " + thousands(members.size() - kNamed) + " more (--format json lists them all)";
+    return files;
+}
+
 void table_block(std::ostream& out, const std::string& heading, const Result& r,
                  const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
     out << heading << '\n';
@@ -558,7 +569,8 @@ public:
     }
     bool finish(const std::vector<SumGroup>* sums, const Interruption*) override {
         if (sums)
-            for (const SumGroup& g : *sums) csv_rows(out_, "(sum)", formats_label(g), g.result);
+            for (std::size_t k = 0; k < sums->size(); ++k)  // one image name per sum, as a group key
+                csv_rows(out_, "(sum " + std::to_string(k + 1) + ")", formats_label((*sums)[k]), (*sums)[k].result);
         return true;
     }
 
@@ -576,12 +588,10 @@ public:
         if (!sums) return true;
         for (const SumGroup& g : *sums) {
             if (blocks_++) out_ << '\n';
-            std::string files;
-            for (const SumMember& m : g.members) files += (files.empty() ? "" : ", ") + display_text(m.file);
             // The heading's second line names the files, so each sum says what it holds.
             const std::string heading = "sum of " + std::to_string(g.members.size()) + " file" +
                                         (g.members.size() == 1 ? "" : "s") + "  " + thousands(g.pixels) +
-                                        " pixels  " + formats_label(g) + "\n  files: " + files;
+                                        " pixels  " + formats_label(g) + "\n  files: " + files_named(g.members);
             table_block(out_, heading, g.result, {}, exposure_);
         }
         return true;
