@@ -38,6 +38,9 @@ Edge bins, EV bins and exposure:
   table and JSON: the mean EV of the samples between two percentiles (--exposure-percentiles,
   default 50:95) and the exposure log2(--key) - mean that brings it to the key value (default
   0.18). Without --edges or --ev it counts --ev -16:16:8. docs/semantics.md has the formula.
+  Values are taken as linear light: 8- and 16-bit files usually hold display-encoded (sRGB)
+  values (a note says so); linearise them first, e.g.
+  oiiotool in.jpg --colorconvert sRGB linear -d float -o in.exr
 
 Inputs:
   Regular files whose content is a trusted format (the reader is picked by the content,
@@ -83,7 +86,8 @@ Masks and alpha:
 Output formats (--format):
   table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins
          and values), the shares of samples at the extreme values (clip: 0 / 255, 0 / 65535;
-         <= 0 / >= 1 for floats), NaN/below/above counts, notes. Errors on stderr.
+         floats: <= 0 / >= 1, display black and white, which scene-referred (HDR) data passes
+         unclipped), NaN/below/above counts, notes. Errors on stderr.
   json   one document: {"schema": 2, "imghist": VERSION, "results": [...], "errors": [...],
          "sums": [...]} (schema in docs/cli.md; "sums" only with --sum).
   jsonl  JSON Lines: one object per file as it is done (a result, or {"file", "error"}), then

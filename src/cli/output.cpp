@@ -13,6 +13,7 @@
 
 #include "imghist/engine.hpp"
 #include "imghist/error.hpp"
+#include "sample_meaning.hpp"
 
 namespace imghist::cli {
 
@@ -122,6 +123,7 @@ void put_exposure(json& j, const Result& r, const std::optional<ExposureSettings
                      {"key", e->key},
                      {"exposure_ev", e->exposure_ev},
                      {"samples", e->samples}};
+    if (const auto caveat = exposure_caveat(r.format)) j["exposure"]["note"] = *caveat;
 }
 
 json region_json(const Region& r) { return {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}}; }
@@ -186,17 +188,6 @@ const char* unit_hint(const Result& r, const BinLayout& layout) {
     return nullptr;
 }
 
-// The extreme values that "clip" means for a format (docs/semantics.md, "Statistics").
-const char* clipped_values(const Result& r) {
-    switch (format_info(r.format).sample) {
-        case SampleType::u8: return "value 0 / 255";
-        case SampleType::u16: return "value 0 / 65535";
-        case SampleType::f16:
-        case SampleType::f32: break;
-    }
-    return "<= 0 / >= 1";
-}
-
 std::string or_dash(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
 std::string or_dash(const std::optional<std::uint32_t>& v) { return v ? std::to_string(*v) : "-"; }
 // Value-unit numbers: six significant digits fit 16-bit values and float fractions alike.
@@ -246,6 +237,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     out << heading << '\n';
     // Channels of one result share their layout unless a format mixes sample types (never).
     const BinLayout& layout = r.channels.front().layout;
+    const ClipColumns clip = clip_columns(r.format);
     out << "  " << describe_layout(layout);
     if (const char* hint = unit_hint(r, layout)) out << "; " << hint;
     // Where every bin is one value (8-bit default bins) the value row would repeat the bin row.
@@ -259,10 +251,10 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
             << " pixels, those the mask and the alpha threshold let through";
     out << (bin_is_value ? "\n  statistics per channel (bin = value)"
                          : "\n  statistics per channel in bins, then in values (bin centres)")
-        << "; clip = share of samples at " << clipped_values(r) << "\n";
+        << "; " << clip.meaning << "\n";
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
-                  "mean", "stddev", "median", "p1", "p99", "min", "max", "clip low", "clip high");
+                  "mean", "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
     out << line;
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
@@ -334,6 +326,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
                           e->average_ev, exposure_settings->low_percent, exposure_settings->high_percent,
                           std::string(channel_name(y->channel)).c_str(), e->key);
             out << line;
+            if (const auto caveat = exposure_caveat(r.format)) out << "  note: " << *caveat << '\n';
         }
     }
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
