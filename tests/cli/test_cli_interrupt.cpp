@@ -58,19 +58,28 @@ protected:
         return o;
     }
 
-    // Starts imghist on `args`, waits until stdout holds `marker` `count` times (the files before
-    // the hang are reported; they reach stdout as each is done), then sends `signal`.
-    static CommandRun signalled(const std::vector<std::string>& args, const RunOptions& options,
-                                const std::string& marker, std::size_t count, int signal, bool& reached) {
-        const StartedCommand started = start_command(dir_, args, options);
+    struct Signalled {
+        Run files;
+        CommandRun run;
+        bool reached = false;  // stdout held the marker once per good file before the signal
+    };
+
+    // Starts imghist with `options` on the files around a hang, waits until stdout holds `marker`
+    // once per good file (they reach stdout as each is done), then sends `signal`.
+    static Signalled signalled(const std::string& prefix, std::vector<std::string> options, const std::string& marker,
+                               int signal) {
+        Signalled s{files_around_a_hang(prefix), {}, false};
+        options.insert(options.end(), {"--backend", "cpu", "--threads", "2", "--decode-timeout", "0"});
+        options.insert(options.end(), s.files.args.begin(), s.files.args.end());
+        const StartedCommand started = start_command(dir_, options, hanging(prefix));
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kPatience);
-        reached = false;
-        while (!reached && std::chrono::steady_clock::now() < deadline) {
+        while (!s.reached && std::chrono::steady_clock::now() < deadline) {
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            reached = occurrences(slurp(started.out), marker) >= count;
+            s.reached = occurrences(slurp(started.out), marker) >= s.files.good.size();
         }
         ::kill(started.pid, signal);
-        return finish_command(started);
+        s.run = finish_command(started);
+        return s;
     }
 
     static std::size_t occurrences(const std::string& text, const std::string& marker) {
@@ -89,12 +98,7 @@ protected:
 };
 
 TEST_F(CliInterruptTest, SigintClosesTheJsonDocumentWithWhatWasDone) {
-    const Run files = files_around_a_hang("int_json_");
-    std::vector<std::string> args = {"--format", "json", "--sum", "--backend", "cpu", "--threads", "2",
-                                     "--decode-timeout", "0"};
-    args.insert(args.end(), files.args.begin(), files.args.end());
-    bool reached = false;
-    const CommandRun r = signalled(args, hanging("int_json_"), "\"histograms\"", files.good.size(), SIGINT, reached);
+    const auto [files, r, reached] = signalled("int_json_", {"--format", "json", "--sum"}, "\"histograms\"", SIGINT);
     EXPECT_TRUE(reached) << "the results before the hanging file did not reach stdout: " << r.out.size() << " bytes";
     EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
     const json doc = r.doc();
@@ -116,12 +120,7 @@ TEST_F(CliInterruptTest, SigintClosesTheJsonDocumentWithWhatWasDone) {
 }
 
 TEST_F(CliInterruptTest, SigtermEndsJsonLinesOnCompleteLinesThatMergeReads) {
-    const Run files = files_around_a_hang("term_jsonl_");
-    std::vector<std::string> args = {"--format", "jsonl", "--sum", "--backend", "cpu", "--threads", "2",
-                                     "--decode-timeout", "0"};
-    args.insert(args.end(), files.args.begin(), files.args.end());
-    bool reached = false;
-    const CommandRun r = signalled(args, hanging("term_jsonl_"), "\n", files.good.size(), SIGTERM, reached);
+    const auto [files, r, reached] = signalled("term_jsonl_", {"--format", "jsonl", "--sum"}, "\n", SIGTERM);
     // Each line is written out as its file is done, not when a 4,096-byte buffer fills.
     EXPECT_TRUE(reached) << "the lines of the files before the hanging one did not reach stdout";
     EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
@@ -141,11 +140,7 @@ TEST_F(CliInterruptTest, SigtermEndsJsonLinesOnCompleteLinesThatMergeReads) {
 }
 
 TEST_F(CliInterruptTest, SigintEndsTheTableWithTheSumOfWhatWasDone) {
-    const Run files = files_around_a_hang("int_table_");
-    std::vector<std::string> args = {"--sum", "--backend", "cpu", "--threads", "2", "--decode-timeout", "0"};
-    args.insert(args.end(), files.args.begin(), files.args.end());
-    bool reached = false;
-    const CommandRun r = signalled(args, hanging("int_table_"), "clip high", files.good.size(), SIGINT, reached);
+    const auto [files, r, reached] = signalled("int_table_", {"--sum"}, "clip high", SIGINT);
     EXPECT_TRUE(reached) << "the tables of the files before the hanging one did not reach stdout";
     EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
     EXPECT_NE(r.out.find("sum of " + std::to_string(files.good.size()) + " files"), std::string::npos) << r.out;
