@@ -219,6 +219,10 @@ int run_decoder_process(int argc, char** argv) {
     // Die with imghist, and do not run on if it is already gone.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (argc != 3 || std::to_string(::getppid()) != argv[2]) return 1;
+    // Ctrl-C reaches every process of the terminal's group: imghist ends the run and closes its
+    // report, and its decoders die with it. Killed first, they would fail the files in hand.
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGTERM, SIG_IGN);
     const pid_t launcher = ::getpid();
     std::vector<char> buffer;
     for (;;) {

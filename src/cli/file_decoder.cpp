@@ -22,6 +22,7 @@
 
 #include "decoder_process.hpp"
 #include "decoder_protocol.hpp"
+#include "interrupt.hpp"
 
 extern char** environ;
 
@@ -35,11 +36,6 @@ std::string seconds_text(double s) {
     std::ostringstream os;
     os << s;
     return os.str();
-}
-
-std::string signal_text(int sig) {
-    const char* abbrev = ::sigabbrev_np(sig);
-    return abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
 }
 
 
@@ -178,7 +174,7 @@ std::string FileDecoder::end_process() {
     const std::int32_t status = launcher_.reap(pid_);
     pid_ = -1;
     if (status < 0) return "the decoder process was lost";
-    if (WIFSIGNALED(status)) return "the decoder crashed (" + signal_text(WTERMSIG(status)) + ")";
+    if (WIFSIGNALED(status)) return "the decoder crashed (" + signal_name(WTERMSIG(status)) + ")";
     return "the decoder exited with status " + std::to_string(WEXITSTATUS(status));
 }
 

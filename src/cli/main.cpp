@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -20,6 +19,7 @@
 #include "decoder_process.hpp"
 #include "imghist/imghist.hpp"
 #include "inputs.hpp"
+#include "interrupt.hpp"
 #include "merge.hpp"
 #include "options.hpp"
 #include "output.hpp"
@@ -29,6 +29,7 @@
 #include "io/reader_raw.hpp"
 #include "progress.hpp"
 #include "read_summary.hpp"
+#include "sink.hpp"
 #ifdef IMGHIST_CLI_WITH_MPI
 #include "imghist/mpi.hpp"
 #endif
@@ -122,52 +123,6 @@ int stdout_failure() {
     return failure;
 }
 
-// Takes the outcomes in input order: writes each, adds it to the sums, and keeps only what the
-// charts need (every counted file with --plot FILE-{}, else the first), so memory does not grow
-// with the number of files.
-class Sink {
-public:
-    Sink(const CommandLine& line, Report& report, Progress& progress, bool results_on_terminal)
-        : report_(report), progress_(progress), summing_(line.sum || line.sum_only || !line.plot_path.empty()),
-          plotting_(!line.plot_path.empty()), chart_per_file_(line.plot_path.find("{}") != std::string::npos),
-          results_on_terminal_(results_on_terminal) {}
-
-    void take(FileOutcome& o) {
-        // An error on stderr, or a result on the terminal that shows the progress, must not be
-        // written into the progress line.
-        std::unique_lock<std::mutex> progress_held;
-        if (!o.result || results_on_terminal_) progress_held = progress_.interrupt();
-        if (!o.result) failed_ = true;
-        tally_.add(o);
-        try {
-            const std::size_t index = report_.add(o);
-            if (!o.result) return;
-            ++counted_;
-            if (summing_) sums_.add(o, index);
-            if (plotting_ && (chart_per_file_ || kept_.empty())) kept_.push_back(std::move(o));
-        } catch (const std::exception& e) {  // out of memory: this file is lost, not the others
-            failed_ = true;
-            if (!progress_held) progress_held = progress_.interrupt();
-            std::cerr << "imghist: " << display_text(o.file) << ": cannot be reported: " << display_text(e.what()) << '\n';
-        }
-    }
-    bool failed() const { return failed_; }
-    std::size_t counted() const { return counted_; }
-    const std::vector<SumGroup>& sums() const { return sums_.groups(); }
-    std::vector<FileOutcome>& kept() { return kept_; }
-    const ReadTally& tally() const { return tally_; }
-
-private:
-    Report& report_;
-    Progress& progress_;
-    bool summing_, plotting_, chart_per_file_, results_on_terminal_;
-    bool failed_ = false;
-    std::size_t counted_ = 0;
-    SumGroups sums_;
-    std::vector<FileOutcome> kept_;
-    ReadTally tally_;
-};
-
 // The reader of one decode thread: raw files are read here (there is no decoder), the others by
 // the thread's own decoder (a decoder process, or in-process with --decode-in-process).
 io::FileReader make_reader(const Settings& settings, DecoderLauncher& launcher) {
@@ -191,12 +146,11 @@ int usage_error(const std::string& message, const char* hint = "Run with --help 
 }
 
 // The end of the report and the charts; returns the exit status.
-int finish(const CommandLine& line, Report& report, Sink& sink, const Inputs& expanded) {
+int finish(const CommandLine& line, Sink& sink, const Inputs& expanded) {
     int status = sink.failed() ? kExitFileFailed : kExitOk;
     const bool several = sink.counted() > 1;
     const bool plot_sum = !line.plot_path.empty() && line.plot_path.find("{}") == std::string::npos && several;
-    const bool report_sums = line.sum || line.sum_only;
-    if (!report.finish(report_sums ? &sink.sums() : nullptr)) status = kExitFileFailed;
+    if (!sink.close()) status = kExitFileFailed;
     (void)stdout_failure();  // now, while errno still says why
     if (const std::string summary = sink.tally().summary(); expanded.walked && !summary.empty())
         std::cerr << "imghist: " << summary << '\n';
@@ -242,7 +196,7 @@ int count_over_ranks(const CommandLine& line, const Settings& settings, const In
     SumGroups sums;
     for (std::size_t g = 0; g < summary.sums.size(); ++g)
         sums.add(summary.sums[g], std::move(members[g]), pixels[g], formats[g]);
-    if (!report->finish(&sums.groups())) status = kExitFileFailed;
+    if (!report->finish(&sums.groups(), nullptr)) status = kExitFileFailed;
     (void)stdout_failure();
     return status;
 }
@@ -318,7 +272,13 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
 #endif
     const std::unique_ptr<Report> report = make_report(line.format, std::cout, !line.sum_only, settings.exposure);
     Progress progress(progress_mode(line, total), total, std::cerr, [] { return terminal_width(STDERR_FILENO); });
-    Sink sink(line, *report, progress, ::isatty(STDOUT_FILENO));
+    Sink sink(line, *report, std::cout, progress, ::isatty(STDOUT_FILENO), expanded.failed.size() + total);
+    // Ctrl-C or SIGTERM: the report ends with what was done, and says so (docs/cli.md, "Interruption").
+    const InterruptHandler on_signal([&](int signal) {
+        progress.finish();
+        const Interruption interruption = sink.close_interrupted(signal);
+        std::cerr << "imghist: " << interruption_message(interruption) << '\n';
+    });
     // Directories without images are reported first, then the files in input order.
     for (FileOutcome& o : expanded.failed) sink.take(o);
     const auto take = [&](io::FileHistogram& f) {
@@ -345,7 +305,7 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     }
     progress.finish();
     engine.reset();
-    return finish(line, *report, sink, expanded);
+    return finish(line, sink, expanded);
 }
 
 // imghist merge REPORT...: every input is read before anything is written, so a bad one leaves
@@ -378,10 +338,18 @@ int merge_reports(int argc, char** argv) {
     const std::unique_ptr<Report> report = make_report(line.format, std::cout, false, exposure);
     for (const FileOutcome& o : merged.errors) (void)report->add(o);
     int status = merged.errors.empty() ? kExitOk : kExitFileFailed;
-    if (!report->finish(&merged.sums.groups())) status = kExitFileFailed;
+    if (!report->finish(&merged.sums.groups(), nullptr)) status = kExitFileFailed;
     for (const std::string& w : merged.warnings) std::cerr << "imghist merge: warning: " << w << '\n';
     return status;
 }
+
+// The usage line names both commands: counting, and merging earlier reports.
+class UsageWithMerge final : public CLI::Formatter {
+public:
+    std::string make_usage(const CLI::App* app, std::string name) const override {
+        return CLI::Formatter::make_usage(app, std::move(name)) + "       imghist merge [OPTIONS] REPORT...\n";
+    }
+};
 
 int run(int argc, char** argv) {
     // Only as the first argument: a file named merge elsewhere is still a file (or ./merge).
@@ -389,6 +357,7 @@ int run(int argc, char** argv) {
     CLI::App app{"imghist: per-channel R, G, B and luminance histograms of image files, counted\n"
                  "the same way on every backend (CPU, OpenCL, Vulkan, CUDA).",
                  "imghist"};
+    app.formatter(std::make_shared<UsageWithMerge>());
     CommandLine line;
     add_options(app, line);
     app.set_version_flag("-V,--version", version_text());
@@ -421,6 +390,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     if (is_decoder_process(argc, argv)) return run_decoder_process(argc, argv);
+    watch_interrupting_signals();  // before any thread starts, so none takes the signals
     int status = kExitFileFailed;
     try {
         status = run(argc, argv);

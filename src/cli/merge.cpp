@@ -114,6 +114,7 @@ private:
         const json& errors = list("errors");
         for (std::size_t i = 0; i < errors.size(); ++i)
             error(errors[i], input_ + ": errors[" + std::to_string(i) + "]");
+        if (doc.contains("interrupted")) interrupted(doc["interrupted"]);
         const bool has_sums = doc.contains("sums");
         const std::string name = has_sums ? "sums" : "results";
         const json& entries = list(name.c_str());
@@ -140,6 +141,8 @@ private:
                 const MergeEntry e = result_entry(j, where);
                 check(e);
                 if (!has_sums) results.add(e.result, members(e.files), e.pixels, e.formats);
+            } else if (j.contains("interrupted")) {
+                interrupted(j["interrupted"]);
             } else {
                 fail(where, "not an imghist entry (no \"histograms\", \"error\" or \"sum\" field)");
             }
@@ -168,6 +171,16 @@ private:
     }
 
     void error(const json& entry, const std::string& where) { merged_.errors.push_back(error_entry(entry, where, input_)); }
+
+    // A run a signal ended: its report is merged, and the merge says it holds part of that run.
+    void interrupted(const json& note) {
+        const bool counts = note.is_object() && note.value("reported", json()).is_number_unsigned() &&
+                            note.value("inputs", json()).is_number_unsigned();
+        merged_.warnings.push_back(
+            input_ + " is the report of an interrupted run" +
+            (counts ? " (" + note["reported"].dump() + " of its " + note["inputs"].dump() + " inputs)" : "") +
+            ": only the inputs it reports are merged");
+    }
 
     // The entry's counts fit 64 bits, and its fields agree as in every report imghist writes.
     static void check(const MergeEntry& e) {

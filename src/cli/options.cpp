@@ -39,6 +39,9 @@ Edge bins, EV bins and exposure:
   table and JSON: the mean EV of the samples between two percentiles (--exposure-percentiles,
   default 50:95) and the exposure log2(--key) - mean that brings it to the key value (default
   0.18). Without --edges or --ev it counts --ev -16:16:8. docs/semantics.md has the formula.
+  Values are taken as linear light: 8- and 16-bit files usually hold display-encoded (sRGB)
+  values (a note says so); linearise them first, e.g.
+  oiiotool in.jpg --colorconvert sRGB linear -d float -o in.exr
 
 Inputs:
   Regular files whose content is a trusted format (the reader is picked by the content,
@@ -82,15 +85,17 @@ Masks and alpha:
   "counted_pixels" say how many pixels were counted (per tile too).
 
 Output formats (--format):
-  table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins),
-         shares clipped in the first/last bin, NaN/below/above counts, notes. Errors on stderr.
+  table  per-file channel summary: pixels, mean, stddev, median, p1, p99, min, max (in bins
+         and values), the shares of samples at the extreme values (clip: 0 / 255, 0 / 65535;
+         floats: <= 0 / >= 1, display black and white, which scene-referred (HDR) data passes
+         unclipped), NaN/below/above counts, notes. Errors on stderr.
   json   one document: {"schema": 2, "imghist": VERSION, "results": [...], "errors": [...],
          "sums": [...]} (schema in docs/cli.md; "sums" only with --sum).
   jsonl  JSON Lines: one object per file as it is done (a result, or {"file", "error"}), then
          with --sum one line {"sum": {...}} per layout.
   csv    image,format,channel,kind,bin,lo,hi,count: one row per file, channel and bin (kind
          bin), then rows of kind below, above and nans (bin -1). --sum adds rows with image
-         "(sum)", one set per layout, told apart by format.
+         "(sum 1)", "(sum 2)"..., one set per layout (per entry of the JSON's "sums").
   --sum merges files of the same channels and bins; files of another layout (16-bit among
   8-bit, gray among RGB) get a sum of their own, each listing its files. --sum-only prints
   only the sums and the errors.
@@ -292,7 +297,7 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
     app.add_option_function<std::uint32_t>("--bins", [&line](std::uint32_t n) { line.bins = n, line.bins_given = true; },
                                            "Number of bins (default: 256; 257 over [0, 1] for float)")
         ->check(CLI::Range(1u, 1u << 20))->type_name("N");
-    app.add_option("--range", line.range_text, "Binned range [LO, HI), e.g. 0:256 or 0:1 (use --range=-1:1 for a negative LO)")
+    app.add_option("--range", line.range_text, "Binned range [LO, HI), e.g. 0:256, 0:1 or -1:1")
         ->type_name("LO:HI");
     app.add_flag("--clamp", line.clamp, "Fold values outside --range (or the edges) into the first and last bins");
     app.add_option("--edges", line.edges_text,

@@ -13,6 +13,7 @@
 
 #include "imghist/engine.hpp"
 #include "imghist/error.hpp"
+#include "sample_meaning.hpp"
 
 namespace imghist::cli {
 
@@ -49,64 +50,6 @@ std::string thousands(std::uint64_t v) {
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (i && (s.size() - i) % 3 == 0) out += ',';
         out += s[i];
-    }
-    return out;
-}
-
-// Length of the valid UTF-8 sequence at s[i] (0 if the byte starts none), its code point in cp.
-// Strict: no overlong forms, no surrogates, nothing above U+10FFFF.
-std::size_t utf8_sequence(std::string_view s, std::size_t i, char32_t& cp) {
-    const unsigned char lead = static_cast<unsigned char>(s[i]);
-    const std::size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    cp = n == 1 ? lead : lead & (0x7F >> n);
-    for (std::size_t k = 1; k < n; ++k) {
-        const unsigned char c = static_cast<unsigned char>(s[i + k]);
-        if ((c >> 6) != 0x2) return 0;
-        cp = (cp << 6) | (c & 0x3F);
-    }
-    static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kSmallest[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
-}
-
-// Valid characters a terminal or a text layout would still act on: C1 controls (U+009B is
-// CSI), line and paragraph separators, and the bidirectional controls that reorder text.
-bool is_invisible_control(char32_t cp) {
-    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x61C || cp == 0x200E || cp == 0x200F ||
-           (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-std::string hex_escape(char prefix, unsigned value, int digits) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "\\%c%0*x", prefix, digits, value);
-    return buf;
-}
-
-// A file name for a JSON string: the name itself when it is UTF-8, else with U+FFFD for
-// each byte that is not (the exact bytes then go in a "_hex" member beside it).
-std::string utf8_or_replaced(std::string_view bytes) {
-    std::string out;
-    for (std::size_t i = 0; i < bytes.size();) {
-        char32_t cp = 0;
-        const std::size_t n = utf8_sequence(bytes, i, cp);
-        if (n == 0) {
-            out += "\xEF\xBF\xBD";
-            ++i;
-        } else {
-            out.append(bytes.substr(i, n));
-            i += n;
-        }
-    }
-    return out;
-}
-
-std::string hex_bytes(std::string_view bytes) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : bytes) {
-        out += kDigits[c >> 4];
-        out += kDigits[c & 0xF];
     }
     return out;
 }
@@ -180,6 +123,7 @@ void put_exposure(json& j, const Result& r, const std::optional<ExposureSettings
                      {"key", e->key},
                      {"exposure_ev", e->exposure_ev},
                      {"samples", e->samples}};
+    if (const auto caveat = exposure_caveat(r.format)) j["exposure"]["note"] = *caveat;
 }
 
 json region_json(const Region& r) { return {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}}; }
@@ -244,17 +188,6 @@ const char* unit_hint(const Result& r, const BinLayout& layout) {
     return nullptr;
 }
 
-// The extreme values that "clip" means for a format (docs/semantics.md, "Statistics").
-const char* clipped_values(const Result& r) {
-    switch (format_info(r.format).sample) {
-        case SampleType::u8: return "value 0 / 255";
-        case SampleType::u16: return "value 0 / 65535";
-        case SampleType::f16:
-        case SampleType::f32: break;
-    }
-    return "<= 0 / >= 1";
-}
-
 std::string or_dash(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
 std::string or_dash(const std::optional<std::uint32_t>& v) { return v ? std::to_string(*v) : "-"; }
 // Value-unit numbers: six significant digits fit 16-bit values and float fractions alike.
@@ -288,11 +221,23 @@ void value_extremes_line(std::ostream& out, const ChannelHistogram& c) {
     out << '\n';
 }
 
+// A sum's "files:" line: the first few names, then how many more (the JSON lists every one).
+std::string files_named(const std::vector<SumMember>& members) {
+    constexpr std::size_t kNamed = 8;
+    std::string files;
+    for (std::size_t i = 0; i < std::min(kNamed, members.size()); ++i)
+        files += (i ? ", " : "") + display_text(members[i].file);
+    if (members.size() > kNamed)
+        files += ", and " + thousands(members.size() - kNamed) + " more (--format json lists them all)";
+    return files;
+}
+
 void table_block(std::ostream& out, const std::string& heading, const Result& r,
                  const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
     out << heading << '\n';
     // Channels of one result share their layout unless a format mixes sample types (never).
     const BinLayout& layout = r.channels.front().layout;
+    const ClipColumns clip = clip_columns(r.format);
     out << "  " << describe_layout(layout);
     if (const char* hint = unit_hint(r, layout)) out << "; " << hint;
     // Where every bin is one value (8-bit default bins) the value row would repeat the bin row.
@@ -306,10 +251,10 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
             << " pixels, those the mask and the alpha threshold let through";
     out << (bin_is_value ? "\n  statistics per channel (bin = value)"
                          : "\n  statistics per channel in bins, then in values (bin centres)")
-        << "; clip = share of samples at " << clipped_values(r) << "\n";
+        << "; " << clip.meaning << "\n";
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
-                  "mean", "stddev", "median", "p1", "p99", "min", "max", "clip low", "clip high");
+                  "mean", "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
     out << line;
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
@@ -381,6 +326,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
                           e->average_ev, exposure_settings->low_percent, exposure_settings->high_percent,
                           std::string(channel_name(y->channel)).c_str(), e->key);
             out << line;
+            if (const auto caveat = exposure_caveat(r.format)) out << "  note: " << *caveat << '\n';
         }
     }
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
@@ -394,31 +340,6 @@ std::string describe_layout(const BinLayout& layout) {
                     number(layout.hi) + (layout.closed_top ? "]" : ")");
     if (layout.clamp) s += ", clamped";
     return s;
-}
-
-std::string display_text(std::string_view bytes) {
-    std::string out;
-    for (std::size_t i = 0; i < bytes.size();) {
-        const unsigned char c = static_cast<unsigned char>(bytes[i]);
-        char32_t cp = 0;
-        const std::size_t n = utf8_sequence(bytes, i, cp);
-        if (c == '\\') out += "\\\\";
-        else if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (n == 0 || c < 0x20 || c == 0x7F) out += hex_escape('x', c, 2);
-        else if (is_invisible_control(cp)) out += hex_escape('u', unsigned(cp), 4);
-        else out.append(bytes.substr(i, n));
-        i += n == 0 ? 1 : n;
-    }
-    return out;
-}
-
-bool is_utf8(std::string_view bytes) {
-    char32_t cp = 0;
-    for (std::size_t i = 0, n = 0; i < bytes.size(); i += n)
-        if ((n = utf8_sequence(bytes, i, cp)) == 0) return false;
-    return true;
 }
 
 void SumGroups::add(const Result& r, std::vector<SumMember> members, std::uint64_t pixels,
@@ -564,12 +485,13 @@ public:
         }
         return kNoResult;
     }
-    bool finish(const std::vector<SumGroup>* sums) override {
+    bool finish(const std::vector<SumGroup>* sums, const Interruption* interruption) override {
         std::vector<std::string> groups;
         if (sums) groups = sum_texts(*sums, per_file_, errors_, all_encoded_, exposure_);
         out_ << ']';
         json_array(out_, "errors", errors_);
         if (sums) json_array(out_, "sums", groups);
+        if (interruption) out_ << ",\"interrupted\":" << interruption_json(*interruption);
         out_ << "}\n";
         return all_encoded_;
     }
@@ -595,12 +517,13 @@ public:
         all_encoded_ = all_encoded_ && encoded;
         return o.result && encoded ? results_++ : kNoResult;
     }
-    bool finish(const std::vector<SumGroup>* sums) override {
-        if (!sums) return all_encoded_;
+    bool finish(const std::vector<SumGroup>* sums, const Interruption* interruption) override {
         std::vector<std::string> errors;
-        for (const std::string& text : sum_texts(*sums, per_file_, errors, all_encoded_, exposure_))
-            out_ << "{\"sum\":" << text << "}\n";
+        if (sums)
+            for (const std::string& text : sum_texts(*sums, per_file_, errors, all_encoded_, exposure_))
+                out_ << "{\"sum\":" << text << "}\n";
         for (const std::string& e : errors) out_ << e << '\n';
+        if (interruption) out_ << "{\"interrupted\":" << interruption_json(*interruption) << "}\n";
         return all_encoded_;
     }
 
@@ -637,9 +560,10 @@ public:
     CsvReport(std::ostream& out, bool per_file) : TextReport(out, per_file) {
         out_ << "image,format,channel,kind,bin,lo,hi,count\n";
     }
-    bool finish(const std::vector<SumGroup>* sums) override {
+    bool finish(const std::vector<SumGroup>* sums, const Interruption*) override {
         if (sums)
-            for (const SumGroup& g : *sums) csv_rows(out_, "(sum)", formats_label(g), g.result);
+            for (std::size_t k = 0; k < sums->size(); ++k)  // one image name per sum, as a group key
+                csv_rows(out_, "(sum " + std::to_string(k + 1) + ")", formats_label((*sums)[k]), (*sums)[k].result);
         return true;
     }
 
@@ -653,16 +577,14 @@ class TableReport final : public TextReport {
 public:
     TableReport(std::ostream& out, bool per_file, std::optional<ExposureSettings> exposure)
         : TextReport(out, per_file), exposure_(exposure) {}
-    bool finish(const std::vector<SumGroup>* sums) override {
+    bool finish(const std::vector<SumGroup>* sums, const Interruption*) override {
         if (!sums) return true;
         for (const SumGroup& g : *sums) {
             if (blocks_++) out_ << '\n';
-            std::string files;
-            for (const SumMember& m : g.members) files += (files.empty() ? "" : ", ") + display_text(m.file);
             // The heading's second line names the files, so each sum says what it holds.
             const std::string heading = "sum of " + std::to_string(g.members.size()) + " file" +
                                         (g.members.size() == 1 ? "" : "s") + "  " + thousands(g.pixels) +
-                                        " pixels  " + formats_label(g) + "\n  files: " + files;
+                                        " pixels  " + formats_label(g) + "\n  files: " + files_named(g.members);
             table_block(out_, heading, g.result, {}, exposure_);
         }
         return true;

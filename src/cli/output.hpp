@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "imghist/result.hpp"
+#include "interrupt.hpp"
 
 namespace imghist::cli {
 
@@ -71,9 +72,10 @@ public:
     // Writes one outcome and returns its index among the results written (kNoResult for an
     // error, a result not encoded, or a report without per-file results).
     virtual std::size_t add(const FileOutcome& o) = 0;
-    // Ends the report, with the sums when not null. False when something could not be encoded
-    // (it is then an error entry, and every other entry is still written).
-    virtual bool finish(const std::vector<SumGroup>* sums) = 0;
+    // Ends the report, with the sums when not null, and the interruption when a signal ended the
+    // run (json and jsonl say so in the report, the others on stderr). False when something could
+    // not be encoded (it is then an error entry, and every other entry is still written).
+    virtual bool finish(const std::vector<SumGroup>* sums, const Interruption* interruption) = 0;
 };
 
 // `per_file` false: only errors and the sums (--sum-only). `exposure` (--exposure): each result
@@ -88,6 +90,11 @@ std::unique_ptr<Report> make_report(const std::string& format, std::ostream& out
 // bidirectional controls.
 std::string display_text(std::string_view bytes);
 bool is_utf8(std::string_view bytes);
+// A file name for a JSON string: the name itself when it is UTF-8, else with U+FFFD for each
+// byte that is not (the exact bytes then go beside it, as hex_bytes).
+std::string utf8_or_replaced(std::string_view bytes);
+// "6a70": two lowercase hex digits a byte.
+std::string hex_bytes(std::string_view bytes);
 
 // "256 bins over [0, 256)", "257 bins over [0, 1] (bin 256 = 1.0 and above)", ...
 std::string describe_layout(const BinLayout& layout);

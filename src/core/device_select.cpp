@@ -20,9 +20,10 @@ std::size_t select_device(std::string_view backend, const std::vector<DeviceInfo
                           std::string selector, const char* env_variable,
                           const std::vector<int>& preference) {
     const std::string name(backend);
+    // One line: the command line prints messages one a line.
     std::string listing;
     for (std::size_t i = 0; i < devices.size(); ++i)
-        listing += "\n  " + std::to_string(i) + (devices[i].id.empty() || devices[i].id == std::to_string(i) ? "" : " (" + devices[i].id + ")") +
+        listing += std::string(i ? "; " : " ") + std::to_string(i) + (devices[i].id.empty() || devices[i].id == std::to_string(i) ? "" : " (" + devices[i].id + ")") +
                    ": " + devices[i].name + (devices[i].available ? "" : " [unusable: " + devices[i].note + "]");
     if (devices.empty()) listing = " none";
 

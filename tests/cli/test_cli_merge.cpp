@@ -111,7 +111,7 @@ TEST_F(MergeTest, PiecesInJsonAndJsonLinesMergeToTheWholeRun) {
     expect_sum_of(lines[0]["sum"], p, "json results + jsonl sums");
     EXPECT_EQ(lines[0]["sum"]["histograms"], whole["histograms"]);
     EXPECT_TRUE(contains(merged[2].out, "sum of 5 files  72 pixels  rgb8")) << merged[2].out;
-    EXPECT_TRUE(contains(merged[3].out, "(sum),rgb8,R,bin,")) << merged[3].out;
+    EXPECT_TRUE(contains(merged[3].out, "(sum 1),rgb8,R,bin,")) << merged[3].out;
 
     // A merged document merges again; the same file in two inputs is counted twice, with a warning.
     write_bytes(path("merged.json"), merged[0].out);

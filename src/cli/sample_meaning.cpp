@@ -1,0 +1,28 @@
+#include "sample_meaning.hpp"
+
+namespace imghist::cli {
+
+ClipColumns clip_columns(PixelFormat format) {
+    switch (format_info(format).sample) {
+        case SampleType::u8: return {"clip low", "clip high", "clip = share of samples at value 0 / 255"};
+        case SampleType::u16: return {"clip low", "clip high", "clip = share of samples at value 0 / 65535"};
+        case SampleType::f16:
+        case SampleType::f32: break;
+    }
+    // 1.0 is display white, not a limit of the data: an HDR render or a linear EXR holds light
+    // above it that nothing clipped.
+    return {"<= 0", ">= 1",
+            "<= 0, >= 1 = share of samples at or past 0 and 1,\n  display black and white: "
+            "clipped in display-referred data, but scene-referred (HDR) data goes past 1 unclipped"};
+}
+
+std::optional<std::string> exposure_caveat(PixelFormat format) {
+    const FormatInfo& fi = format_info(format);
+    if (fi.is_float()) return std::nullopt;
+    return std::string("--exposure reads sample values as linear light, but ") +
+           (fi.sample == SampleType::u8 ? "8-bit" : "16-bit") +
+           " files usually hold display-encoded (sRGB or gamma) values, so this EV is not the scene's: "
+           "linearise first, e.g. oiiotool in.jpg --colorconvert sRGB linear -d float -o in.exr";
+}
+
+}  // namespace imghist::cli
