@@ -220,7 +220,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                     progress: Optional[Callable[[int], Any]] = None) -> FileHistograms:
     """Histograms of many image files, decoded on a pool of threads and counted by one engine.
 
-    paths      an iterable of str or os.PathLike (read once, at the call).
+    paths      an iterable of str or os.PathLike (read once, at the call; a path holding a NUL
+               byte raises imghist.InvalidArgument there, since no file has such a name).
     mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold
                as for imghist.histogram(): the same roi (which every file must hold, else that
                file fails), tile grid, mask (every file must be its size, else that file fails)
@@ -233,7 +234,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     threads    decoder threads (0: one per core).
     max_pending  decoded images held at most (0: two per decoder thread): memory stays bounded
                whatever the number of files.
-    max_pixels, untrusted_readers   as for imghist.read().
+    max_pixels, untrusted_readers   as for imghist.read() (untrusted_readers=True is refused:
+               the command line runs those readers in decoder processes of their own).
     decode     "cpu", or "gpu": JPEGs decoded on the GPU by nvImageCodec and counted there, in
                batches (backend "cuda"; imghist.gpu_decode_available() says whether it can run,
                and pip install nvidia-nvimgcodec-cu13 nvidia-nvjpeg provides it). Other files,
@@ -250,7 +252,7 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     imghist.InvalidArgument at the first next(), and a package built without the file reader
     (imghist.has_file_reader False) raises imghist.Error there.
     """
-    names = [os.fsdecode(p) for p in paths]
+    names = [_imghist._file_path(p) for p in paths]
     if threads < 0 or max_pending < 0:
         raise _imghist.InvalidArgument("threads and max_pending must be >= 0")
     if decode == "gpu":

@@ -18,15 +18,16 @@ constexpr const char* kReadDoc = R"(The pixels of an image file, as a new numpy 
 path               the file (str or os.PathLike).
 max_pixels         refuse images of more pixels than this, from the header, before decoding
                    (None: no limit).
-untrusted_readers  also OpenImageIO's readers imghist does not trust by default, chosen by
-                   extension (the command line's --untrusted-readers).
+untrusted_readers  must be False: OpenImageIO's readers imghist does not trust can crash the
+                   process that decodes, so only the command line runs them, in processes of
+                   their own (imghist --untrusted-readers); True raises imghist.InvalidArgument.
 
 Returns (H, W) for gray, (H, W, 3) RGB or (H, W, 4) RGBA; dtype uint8, uint16, float16 or
 float32, as the file stores it (other integer and double samples are converted as the command
 line does, docs/cli.md "Reading policy"). Alpha is straight (unassociated), indexed colour is
 expanded to RGB, nothing is premultiplied or colour-converted. Raises imghist.ReadError (also
 an OSError) naming what is wrong: a missing file, not an image, truncated or corrupt data, too
-many pixels.)";
+many pixels; imghist.InvalidArgument for a path holding a NUL byte.)";
 
 constexpr const char* kHistogramFileDoc = R"(Histograms of an image file: imghist.read(path) counted by imghist.histogram().
 
@@ -36,11 +37,26 @@ untrusted_readers): a mask must be the file's size. The pixels are read
 into host memory and counted there (a GPU backend copies them); no numpy array is made.
 Returns an imghist.Histogram; raises imghist.ReadError for a file that cannot be read.)";
 
-#if defined(IMGHIST_PYTHON_IO)
-std::string path_text(nb::handle path) { return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path)); }
+// A path as the reader opens it. The C library ends a name at a NUL byte, so "x\0evil.png"
+// would open "x": such a path is refused, as Python's own open() refuses it.
+std::string path_text(nb::handle path) {
+    const std::string text = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+    if (text.find('\0') != std::string::npos)
+        throw InvalidArgument("the path " + nb::cast<std::string>(nb::repr(nb::str(text.data(), text.size()))) +
+                              " holds a NUL byte: no file has such a name");
+    return text;
+}
 
-// read()'s max_pixels and untrusted_readers keywords.
+#if defined(IMGHIST_PYTHON_IO)
+// read()'s max_pixels and untrusted_readers keywords. OpenImageIO's untrusted readers can
+// corrupt the memory of the process that runs them, and Python decodes in its own process:
+// only the command line runs them, in decoder processes of their own.
 io::ReadOptions read_options(std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+    if (untrusted_readers)
+        throw InvalidArgument("untrusted_readers=True is refused in Python: those readers (OpenImageIO's IFF, "
+                              "TGA and the like) can crash or corrupt the process that decodes, and Python decodes "
+                              "in its own; the command line runs them in decoder processes of their own "
+                              "(imghist --untrusted-readers FILE...), where a crash costs one file");
     io::ReadOptions options;
     options.max_pixels = max_pixels.value_or(0);  // 0: no limit
     options.untrusted_readers = untrusted_readers;
@@ -128,6 +144,8 @@ ImageFile read_file(nb::handle, std::optional<std::uint64_t>, bool) { no_reader(
 
 void bind_files(nb::module_& m) {
     using namespace nb::literals;
+    m.def("_file_path", &path_text, "path"_a,
+          "A path (str or os.PathLike) as the reader opens it; InvalidArgument where it holds a NUL byte.");
 #if defined(IMGHIST_PYTHON_IO)
     m.def("read", &read, "path"_a, nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
     m.attr("has_file_reader") = true;
