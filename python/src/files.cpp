@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kReadDoc = R"(The pixels of an image file, as a new numpy array in the file's own sample type.
 
-path               the file (str or os.PathLike).
+path               the file (str, bytes or os.PathLike; a name that is not UTF-8 is opened by
+                   its bytes, as os.fsencode gives them).
 max_pixels         refuse images of more pixels than this, from the header, before decoding
                    (None: no limit).
 untrusted_readers  must be False: OpenImageIO's readers imghist does not trust can crash the
@@ -37,14 +38,22 @@ untrusted_readers): a mask must be the file's size. The pixels are read
 into host memory and counted there (a GPU backend copies them); no numpy array is made.
 Returns an imghist.Histogram; raises imghist.ReadError for a file that cannot be read.)";
 
-// A path as the reader opens it. The C library ends a name at a NUL byte, so "x\0evil.png"
-// would open "x": such a path is refused, as Python's own open() refuses it.
-std::string path_text(nb::handle path) {
-    const std::string text = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
-    if (text.find('\0') != std::string::npos)
-        throw InvalidArgument("the path " + nb::cast<std::string>(nb::repr(nb::str(text.data(), text.size()))) +
+// A path as the reader opens it: its bytes as the file system has them (os.fsencode), so a
+// name that is not UTF-8 keeps its own. The C library ends a name at a NUL byte, so
+// "x\0evil.png" would open "x": such a path is refused, as Python's own open() refuses it.
+std::string path_bytes(nb::handle path) {
+    nb::module_ os = nb::module_::import_("os");
+    const nb::bytes encoded = nb::cast<nb::bytes>(os.attr("fsencode")(path));
+    std::string bytes(encoded.c_str(), encoded.size());
+    if (bytes.find('\0') != std::string::npos)
+        throw InvalidArgument("the path " + nb::cast<std::string>(nb::repr(os.attr("fsdecode")(path))) +
                               " holds a NUL byte: no file has such a name");
-    return text;
+    return bytes;
+}
+
+// A path as Python shows it (os.fsdecode: bytes that are not UTF-8 as surrogate escapes).
+nb::object path_object(const std::string& bytes) {
+    return nb::module_::import_("os").attr("fsdecode")(nb::bytes(bytes.data(), bytes.size()));
 }
 
 #if defined(IMGHIST_PYTHON_IO)
@@ -64,7 +73,7 @@ io::ReadOptions read_options(std::optional<std::uint64_t> max_pixels, bool untru
 }
 
 io::LoadedImage load(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
-    const std::string file = path_text(path);
+    const std::string file = path_bytes(path);
     const io::ReadOptions options = read_options(max_pixels, untrusted_readers);
     nb::gil_scoped_release unlocked;  // decoding takes a while
     return io::read_image(file, options);
@@ -95,10 +104,12 @@ nb::object read(nb::handle path, std::optional<std::uint64_t> max_pixels, bool u
 // The engine of imghist.histogram_files (python/imghist/_files.py): the pipeline of
 // dataset.hpp, without the GIL; on_file(index, path, Histogram or None, error or None, bytes)
 // is called with it, in input order. Returns (sums, files, counted, failed, bytes).
-nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& paths, nb::callable on_file,
+nb::tuple histogram_files(nb::handle py_engine, nb::handle py_paths, nb::callable on_file,
                           const RequestArgs& args, unsigned decode_threads, std::size_t max_pending,
                           std::optional<std::uint64_t> max_pixels, bool untrusted_readers, const std::string& decode) {
     const CheckedRequest checked = request_of(args);  // its mask is read by the pipeline's threads
+    std::vector<std::string> paths;
+    for (nb::handle path : py_paths) paths.push_back(path_bytes(path));
     io::DatasetOptions options;
     if (decode == "gpu") options.decode = io::Decode::gpu;
     else if (decode != "cpu") throw InvalidArgument("decode must be 'cpu' or 'gpu', not '" + decode + "'");
@@ -116,7 +127,7 @@ nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& 
             nb::object result = f.result ? nb::cast(std::move(*f.result)) : nb::none();
             nb::object error = f.error.empty() ? nb::none() : nb::object(nb::str(f.error.c_str()));
             nb::object fallback = f.gpu_fallback.empty() ? nb::none() : nb::object(nb::str(f.gpu_fallback.c_str()));
-            on_file(f.index, nb::str(f.path.c_str()), result, error, f.file_bytes, nb::str(f.decoder.c_str()), fallback);
+            on_file(f.index, path_object(f.path), result, error, f.file_bytes, nb::str(f.decoder.c_str()), fallback);
         }, options);
         lock.unlock();
     }
@@ -144,12 +155,12 @@ ImageFile read_file(nb::handle, std::optional<std::uint64_t>, bool) { no_reader(
 
 void bind_files(nb::module_& m) {
     using namespace nb::literals;
-    m.def("_file_path", &path_text, "path"_a,
-          "A path (str or os.PathLike) as the reader opens it; InvalidArgument where it holds a NUL byte.");
+    m.def("_file_path", [](nb::handle path) { return path_object(path_bytes(path)); }, "path"_a,
+          "A path (str, bytes or os.PathLike) as a str (os.fsdecode); InvalidArgument where it holds a NUL byte.");
 #if defined(IMGHIST_PYTHON_IO)
     m.def("read", &read, "path"_a, nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
     m.attr("has_file_reader") = true;
-    m.def("_histogram_files", [](nb::handle engine, const std::vector<std::string>& paths, nb::callable on_file,
+    m.def("_histogram_files", [](nb::handle engine, nb::handle paths, nb::callable on_file,
                                  const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                                  nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                                  nb::object alpha_threshold, bool extremes, unsigned decode_threads, std::size_t max_pending,

@@ -10,6 +10,7 @@ reader, is built): then they fail.
 from __future__ import annotations
 
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -224,3 +225,21 @@ def test_decode_gpu_is_refused_clearly_where_it_cannot_run(tmp_path):
     available, why = imghist.gpu_decode_available()
     assert isinstance(available, bool)
     assert available or why, "an unavailable GPU decoder must say why"
+
+
+def test_a_file_name_that_is_not_utf8_is_read_by_its_bytes(tmp_path):
+    # A Latin-1 name, as old cameras and archives write them: bytes, or the str os.fsdecode makes.
+    pixels = _pixels((6, 9), np.uint8, seed=8)
+    name = os.fsencode(tmp_path) + b"/caf\xe9.pgm"
+    _pnm(pathlib.Path(os.fsdecode(name)), pixels)
+    good = tmp_path / "good.pgm"
+    _pnm(good, pixels)
+    want = np.bincount(pixels.ravel(), minlength=256)
+    for path in (name, os.fsdecode(name)):
+        np.testing.assert_array_equal(imghist.read(path), pixels)
+        np.testing.assert_array_equal(imghist.histogram_file(path, mode="luma").counts[0], want)
+    outcomes = list(imghist.histogram_files([name, good], mode="luma"))
+    assert [f.path for f in outcomes] == [os.fsdecode(name), str(good)]
+    assert [f.error for f in outcomes] == [None, None]
+    np.testing.assert_array_equal(outcomes[0].histogram.counts[0], want)
+
