@@ -8,9 +8,11 @@ decoded and counted.
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import threading
+import weakref
 from typing import Any, Callable, Iterable, List, NamedTuple, Optional
 
 from . import _imghist
@@ -64,35 +66,31 @@ class _Final:
         self.outcome = outcome
 
 
-class FileHistograms:
-    """The files' outcomes in input order; after the last one: sums, errors and counts.
+# Pipelines whose thread still runs: stopped and joined at interpreter exit, since a daemon
+# thread still inside the C++ pipeline when Python finalises is ended with a forced unwind,
+# which aborts the process ("terminate called without an active exception").
+_running: "set" = set()
+_running_lock = threading.Lock()
 
-    Iterating yields an imghist.FileHistogram per file. Breaking out of the loop (or close())
-    stops the decoders. After the iteration: `sums` (one Histogram per kind of histogram: files
-    whose channels or bins differ cannot be added), `sum` (the only sum; None when no file was
-    counted; ValueError when there are several kinds), `errors` [(path, message)], `files`,
-    `counted`, `failed`, `bytes`.
-    """
 
-    def __init__(self, engine, paths: List[str], keywords: dict, progress: Optional[Callable[[int], Any]],
-                 queue_size: int):
-        self._queue: "queue.Queue" = queue.Queue(maxsize=queue_size)
+class _Pipeline:
+    """The C++ pipeline's thread and the queue it fills. It holds no reference to the
+    FileHistograms that reads it, so an abandoned iterator is collected, which stops it."""
+
+    def __init__(self, engine, paths: List[str], keywords: dict, queue_size: int):
+        self.queue: "queue.Queue" = queue.Queue(maxsize=queue_size)
         self._stop = threading.Event()
-        self._progress = progress
-        self.errors: list = []
-        self.sums: list = []
-        self.files = len(paths)
-        self.counted = self.failed = self.bytes = 0
-        self._finished = False
         self._thread = threading.Thread(target=self._run, args=(engine, paths, keywords),
                                         name="imghist.histogram_files", daemon=True)
+        with _running_lock:
+            _running.add(self)
         self._thread.start()
 
     def _put(self, item) -> bool:
-        """Queues item, waiting while the queue is full; False once the iterator was closed."""
+        """Queues item, waiting while the queue is full; False once the pipeline was stopped."""
         while not self._stop.is_set():
             try:
-                self._queue.put(item, timeout=0.1)
+                self.queue.put(item, timeout=0.1)
                 return True
             except queue.Full:
                 continue
@@ -104,23 +102,82 @@ class FileHistograms:
 
     def _run(self, engine, paths, keywords):
         try:
-            outcome = _imghist._histogram_files(engine, paths, self._on_file, **keywords)
+            self._put(_Final(_imghist._histogram_files(engine, paths, self._on_file, **keywords)))
         except _Stopped:
-            return
+            pass
         except BaseException as e:  # noqa: BLE001 - handed to the iterating thread
-            outcome = e
-        self._put(_Final(outcome))
+            self._put(_Final(e))
+        finally:
+            with _running_lock:
+                _running.discard(self)
+
+    def join(self) -> None:
+        self._thread.join()
+
+    def stop(self) -> None:
+        """Stops the run and waits for it (the decoders finish the files they are on); from the
+        pipeline's own thread (a collection there) it only asks it to stop."""
+        self._stop.set()
+        if threading.current_thread() is self._thread:
+            return
+        self._thread.join()
+        while True:  # the outcomes nobody will read are freed now, not with the iterator
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                return
+
+
+def _stop_all_at_exit() -> None:
+    with _running_lock:
+        pipelines = list(_running)
+    for pipeline in pipelines:
+        pipeline.stop()
+
+
+atexit.register(_stop_all_at_exit)
+
+
+class FileHistograms:
+    """The files' outcomes in input order; after the last one: sums, errors and counts.
+
+    Iterating yields an imghist.FileHistogram per file. Leaving the loop early is safe: close(),
+    the end of a ``with`` block, the iterator being collected or the interpreter exiting stop
+    the decoders (each finishes the file it is on). After the iteration: `sums` (one Histogram
+    per kind of histogram: files whose channels or bins differ cannot be added), `sum` (the only
+    sum; None when no file was counted; ValueError when there are several kinds), `errors`
+    [(path, message)], `files`, `counted`, `failed`, `bytes`. A run closed before its end has
+    no sums and no counts: only `errors` of the files it yielded.
+    """
+
+    def __init__(self, engine, paths: List[str], keywords: dict, progress: Optional[Callable[[int], Any]],
+                 queue_size: int):
+        self._progress = progress
+        self.errors: list = []
+        self.sums: list = []
+        self.files = len(paths)
+        self.counted = self.failed = self.bytes = 0
+        self._finished = False
+        self._pipeline = _Pipeline(engine, paths, keywords, queue_size)
+        # Stops the pipeline when this iterator is collected (the pipeline does not refer to it).
+        self._stop_when_collected = weakref.finalize(self, self._pipeline.stop)
 
     def __iter__(self):
         return self
 
+    def __enter__(self) -> "FileHistograms":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
     def __next__(self) -> FileHistogram:
         if self._finished:
             raise StopIteration
-        item = self._queue.get()
+        item = self._pipeline.queue.get()
         if isinstance(item, _Final):
             self._finished = True
-            self._thread.join()
+            self._pipeline.join()
             if isinstance(item.outcome, BaseException):
                 raise item.outcome
             self.sums, self.files, self.counted, self.failed, self.bytes = item.outcome
@@ -133,16 +190,8 @@ class FileHistograms:
 
     def close(self) -> None:
         """Stops the run (the decoders finish the files they are on)."""
-        if not self._finished:
-            self._stop.set()
-            self._thread.join()
-            self._finished = True
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown
-            pass
+        self._finished = True
+        self._stop_when_collected()
 
     def run(self) -> "FileHistograms":
         """Consumes every outcome (keeping only the errors) and returns self: for the sums alone."""
@@ -171,7 +220,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                     progress: Optional[Callable[[int], Any]] = None) -> FileHistograms:
     """Histograms of many image files, decoded on a pool of threads and counted by one engine.
 
-    paths      an iterable of str or os.PathLike (read once, at the call).
+    paths      an iterable of str or os.PathLike (read once, at the call; a path holding a NUL
+               byte raises imghist.InvalidArgument there, since no file has such a name).
     mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold
                as for imghist.histogram(): the same roi (which every file must hold, else that
                file fails), tile grid, mask (every file must be its size, else that file fails)
@@ -184,7 +234,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     threads    decoder threads (0: one per core).
     max_pending  decoded images held at most (0: two per decoder thread): memory stays bounded
                whatever the number of files.
-    max_pixels, untrusted_readers   as for imghist.read().
+    max_pixels, untrusted_readers   as for imghist.read() (untrusted_readers=True is refused:
+               the command line runs those readers in decoder processes of their own).
     decode     "cpu", or "gpu": JPEGs decoded on the GPU by nvImageCodec and counted there, in
                batches (backend "cuda"; imghist.gpu_decode_available() says whether it can run,
                and pip install nvidia-nvimgcodec-cu13 nvidia-nvjpeg provides it). Other files,
@@ -201,7 +252,7 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     imghist.InvalidArgument at the first next(), and a package built without the file reader
     (imghist.has_file_reader False) raises imghist.Error there.
     """
-    names = [os.fsdecode(p) for p in paths]
+    names = [_imghist._file_path(p) for p in paths]
     if threads < 0 or max_pending < 0:
         raise _imghist.InvalidArgument("threads and max_pending must be >= 0")
     if decode == "gpu":

@@ -177,7 +177,7 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
     partitions, per_file). Bad keywords raise here, before any file is read: TypeError for an
     unknown one, imghist.InvalidArgument or BackendUnavailable (from a worker) for a bad value.
     """
-    names = [os.fsdecode(p) for p in paths]
+    names = [_files._imghist._file_path(p) for p in paths]
     request = _checked_request(request)
     if partition_size < 1:
         raise _files._imghist.InvalidArgument(f"partition_size must be >= 1, not {partition_size}")

@@ -124,6 +124,8 @@ Result result_from_dict(nb::handle dict);
 nb::dict stats_dict(const ChannelHistogram& channel);
 // The pixels a result counted: its region, or the whole image for a result without one.
 Region region_of(const Result& result);
+// A sum of files (histogram_files(), the command line's "sums") has no size: its files' sizes differ.
+inline bool is_sum(const Result& result) { return result.width == 0 || result.height == 0; }
 
 // files.cpp: an image file read into host memory by imghist::io, kept alive by `owner`; where the
 // package has no file reader, read_file raises imghist.Error saying so.

@@ -15,18 +15,20 @@ namespace {
 
 constexpr const char* kReadDoc = R"(The pixels of an image file, as a new numpy array in the file's own sample type.
 
-path               the file (str or os.PathLike).
+path               the file (str, bytes or os.PathLike; a name that is not UTF-8 is opened by
+                   its bytes, as os.fsencode gives them).
 max_pixels         refuse images of more pixels than this, from the header, before decoding
                    (None: no limit).
-untrusted_readers  also OpenImageIO's readers imghist does not trust by default, chosen by
-                   extension (the command line's --untrusted-readers).
+untrusted_readers  must be False: OpenImageIO's readers imghist does not trust can crash the
+                   process that decodes, so only the command line runs them, in processes of
+                   their own (imghist --untrusted-readers); True raises imghist.InvalidArgument.
 
 Returns (H, W) for gray, (H, W, 3) RGB or (H, W, 4) RGBA; dtype uint8, uint16, float16 or
 float32, as the file stores it (other integer and double samples are converted as the command
 line does, docs/cli.md "Reading policy"). Alpha is straight (unassociated), indexed colour is
 expanded to RGB, nothing is premultiplied or colour-converted. Raises imghist.ReadError (also
 an OSError) naming what is wrong: a missing file, not an image, truncated or corrupt data, too
-many pixels.)";
+many pixels; imghist.InvalidArgument for a path holding a NUL byte.)";
 
 constexpr const char* kHistogramFileDoc = R"(Histograms of an image file: imghist.read(path) counted by imghist.histogram().
 
@@ -36,11 +38,34 @@ untrusted_readers): a mask must be the file's size. The pixels are read
 into host memory and counted there (a GPU backend copies them); no numpy array is made.
 Returns an imghist.Histogram; raises imghist.ReadError for a file that cannot be read.)";
 
-#if defined(IMGHIST_PYTHON_IO)
-std::string path_text(nb::handle path) { return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path)); }
+// A path as the reader opens it: its bytes as the file system has them (os.fsencode), so a
+// name that is not UTF-8 keeps its own. The C library ends a name at a NUL byte, so
+// "x\0evil.png" would open "x": such a path is refused, as Python's own open() refuses it.
+std::string path_bytes(nb::handle path) {
+    nb::module_ os = nb::module_::import_("os");
+    const nb::bytes encoded = nb::cast<nb::bytes>(os.attr("fsencode")(path));
+    std::string bytes(encoded.c_str(), encoded.size());
+    if (bytes.find('\0') != std::string::npos)
+        throw InvalidArgument("the path " + nb::cast<std::string>(nb::repr(os.attr("fsdecode")(path))) +
+                              " holds a NUL byte: no file has such a name");
+    return bytes;
+}
 
-// read()'s max_pixels and untrusted_readers keywords.
+// A path as Python shows it (os.fsdecode: bytes that are not UTF-8 as surrogate escapes).
+nb::object path_object(const std::string& bytes) {
+    return nb::module_::import_("os").attr("fsdecode")(nb::bytes(bytes.data(), bytes.size()));
+}
+
+#if defined(IMGHIST_PYTHON_IO)
+// read()'s max_pixels and untrusted_readers keywords. OpenImageIO's untrusted readers can
+// corrupt the memory of the process that runs them, and Python decodes in its own process:
+// only the command line runs them, in decoder processes of their own.
 io::ReadOptions read_options(std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+    if (untrusted_readers)
+        throw InvalidArgument("untrusted_readers=True is refused in Python: those readers (OpenImageIO's IFF, "
+                              "TGA and the like) can crash or corrupt the process that decodes, and Python decodes "
+                              "in its own; the command line runs them in decoder processes of their own "
+                              "(imghist --untrusted-readers FILE...), where a crash costs one file");
     io::ReadOptions options;
     options.max_pixels = max_pixels.value_or(0);  // 0: no limit
     options.untrusted_readers = untrusted_readers;
@@ -48,7 +73,7 @@ io::ReadOptions read_options(std::optional<std::uint64_t> max_pixels, bool untru
 }
 
 io::LoadedImage load(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
-    const std::string file = path_text(path);
+    const std::string file = path_bytes(path);
     const io::ReadOptions options = read_options(max_pixels, untrusted_readers);
     nb::gil_scoped_release unlocked;  // decoding takes a while
     return io::read_image(file, options);
@@ -79,10 +104,12 @@ nb::object read(nb::handle path, std::optional<std::uint64_t> max_pixels, bool u
 // The engine of imghist.histogram_files (python/imghist/_files.py): the pipeline of
 // dataset.hpp, without the GIL; on_file(index, path, Histogram or None, error or None, bytes)
 // is called with it, in input order. Returns (sums, files, counted, failed, bytes).
-nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& paths, nb::callable on_file,
+nb::tuple histogram_files(nb::handle py_engine, nb::handle py_paths, nb::callable on_file,
                           const RequestArgs& args, unsigned decode_threads, std::size_t max_pending,
                           std::optional<std::uint64_t> max_pixels, bool untrusted_readers, const std::string& decode) {
     const CheckedRequest checked = request_of(args);  // its mask is read by the pipeline's threads
+    std::vector<std::string> paths;
+    for (nb::handle path : py_paths) paths.push_back(path_bytes(path));
     io::DatasetOptions options;
     if (decode == "gpu") options.decode = io::Decode::gpu;
     else if (decode != "cpu") throw InvalidArgument("decode must be 'cpu' or 'gpu', not '" + decode + "'");
@@ -100,7 +127,7 @@ nb::tuple histogram_files(nb::handle py_engine, const std::vector<std::string>& 
             nb::object result = f.result ? nb::cast(std::move(*f.result)) : nb::none();
             nb::object error = f.error.empty() ? nb::none() : nb::object(nb::str(f.error.c_str()));
             nb::object fallback = f.gpu_fallback.empty() ? nb::none() : nb::object(nb::str(f.gpu_fallback.c_str()));
-            on_file(f.index, nb::str(f.path.c_str()), result, error, f.file_bytes, nb::str(f.decoder.c_str()), fallback);
+            on_file(f.index, path_object(f.path), result, error, f.file_bytes, nb::str(f.decoder.c_str()), fallback);
         }, options);
         lock.unlock();
     }
@@ -128,10 +155,12 @@ ImageFile read_file(nb::handle, std::optional<std::uint64_t>, bool) { no_reader(
 
 void bind_files(nb::module_& m) {
     using namespace nb::literals;
+    m.def("_file_path", [](nb::handle path) { return path_object(path_bytes(path)); }, "path"_a,
+          "A path (str, bytes or os.PathLike) as a str (os.fsdecode); InvalidArgument where it holds a NUL byte.");
 #if defined(IMGHIST_PYTHON_IO)
     m.def("read", &read, "path"_a, nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
     m.attr("has_file_reader") = true;
-    m.def("_histogram_files", [](nb::handle engine, const std::vector<std::string>& paths, nb::callable on_file,
+    m.def("_histogram_files", [](nb::handle engine, nb::handle paths, nb::callable on_file,
                                  const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                                  nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                                  nb::object alpha_threshold, bool extremes, unsigned decode_threads, std::size_t max_pending,

@@ -192,7 +192,7 @@ Result tile_of(const Result& r, std::int64_t tx, std::int64_t ty) {
 std::string region_text(const Result& r) {
     const Region g = region_of(r);
     std::string text;
-    if (!(g == Region{0, 0, r.width, r.height}) || !r.tiles.empty())
+    if (!is_sum(r) && (!(g == Region{0, 0, r.width, r.height}) || !r.tiles.empty()))
         text += " region=" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.width) + "x" +
                 std::to_string(g.height);
     if (!r.tiles.empty()) text += " tiles=" + std::to_string(r.tile_grid.x) + "x" + std::to_string(r.tile_grid.y);
@@ -203,8 +203,10 @@ std::string region_text(const Result& r) {
 std::string repr_of(const Result& r) {
     std::string channels;
     for (const ChannelHistogram& c : r.channels) channels += (channels.empty() ? "" : ",") + std::string(channel_name(c.channel));
-    return "<imghist.Histogram " + std::string(format_info(r.format).name) + " " + std::to_string(r.width) + "x" +
-           std::to_string(r.height) + " channels=" + channels + " " +
+    const std::string format(format_info(r.format).name);
+    const std::string what =
+        is_sum(r) ? "sum of " + format : format + " " + std::to_string(r.width) + "x" + std::to_string(r.height);
+    return "<imghist.Histogram " + what + " channels=" + channels + " " +
            (r.channels.empty() ? std::string() : layout_text(r.channels.front().layout)) + region_text(r) +
            " backend=" + r.backend + ">";
 }
@@ -309,8 +311,8 @@ void bind_histogram_properties(nb::class_<Result>& histogram) {
                      "True for the default float rule: the last bin holds exactly hi.")
         .def_prop_ro("clamp", [](const Result& r) { return first_channel(r).layout.clamp; },
                      "True when out-of-range samples were counted in the end bins.")
-        .def_ro("width", &Result::width, "Image width in pixels.")
-        .def_ro("height", &Result::height, "Image height in pixels.")
+        .def_ro("width", &Result::width, "Image width in pixels; 0 for a sum of files, which has no size.")
+        .def_ro("height", &Result::height, "Image height in pixels; 0 for a sum of files.")
         .def_prop_ro("format", [](const Result& r) { return std::string(format_info(r.format).name); },
                      "Pixel format name, e.g. 'rgba8', 'gray_f32'.")
         .def_prop_ro("region", [](const Result& r) { return region_tuple(region_of(r)); },

@@ -230,6 +230,30 @@ void regions_from(nb::handle d, Result& r, bool integer) {
     }
 }
 
+PixelFormat format_from(nb::handle name, const char* key) {
+    std::string text;
+    if (!nb::try_cast(name, text)) bad(std::string("'") + key + "': a format name must be a str");
+    const auto format = parse_pixel_format(text);
+    if (!format) bad("unknown format '" + text + "'");
+    return *format;
+}
+
+// A result has its image's size and format. An entry of the command line's "sums" has
+// "formats" (in order of appearance) and "pixels" instead: it has no size, as the sums of
+// histogram_files(), and its first format stands for them all (they share the bins).
+void size_and_format_from(nb::handle d, Result& r) {
+    if (!nb::isinstance<nb::dict>(d)) bad("expected a dict (a result, or an entry of the command line's 'sums')");
+    if (!PyDict_GetItemString(d.ptr(), "width") && PyDict_GetItemString(d.ptr(), "formats")) {
+        nb::handle formats = member(d, "formats");
+        if (!nb::isinstance<nb::list>(formats) || nb::len(formats) == 0) bad("'formats' must be a non-empty list");
+        r.format = format_from(formats[0], "formats");
+        return;
+    }
+    r.width = member_as<std::uint32_t>(d, "width");
+    r.height = member_as<std::uint32_t>(d, "height");
+    r.format = format_from(member(d, "format"), "format");
+}
+
 }  // namespace
 
 nb::dict stats_dict(const ChannelHistogram& c) {
@@ -275,11 +299,7 @@ nb::dict result_to_dict(const Result& r) {
 
 Result result_from_dict(nb::handle d) {
     Result r;
-    r.width = member_as<std::uint32_t>(d, "width");
-    r.height = member_as<std::uint32_t>(d, "height");
-    const auto format = parse_pixel_format(member_as<std::string>(d, "format"));
-    if (!format) bad("unknown format '" + member_as<std::string>(d, "format") + "'");
-    r.format = *format;
+    size_and_format_from(d, r);
     r.backend = member_as<std::string>(d, "backend");
     r.device = member_as<std::string>(d, "device");
     const bool integer = !format_info(r.format).is_float();

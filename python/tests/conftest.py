@@ -89,3 +89,15 @@ def pytest_sessionfinish(session, exitstatus):
     import kept_engines
 
     kept_engines.close_all()
+
+
+@pytest.fixture
+def file_reader():
+    """Skips a test of image files where this imghist has no file reader (built without
+    OpenImageIO), unless IMGHIST_REQUIRE_IO=1 (set by scripts/python-test.sh wherever the command
+    line, which needs the reader, is built): then it fails."""
+    if imghist.has_file_reader:
+        return
+    if os.environ.get("IMGHIST_REQUIRE_IO") == "1":
+        pytest.fail("IMGHIST_REQUIRE_IO=1 but this imghist has no file reader (built without OpenImageIO)")
+    pytest.skip("this imghist has no file reader (built without OpenImageIO)")

@@ -11,55 +11,15 @@ from __future__ import annotations
 
 import os
 import pathlib
-import struct
-import zlib
 
 import numpy as np
 import pytest
 
 import imghist
+from image_files import write_pfm as _pfm, write_png as _png, write_pnm as _pnm
 
 
-@pytest.fixture(autouse=True)
-def _file_reader():
-    if imghist.has_file_reader:
-        return
-    if os.environ.get("IMGHIST_REQUIRE_IO") == "1":
-        pytest.fail("IMGHIST_REQUIRE_IO=1 but this imghist has no file reader (built without OpenImageIO)")
-    pytest.skip("this imghist has no file reader (built without OpenImageIO)")
-
-
-def _png(path: pathlib.Path, pixels: np.ndarray) -> None:
-    """A PNG of uint8 / uint16 gray, RGB or RGBA pixels (filter 0 on every row)."""
-    height, width = pixels.shape[:2]
-    channels = 1 if pixels.ndim == 2 else pixels.shape[2]
-    colour_type = {1: 0, 3: 2, 4: 6}[channels]
-    depth = 8 * pixels.dtype.itemsize
-    rows = pixels.astype(pixels.dtype.newbyteorder(">")).reshape(height, -1).view(np.uint8)
-    raw = b"".join(b"\0" + row.tobytes() for row in rows)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, depth, colour_type, 0, 0, 0)
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-                     + chunk(b"IEND", b""))
-
-
-def _pnm(path: pathlib.Path, pixels: np.ndarray) -> None:
-    """A binary PGM (gray) or PPM (RGB) of uint8 / uint16 samples (big-endian, as PNM says)."""
-    height, width = pixels.shape[:2]
-    magic = b"P5" if pixels.ndim == 2 else b"P6"
-    top = 255 if pixels.dtype == np.uint8 else 65535
-    data = pixels.astype(pixels.dtype.newbyteorder(">")).tobytes()
-    path.write_bytes(magic + b"\n%d %d\n%d\n" % (width, height, top) + data)
-
-
-def _pfm(path: pathlib.Path, pixels: np.ndarray) -> None:
-    """A PFM of float32 RGB pixels: little-endian (negative scale), rows from the bottom up."""
-    height, width = pixels.shape[:2]
-    data = np.ascontiguousarray(pixels[::-1]).astype("<f4").tobytes()
-    path.write_bytes(b"PF\n%d %d\n-1.0\n" % (width, height) + data)
+pytestmark = pytest.mark.usefixtures("file_reader")
 
 
 def _pixels(shape, dtype, seed):
@@ -265,3 +225,21 @@ def test_decode_gpu_is_refused_clearly_where_it_cannot_run(tmp_path):
     available, why = imghist.gpu_decode_available()
     assert isinstance(available, bool)
     assert available or why, "an unavailable GPU decoder must say why"
+
+
+def test_a_file_name_that_is_not_utf8_is_read_by_its_bytes(tmp_path):
+    # A Latin-1 name, as old cameras and archives write them: bytes, or the str os.fsdecode makes.
+    pixels = _pixels((6, 9), np.uint8, seed=8)
+    name = os.fsencode(tmp_path) + b"/caf\xe9.pgm"
+    _pnm(pathlib.Path(os.fsdecode(name)), pixels)
+    good = tmp_path / "good.pgm"
+    _pnm(good, pixels)
+    want = np.bincount(pixels.ravel(), minlength=256)
+    for path in (name, os.fsdecode(name)):
+        np.testing.assert_array_equal(imghist.read(path), pixels)
+        np.testing.assert_array_equal(imghist.histogram_file(path, mode="luma").counts[0], want)
+    outcomes = list(imghist.histogram_files([name, good], mode="luma"))
+    assert [f.path for f in outcomes] == [os.fsdecode(name), str(good)]
+    assert [f.error for f in outcomes] == [None, None]
+    np.testing.assert_array_equal(outcomes[0].histogram.counts[0], want)
+
