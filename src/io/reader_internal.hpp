@@ -61,6 +61,12 @@ void check_png_chunks(const std::string& path, std::uint64_t file_size);
 // options.max_pixels, from the header alone.
 void check_gif_screen(const FileHead& head, const ReadOptions& options);
 
+// --- reader_camera_raw.cpp: TIFF-based camera raw files ------------------------------------
+
+// Refuses a TIFF whose first directory marks it as camera raw (DNG tags, a CFA or linear raw
+// photometric, a preview subfile type, a CR2 signature): its TIFF reading is not the photograph.
+void refuse_camera_raw(const std::string& path, const FileHead& head);
+
 // --- reader.cpp: OpenImageIO's readers -----------------------------------------------------
 
 // The file read by OpenImageIO's `reader` (the name choose_reader() gives). JPEG files come here
