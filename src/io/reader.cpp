@@ -375,6 +375,7 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
     if (reader == "png") check_png_chunks(path, head.size);
     if (reader == "gif") check_gif_screen(head, options);
     if (reader == "tiff") refuse_camera_raw(path, head);
+    if (reader == "bmp") check_bmp_header(head);
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {
