@@ -238,6 +238,9 @@ io::LoadedImage FileDecoder::read(const std::string& path, const io::ReadOptions
     if (launcher_.settings().in_process)
         return io::read_image(path, options, [this](std::size_t bytes) { return pool_.allocate(bytes); });
     if (path.size() > kMaxPath) throw io::ReadError("file name too long");
+    // A decoder that fails is replaced by a fresh process (below): what imghist can refuse
+    // itself (a missing file, not an image) is refused here, without one.
+    io::check_before_decoding(path, options);
 
     if (socket_ < 0) start();
     std::uint32_t slot = free_slot();

@@ -367,15 +367,31 @@ void configure_readers_once() {
 
 decltype(LoadedImage::pixels) allocate_on_heap(std::size_t bytes) { return heap_bytes(bytes); }
 
-LoadedImage read_image(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels) {
-    const FileHead head = inspect(path);
-    if (is_pnm_read_here(head.bytes, head.count)) return read_pnm(path, head.size, options, allocate_pixels);
+namespace {
+
+// What is refused from the file's type, size and headers, with imghist's own code only: the
+// reader the file gets, or "" for a PNM that imghist reads itself.
+std::string checked_reader(const std::string& path, const FileHead& head, const ReadOptions& options) {
+    if (is_pnm_read_here(head.bytes, head.count)) return "";
     configure_readers_once();
     const std::string reader = choose_reader(path, head.bytes, head.count, options);
     if (reader == "png") check_png_chunks(path, head.size);
     if (reader == "gif") check_gif_screen(head, options);
     if (reader == "tiff") refuse_camera_raw(path, head);
     if (reader == "bmp") check_bmp_header(head);
+    return reader;
+}
+
+}  // namespace
+
+void check_before_decoding(const std::string& path, const ReadOptions& options) {
+    (void)checked_reader(path, inspect(path), options);
+}
+
+LoadedImage read_image(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels) {
+    const FileHead head = inspect(path);
+    const std::string reader = checked_reader(path, head, options);
+    if (reader.empty()) return read_pnm(path, head.size, options, allocate_pixels);
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {
