@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <type_traits>
 
 #include "reader_internal.hpp"
@@ -51,6 +52,7 @@ struct ChannelChoice {
 };
 
 constexpr const char* kGrayAlphaNote = "alpha (A) was not counted: imghist has no gray + alpha format";
+constexpr std::string_view kChannelsLeftOutNote = "channels not counted: ";
 
 // R, G, B (and A) by name, or Y alone; other channels (Z, AOVs) are left out with a note. Files
 // without such names (one unnamed channel, 3 or 4 channels) are read by position.
@@ -94,7 +96,7 @@ ChannelChoice choose_channels(const OIIO::ImageSpec& spec) {
     for (int c = 0; c < n; ++c)
         if (c != a && std::find(choice.channels.begin(), choice.channels.end(), c) == choice.channels.end())
             ignored.push_back(c < int(spec.channelnames.size()) ? spec.channelnames[c] : "?");
-    if (!ignored.empty()) choice.notes.push_back("channels not counted: " + join(ignored));
+    if (!ignored.empty()) choice.notes.push_back(std::string(kChannelsLeftOutNote) + join(ignored));
     return choice;
 }
 
@@ -366,6 +368,12 @@ void configure_readers_once() {
 }  // namespace
 
 decltype(LoadedImage::pixels) allocate_on_heap(std::size_t bytes) { return heap_bytes(bytes); }
+
+bool left_channels_out(const LoadedImage& image) {
+    return std::any_of(image.notes.begin(), image.notes.end(), [](const std::string& note) {
+        return note == kGrayAlphaNote || note.rfind(kChannelsLeftOutNote, 0) == 0;
+    });
+}
 
 namespace {
 
