@@ -79,6 +79,16 @@ decltype(LoadedImage::pixels) allocate_on_heap(std::size_t bytes);
 LoadedImage read_image(const std::string& path, const ReadOptions& options,
                        const PixelAllocator& allocate_pixels = allocate_on_heap);
 
+// Whether the file has channels the image leaves out (an alpha beside gray, channels other than
+// R, G, B, A and Y), which its notes say.
+bool left_channels_out(const LoadedImage& image);
+
+// What read_image() refuses before any decoder sees the file, from imghist's own checks of its
+// type, size and first bytes: a missing, unreadable, empty or not regular file, content the
+// reading policy gives no reader, and headers known to mislead a decoder. Throws the ReadError
+// read_image() would. The command runs it in its own process, so such files cost no decoder.
+void check_before_decoding(const std::string& path, const ReadOptions& options);
+
 // Lower-case extensions (without the dot), sorted, that a directory walk picks up: those of the
 // trusted formats, or with `untrusted_readers` every format this OpenImageIO reads (video,
 // volume and camera-raw readers are left out even then: name such files explicitly).

@@ -105,6 +105,11 @@ private:
     io::PixelPool pool_;  // in-process reading
 };
 
+// Reads one file as the decode threads do (in a decoder process of its own unless
+// settings.in_process), into pixels of its own: for a file read once, before the run (--mask).
+io::LoadedImage read_one_file(const std::string& path, const io::ReadOptions& options,
+                              const DecoderSettings& settings);
+
 // The launcher's side: main() hands over to it when argv[1] is the internal argument.
 bool is_decoder_process(int argc, char** argv);
 int run_decoder_process(int argc, char** argv);

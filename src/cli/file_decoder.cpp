@@ -234,6 +234,9 @@ io::LoadedImage FileDecoder::read(const std::string& path, const io::ReadOptions
     if (launcher_.settings().in_process)
         return io::read_image(path, options, [this](std::size_t bytes) { return pool_.allocate(bytes); });
     if (path.size() > kMaxPath) throw io::ReadError("file name too long");
+    // A decoder that fails is replaced by a fresh process (below): what imghist can refuse
+    // itself (a missing file, not an image) is refused here, without one.
+    io::check_before_decoding(path, options);
 
     if (socket_ < 0) start();
     std::uint32_t slot = free_slot();
@@ -354,5 +357,22 @@ void FileDecoder::map_pixels(io::LoadedImage& image, int fd, std::uint32_t slot,
     image.view = ImageView::packed(map, width, height, format);
 }
 
+io::LoadedImage read_one_file(const std::string& path, const io::ReadOptions& options,
+                              const DecoderSettings& settings) {
+    DecoderLauncher launcher(settings);
+    FileDecoder decoder(launcher);
+    const io::LoadedImage lent = decoder.read(path, options);
+    // The decoder's buffer ends with it: the image keeps a copy.
+    const ImageView& from = lent.view;
+    const std::size_t row_bytes = std::size_t(from.width) * format_info(from.format).pixel_bytes();
+    io::LoadedImage own;
+    own.source_type = lent.source_type;
+    own.notes = lent.notes;
+    own.pixels = io::allocate_on_heap(row_bytes * from.height);
+    for (std::uint32_t y = 0; y < from.height; ++y)
+        std::memcpy(own.pixels.get() + row_bytes * y, from.row(y), row_bytes);
+    own.view = ImageView::packed(own.pixels.get(), from.width, from.height, from.format);
+    return own;
+}
 
 }  // namespace imghist::cli

@@ -456,14 +456,17 @@ void settle_selection(const CommandLine& line, Settings& settings) {
     }
     if (line.mask_path.empty()) return;
     try {
-        settings.mask = std::make_shared<const io::LoadedImage>(io::read_image(line.mask_path, settings.read_options));
+        settings.mask = std::make_shared<const io::LoadedImage>(
+            read_one_file(line.mask_path, settings.read_options, line.decoder_settings));
     } catch (const io::ReadError& e) {
         throw UsageError("--mask " + line.mask_path + ": " + e.what());
     }
     const PixelFormat format = settings.mask->view.format;
-    if (format != PixelFormat::gray8)
+    const bool more_channels = io::left_channels_out(*settings.mask);  // gray + alpha is read as gray8
+    if (format != PixelFormat::gray8 || more_channels)
         throw UsageError("--mask " + line.mask_path + ": a mask must be one 8-bit channel (gray8), this file is " +
-                         std::string(format_info(format).name) + ": save it as 8-bit grayscale");
+                         (more_channels ? "gray8 with more channels (alpha)" : std::string(format_info(format).name)) +
+                         ": save it as 8-bit grayscale");
     settings.request.mask = settings.mask->view;
 }
 

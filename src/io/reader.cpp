@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <type_traits>
 
 #include "reader_internal.hpp"
@@ -51,6 +52,7 @@ struct ChannelChoice {
 };
 
 constexpr const char* kGrayAlphaNote = "alpha (A) was not counted: imghist has no gray + alpha format";
+constexpr std::string_view kChannelsLeftOutNote = "channels not counted: ";
 
 // R, G, B (and A) by name, or Y alone; other channels (Z, AOVs) are left out with a note. Files
 // without such names (one unnamed channel, 3 or 4 channels) are read by position.
@@ -94,7 +96,7 @@ ChannelChoice choose_channels(const OIIO::ImageSpec& spec) {
     for (int c = 0; c < n; ++c)
         if (c != a && std::find(choice.channels.begin(), choice.channels.end(), c) == choice.channels.end())
             ignored.push_back(c < int(spec.channelnames.size()) ? spec.channelnames[c] : "?");
-    if (!ignored.empty()) choice.notes.push_back("channels not counted: " + join(ignored));
+    if (!ignored.empty()) choice.notes.push_back(std::string(kChannelsLeftOutNote) + join(ignored));
     return choice;
 }
 
@@ -367,13 +369,37 @@ void configure_readers_once() {
 
 decltype(LoadedImage::pixels) allocate_on_heap(std::size_t bytes) { return heap_bytes(bytes); }
 
-LoadedImage read_image(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels) {
-    const FileHead head = inspect(path);
-    if (is_pnm_read_here(head.bytes, head.count)) return read_pnm(path, head.size, options, allocate_pixels);
+bool left_channels_out(const LoadedImage& image) {
+    return std::any_of(image.notes.begin(), image.notes.end(), [](const std::string& note) {
+        return note == kGrayAlphaNote || note.rfind(kChannelsLeftOutNote, 0) == 0;
+    });
+}
+
+namespace {
+
+// What is refused from the file's type, size and headers, with imghist's own code only: the
+// reader the file gets, or "" for a PNM that imghist reads itself.
+std::string checked_reader(const std::string& path, const FileHead& head, const ReadOptions& options) {
+    if (is_pnm_read_here(head.bytes, head.count)) return "";
     configure_readers_once();
     const std::string reader = choose_reader(path, head.bytes, head.count, options);
     if (reader == "png") check_png_chunks(path, head.size);
     if (reader == "gif") check_gif_screen(head, options);
+    if (reader == "tiff") refuse_camera_raw(path, head);
+    if (reader == "bmp") check_bmp_header(head);
+    return reader;
+}
+
+}  // namespace
+
+void check_before_decoding(const std::string& path, const ReadOptions& options) {
+    (void)checked_reader(path, inspect(path), options);
+}
+
+LoadedImage read_image(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels) {
+    const FileHead head = inspect(path);
+    const std::string reader = checked_reader(path, head, options);
+    if (reader.empty()) return read_pnm(path, head.size, options, allocate_pixels);
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {

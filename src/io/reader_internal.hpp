@@ -27,7 +27,7 @@ std::string path_error(int error);
 
 struct FileHead {
     std::uint64_t size = 0;
-    unsigned char bytes[16] = {};
+    unsigned char bytes[32] = {};  // enough for every header check made from it
     std::size_t count = 0;
 };
 // Checks that `path` is a readable, non-empty regular file and reads its first bytes.
@@ -60,6 +60,14 @@ void check_png_chunks(const std::string& path, std::uint64_t file_size);
 // Refuses GIF files whose logical screen (the canvas OpenImageIO allocates on open) exceeds
 // options.max_pixels, from the header alone.
 void check_gif_screen(const FileHead& head, const ReadOptions& options);
+// Refuses BMP files whose DIB header is of a size OpenImageIO's BMP reader does not read in full.
+void check_bmp_header(const FileHead& head);
+
+// --- reader_camera_raw.cpp: TIFF-based camera raw files ------------------------------------
+
+// Refuses a TIFF whose first directory marks it as camera raw (DNG tags, a CFA or linear raw
+// photometric, a preview subfile type, a CR2 signature): its TIFF reading is not the photograph.
+void refuse_camera_raw(const std::string& path, const FileHead& head);
 
 // --- reader.cpp: OpenImageIO's readers -----------------------------------------------------
 

@@ -379,4 +379,32 @@ TEST_F(CliIsolationTest, DecoderDiesWithTheCommand) {
     EXPECT_TRUE(decoders_of(pid).empty()) << "a decoder process outlived the command";
 }
 
+// What imghist refuses itself (a missing path, a file that is no image) never reaches a decoder
+// process: each failed file used to cost a fresh one (10,000 missing paths took a minute). The
+// test hook would crash a decoder given any of these names; the good file between them, named
+// alike, shows that the hook works.
+TEST_F(CliIsolationTest, FilesRefusedBeforeDecodingStartNoDecoder) {
+    const std::string good = path("unforked_good.png");
+    write_image(good, PixelFormat::rgb8, 11);
+    std::ofstream(path("unforked_notes.png")) << "notes, not an image\n";
+    const std::vector<std::string> refused = {path("unforked_missing.png"), path("unforked_notes.png"),
+                                              path("unforked_nowhere/a.png")};
+    std::vector<std::string> args = {"--format", "json", "--backend", "cpu", "--threads", "1"};
+    args.insert(args.end(), refused.begin(), refused.end());
+    args.push_back(good);
+    const CommandRun r = run(args, "abort:unforked_");
+    EXPECT_EQ(r.status, 1) << r.err;
+    const json doc = r.doc();
+    ASSERT_EQ(doc["errors"].size(), refused.size() + 1) << doc["errors"].dump();
+    const char* says[] = {"no such file", "not an image imghist reads", "no such file"};
+    for (std::size_t i = 0; i < refused.size(); ++i) {
+        const json* error = find_entry(doc["errors"], refused[i]);
+        ASSERT_TRUE(error) << refused[i];
+        EXPECT_NE((*error)["error"].get<std::string>().find(says[i]), std::string::npos) << (*error)["error"];
+    }
+    const json* crashed = find_entry(doc["errors"], good);
+    ASSERT_TRUE(crashed) << doc["errors"].dump();
+    EXPECT_NE((*crashed)["error"].get<std::string>().find("the decoder crashed (SIGABRT)"), std::string::npos);
+}
+
 }  // namespace

@@ -1,0 +1,114 @@
+// Camera raw files built on TIFF are refused, never counted as their preview or their mosaic:
+// the reviewer's DNG (tests/data/repro), under raw extensions too, and DNG-like files written
+// here with libtiff in every byte order and in BigTIFF. An ordinary TIFF is still read.
+#include <gtest/gtest.h>
+
+#include <tiffio.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reader_support.hpp"
+
+using namespace imghist::reader_test;
+
+namespace {
+
+class CameraRawTest : public ReaderTest {};
+
+// What the first directory of the file written by write_tiff() says.
+struct FirstImage {
+    std::uint16_t photometric = PHOTOMETRIC_MINISBLACK;
+    std::uint32_t subfile_type = 0;  // FILETYPE_REDUCEDIMAGE marks a preview
+    bool dng_version = false;
+};
+
+// A 16 x 8 gray16 TIFF (mode: libtiff's, "wl", "wb", "w8l" ...) whose first directory is `first`.
+void write_tiff(const std::string& file, const char* mode, const FirstImage& first) {
+    TIFF* tif = TIFFOpen(file.c_str(), mode);
+    ASSERT_NE(tif, nullptr);
+    constexpr int kWidth = 16, kHeight = 8;
+    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, kWidth);
+    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, kHeight);
+    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 16);
+    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, first.photometric);
+    TIFFSetField(tif, TIFFTAG_SUBFILETYPE, first.subfile_type);
+    if (first.dng_version) {
+        static const std::uint8_t version[4] = {1, 4, 0, 0};
+        TIFFSetField(tif, TIFFTAG_DNGVERSION, version);
+    }
+    std::vector<std::uint16_t> row(kWidth);
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) row[std::size_t(x)] = std::uint16_t(1000 * y + x);
+        ASSERT_EQ(TIFFWriteScanline(tif, row.data(), std::uint32_t(y)), 1);
+    }
+    TIFFClose(tif);
+}
+
+}  // namespace
+
+// The reviewer's DNG: its first image is a 150 x 100 RGB preview, the 600 x 400 mosaic is in a
+// sub-IFD. OpenImageIO's TIFF reader counted the preview ("150 x 100 rgb8"), exit 0.
+TEST_F(CameraRawTest, DngWhosePreviewComesFirstIsRefused) {
+    const std::string why = refusal((kRepro / "raw_preview_counted_as_photo.dng").string());
+    EXPECT_TRUE(contains(why, "camera raw file")) << why;
+    EXPECT_TRUE(contains(why, "DNG tags")) << why;
+    EXPECT_TRUE(contains(why, "reduced-resolution preview")) << why;
+}
+
+// The reader is chosen by content, so a raw extension changes nothing, with or without
+// --untrusted-readers: the command fails the file (exit 1) and says why.
+TEST_F(CameraRawTest, RawExtensionsAreRefusedByTheCommand) {
+    const fs::path dng = kRepro / "raw_preview_counted_as_photo.dng";
+    for (const char* name : {"photo.CR2", "photo.NEF", "photo.dng"}) {
+        fs::copy_file(dng, path(name), fs::copy_options::overwrite_existing);
+        for (const bool untrusted : {false, true}) {
+            std::vector<std::string> args = {path(name)};
+            if (untrusted) args.insert(args.begin(), "--untrusted-readers");
+            const CommandRun r = run_json(args);
+            EXPECT_EQ(r.status, 1) << name << " " << r.out << r.err;
+            EXPECT_TRUE(contains(r.out + r.err, "camera raw file")) << name << " " << r.out << r.err;
+            EXPECT_FALSE(contains(r.out, "\"histograms\"")) << name << " was counted: " << r.out;
+        }
+    }
+}
+
+// A bare CFA DNG was counted as gray16 of the mosaic; a preview first is refused without DNG
+// tags too (NEF and others keep one there); both byte orders, classic TIFF and BigTIFF.
+TEST_F(CameraRawTest, MosaicAndPreviewFirstAreRefusedInEveryLayout) {
+    const struct {
+        FirstImage first;
+        const char* says;
+    } cases[] = {
+        {{PHOTOMETRIC_CFA, 0, true}, "colour filter array mosaic"},
+        {{PHOTOMETRIC_CFA, 0, false}, "colour filter array mosaic"},
+        {{34892 /* LinearRaw */, 0, true}, "linear raw"},
+        {{PHOTOMETRIC_MINISBLACK, FILETYPE_REDUCEDIMAGE, false}, "reduced-resolution preview"},
+        {{PHOTOMETRIC_MINISBLACK, 0, true}, "DNG tags"},
+    };
+    for (const char* mode : {"wl", "wb", "w8l", "w8b"}) {
+        for (const auto& c : cases) {
+            const std::string file = path("first.tif");
+            write_tiff(file, mode, c.first);
+            const std::string why = refusal(file);
+            EXPECT_TRUE(contains(why, "camera raw file") && contains(why, c.says)) << mode << ": " << why;
+        }
+    }
+}
+
+// The same layouts as ordinary TIFFs are read, every sample as written.
+TEST_F(CameraRawTest, OrdinaryTiffIsStillRead) {
+    for (const char* mode : {"wl", "wb", "w8l", "w8b"}) {
+        const std::string file = path("ordinary.tif");
+        write_tiff(file, mode, {});
+        const auto image = read_or_fail(file);
+        ASSERT_TRUE(image) << mode;
+        ASSERT_EQ(image->view.format, imghist::PixelFormat::gray16) << mode;
+        const std::vector<std::uint16_t> samples = samples_of<std::uint16_t>(*image);
+        ASSERT_EQ(samples.size(), 16u * 8u) << mode;
+        for (std::size_t i = 0; i < samples.size(); ++i)
+            ASSERT_EQ(samples[i], std::uint16_t(1000 * (i / 16) + i % 16)) << mode << " sample " << i;
+    }
+}
