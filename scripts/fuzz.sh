@@ -56,7 +56,7 @@ for f in "${inputs[@]}"; do
 done
 # The API target's input starts with the format's index (fuzz_api.cpp): one seed per format,
 # and the requests of the reproducers that have no file of their own (fuzz/seeds/api/README.md).
-cp fuzz/seeds/api/range_* "$seeds/api/"
+find fuzz/seeds/api -type f ! -name README.md -exec cp {} "$seeds/api/" \;
 for i in $(seq 0 12); do
   { printf "\\x$(printf %02x "$i")\\x00\\x0f\\x0b\\x03\\x00\\x00\\x00\\x00\\x00"; head -c 2048 examples/sample.png; } \
     > "$seeds/api/format-$i"
