@@ -8,7 +8,8 @@
 // and reject the same inputs: all throw InvalidArgument or none does. The auto-exposure of the
 // luminance is then computed with fuzzed settings. Any other exception, a crash, or a sanitizer
 // report is a finding. The byte layout is documented in fuzz/seeds/api/README.md; make_seeds.py
-// there encodes requests in it.
+// there encodes requests in it. IMGHIST_FUZZ_TRACE=1 prints what each input asked and what
+// reference made of it (counted or rejected), to check seeds and findings.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -309,6 +310,23 @@ bool same_counts(const imghist::Result& a, const imghist::Result& b) {
     std::abort();
 }
 
+// With IMGHIST_FUZZ_TRACE set (replaying seeds or findings): what the input asked and what
+// reference made of it, on stderr.
+void trace_case(const Case& c, const std::optional<imghist::Result>& expected) {
+    const imghist::Request& r = c.request;
+    std::fprintf(stderr, "fuzz_api: %ux%u format %d, mode %d, bins %s, edges %zu, roi %s, tiles %ux%u, mask %s, "
+                         "alpha threshold %s, extremes %d, exposure %s: ",
+                 c.view.width, c.view.height, int(c.view.format), int(r.mode),
+                 r.bins.bins ? std::to_string(*r.bins.bins).c_str() : "default", r.bins.edges.size(),
+                 r.roi ? "yes" : "no", r.tiles.x, r.tiles.y, r.mask ? "yes" : r.device_mask ? "device" : "no",
+                 r.alpha_threshold ? std::to_string(*r.alpha_threshold).c_str() : "no", int(r.value_extremes),
+                 c.exposure ? "yes" : "no");
+    if (!expected) std::fprintf(stderr, "rejected\n");
+    else std::fprintf(stderr, "counted %llu pixels, %zu tiles\n",
+                      (unsigned long long)expected->counted_pixels.value_or(expected->region.pixel_count()),
+                      expected->tiles.size());
+}
+
 bool wanted(const std::string& backend) {
     const char* list = std::getenv("IMGHIST_FUZZ_BACKENDS");
     if (!list) return true;
@@ -351,8 +369,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const auto reference = imghist::create_engine("reference");
     static const auto engines = make_engines();
+    static const bool trace = std::getenv("IMGHIST_FUZZ_TRACE") != nullptr;
     const Case c = make_case(data, size);
     const auto expected = count(*reference, c);
+    if (trace) trace_case(c, expected);
     for (const auto& engine : engines) {
         const auto got = count(*engine, c);
         const std::string name(engine->backend_name());
