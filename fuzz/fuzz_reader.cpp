@@ -7,19 +7,17 @@
 // name's extension, so that the fuzzer reaches each reader by extension as well as by content
 // (scripts/fuzz.sh seeds the corpus this way). Without such a prefix the file has no extension.
 // OpenImageIO itself is not instrumented: ASan sees its heap use, not its stack or globals.
-#include <unistd.h>
-
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "imghist/imghist.hpp"
 #include "imghist/io.hpp"
+#include "scratch.hpp"
 
 namespace {
 
@@ -39,33 +37,19 @@ std::string take_extension(const std::uint8_t*& data, std::size_t& size) {
     return "";
 }
 
-const std::filesystem::path& scratch_dir() {
-    static const std::filesystem::path dir = [] {
-        std::string pattern = (std::filesystem::temp_directory_path() / "imghist-fuzz-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) std::abort();
-        return std::filesystem::path(pattern);
-    }();
-    return dir;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     imghist::io::configure_reader_threads(1);
-    scratch_dir();  // made before atexit() so that it still exists when the handler runs
-    std::atexit([] { std::filesystem::remove_all(scratch_dir()); });
+    imghist::fuzz::remove_scratch_dir_at_exit();
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const auto reference = imghist::create_engine("reference");
     const std::string ext = take_extension(data, size);
-    const std::filesystem::path path = scratch_dir() / (ext.empty() ? "input" : "input." + ext);
-    {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(data), std::streamsize(size));
-        if (!out) std::abort();
-    }
+    const std::filesystem::path path = imghist::fuzz::scratch_dir() / (ext.empty() ? "input" : "input." + ext);
+    imghist::fuzz::write_file(path, {reinterpret_cast<const char*>(data), size});
     imghist::io::ReadOptions options;
     // The command's defaults, but a smaller pixel limit: its 2^28 pixels of RGBA float are
     // 4 GiB, past libFuzzer's memory limit; the limit is checked from the header either way.

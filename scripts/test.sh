@@ -32,5 +32,5 @@ export IMGHIST_VULKAN_VALIDATION=${IMGHIST_VULKAN_VALIDATION:-1}
 IMGHIST_BUILD_DIR="$build" IMGHIST_CLI="$(cd "$build" && pwd)/src/cli/imghist" bash scripts/python-test.sh
 # The installed package must work from a separate project: find_package and pkg-config.
 bash scripts/check-install.sh "$build"
-# The reader and the API under libFuzzer, ASan and UBSan, in their own clang build.
+# The fuzz targets (reader, API on cpu/opencl/vulkan, merge, options) under libFuzzer, ASan and UBSan, in their own clang build.
 bash scripts/fuzz.sh "${IMGHIST_FUZZ_SECONDS:-90}"
