@@ -54,7 +54,7 @@ bool write_report(const MergedInputs& merged, const std::string& format, std::st
     std::ostringstream out;
     const auto report = imghist::cli::make_report(format, out, false, imghist::ExposureSettings{});
     for (const imghist::cli::FileOutcome& o : merged.errors) (void)report->add(o);
-    const bool complete = report->finish(&merged.sums.groups());
+    const bool complete = report->finish(&merged.sums.groups(), nullptr);
     text = out.str();
     return complete;
 }

@@ -44,7 +44,7 @@ std::string report(const std::vector<cli::FileOutcome>& outcomes, const std::str
         const std::size_t index = writer->add(o);
         if (o.result) groups.add(o, index);
     }
-    (void)writer->finish(sums ? &groups.groups() : nullptr);
+    (void)writer->finish(sums ? &groups.groups() : nullptr, nullptr);
     return out.str();
 }
 
