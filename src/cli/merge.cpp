@@ -34,7 +34,7 @@ std::optional<json> parse(const std::string& text, const std::string& where, std
     };
     try {
         return json::parse(text, unique_keys);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // a syntax error, or a number past a double's range
         why = excerpt(e.what(), 200);
         return std::nullopt;
     }

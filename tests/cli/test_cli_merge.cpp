@@ -303,6 +303,11 @@ TEST_F(MergeTest, ReportsImghistNeverWritesAreRefused) {
     std::string number = runs[0].out;  // as imghist writes it: {"schema": first
     number.insert(number.find("\"counts\":[") + 10, std::string(10'000'000, '1') + ".x");
     write_case("long_number.json", number, "long_number.json: malformed JSON document: [json.exception.parse_error.101]");
+    // A number past a double's range is no syntax error to the JSON parser (out_of_range 406): it
+    // escaped the parse as an unexpected exception (found by fuzz_merge).
+    std::string huge = runs[0].out;
+    huge.replace(huge.find("\"pixels\":6"), 10, "\"pixels\":4.278841e30860863");
+    write_case("huge_number.json", huge, "huge_number.json: malformed JSON document: [json.exception.out_of_range.406]");
     std::vector<std::vector<std::string>> args;
     for (const auto& c : cases) args.push_back({"merge", path(c.first)});
     const auto merged = run_all(args);
