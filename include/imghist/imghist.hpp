@@ -3,6 +3,8 @@
 
 #include "imghist/engine.hpp"
 #include "imghist/error.hpp"
+#include "imghist/exact.hpp"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
 #include "imghist/result.hpp"
+#include "imghist/sample_stats.hpp"

@@ -85,6 +85,11 @@ struct Request {
     // counts (ChannelHistogram::finite_min ...; docs/semantics.md, "Value extremes"), for half
     // and float images in host memory: one more pass over the counted pixels, on the host.
     bool value_extremes = false;
+    // Also find each channel's exact sample statistics (ChannelHistogram::sample_moments and
+    // sample_percentiles; docs/semantics.md, "Sample statistics"): count, exact sums, min, max
+    // and these percentiles (in percent, each in [0, 100]) of the samples counted, on the host.
+    bool sample_stats = false;
+    std::vector<double> percentiles{1, 50, 99};
     // Whether a mask or alpha_threshold leave some pixels of the counted region out.
     bool selects_pixels() const { return mask.has_value() || device_mask.has_value() || alpha_threshold.has_value(); }
     bool operator==(const Request&) const = default;

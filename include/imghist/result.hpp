@@ -8,6 +8,7 @@
 
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
+#include "imghist/sample_stats.hpp"
 
 namespace imghist {
 
@@ -47,7 +48,14 @@ struct ChannelHistogram {
     // empty when not asked for or not found (device images).
     std::optional<double> finite_min, finite_max;
     std::optional<std::uint64_t> positive_infinities, negative_infinities;
+    // With Request::sample_stats (docs/semantics.md, "Sample statistics"): the exact moments of
+    // the finite samples counted, and the request's percentiles of them. A merge adds the
+    // moments (unknown when either side lacks them) and keeps no percentiles: they do not add up.
+    std::optional<SampleMoments> sample_moments;
+    std::vector<SamplePercentile> sample_percentiles;
 
+    // The statistics of sample_moments and sample_percentiles, each rounded once; empty without them.
+    std::optional<SampleStats> sample_stats() const;
     // Non-NaN samples: the binned ones plus the unbinned below / above ones.
     std::uint64_t samples() const;
     ChannelStats stats() const;

@@ -17,6 +17,7 @@
 #define IMGHIST_CONTRACT_H
 
 #include "contract/binning.h"
+#include "contract/exact_sum.h"
 #include "contract/formats.h"
 #include "contract/half.h"
 #include "contract/kernel_args.h"

@@ -13,7 +13,7 @@
 #include "core/backend_list.hpp"
 #include "core/backend_engine.hpp"
 #include "core/plan.hpp"
-#include "core/extremes.hpp"
+#include "core/host_statistics.hpp"
 #include "core/host_threads.hpp"
 #include "core/selection.hpp"
 
@@ -121,7 +121,7 @@ Result count_whole(SlotCounter& counter, const Pixels& image, const Request& req
         counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
     if (in_pass.finder()) set_value_extremes(result.channels, in_pass.finder()->channels());
-    else add_value_extremes(image, request, counting.plan, nullptr, result);
+    add_host_statistics(image, request, counting.plan, nullptr, result, in_pass.finder().has_value());
     return result;
 }
 
@@ -141,9 +141,13 @@ Result selected_result(std::optional<Result> result, const Pixels& image, const 
         const std::vector<std::uint64_t> slots(plan.total_slots(), 0);
         result = plan.make_result(image, slots, std::move(backend), std::move(device));
         for (ChannelHistogram& c : result->channels) c.clipped_low_count = c.clipped_high_count = 0;
-        if constexpr (std::is_same_v<Pixels, DeviceImage>) add_value_extremes(image, plain, plan, nullptr, *result);
-        else if (plain.value_extremes && plan.is_float())
-            set_value_extremes(result->channels, std::vector<ValueExtremes>(plan.channels.size()));
+        if constexpr (std::is_same_v<Pixels, DeviceImage>) add_host_statistics(image, plain, plan, nullptr, *result);
+        else {
+            if (plain.value_extremes && plan.is_float())
+                set_value_extremes(result->channels, std::vector<ValueExtremes>(plan.channels.size()));
+            if (plain.sample_stats)
+                for (ChannelHistogram& c : result->channels) c.sample_moments = SampleMoments{};
+        }
     }
     result->width = image.width;
     result->height = image.height;
@@ -166,7 +170,7 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
             Result result = counting.result(image, backend, device, counting.clipping.has_value());
             result.counted_pixels = *counted;
             result.notes = counter.take_notes();
-            add_value_extremes(image, plain, counting.plan, &selector, result);
+            add_host_statistics(image, plain, counting.plan, &selector, result);
             return result;
         }
     }
@@ -183,6 +187,9 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
     std::vector<std::size_t> kept(threads, 0);
     std::optional<Result> result;
     std::uint64_t counted = 0;
+    // Percentiles do not add up over parts: the sample statistics are found over the whole selection.
+    Request part_request = plain;
+    part_request.sample_stats = false;
     for (std::uint32_t first = 0; first < image.height; first += rows_per_round) {
         const std::uint32_t rows = std::min(rows_per_round, image.height - first);
         for_row_shares(rows, threads, [&](unsigned t, std::uint32_t begin, std::uint32_t end) {
@@ -196,11 +203,12 @@ Result count_selected(SlotCounter& counter, const ImageView& image, const Reques
             counted += kept[t];
             const ImageView part_view = ImageView::packed(packed + std::size_t(row_share_begin(rows, threads, t)) * row_bytes,
                                                           std::uint32_t(kept[t]), 1, image.format);
-            Result part = count_whole(counter, part_view, plain, backend, device);
+            Result part = count_whole(counter, part_view, part_request, backend, device);
             if (result) result->merge(part);
             else result = std::move(part);
         }
     }
+    if (result) add_sample_stats(image, plain, HistogramPlan(image.format, plain), &selector, *result);
     return selected_result(std::move(result), image, plain, counted, std::move(backend), std::move(device));
 }
 
@@ -230,7 +238,7 @@ Result count_selected(SlotCounter& counter, const DeviceImage& image, const Requ
             counter.accumulate_selected_device(image, mask, alpha, *counting.clipping, slots);
         });
     result.notes = counter.take_notes();
-    add_value_extremes(image, plain, counting.plan, nullptr, result);
+    add_host_statistics(image, plain, counting.plan, nullptr, result);
     return selected_result(std::move(result), image, plain, *counted, std::move(backend), std::move(device));
 }
 
@@ -502,8 +510,8 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const Pixels
                              tile_results[i]);
     }
     for (std::size_t i = 0; i < regions.size(); ++i)
-        add_value_extremes(image.crop(regions[i]), plain, counting.plan, selectors.empty() ? nullptr : &selectors[i],
-                           tile_results[i]);
+        add_host_statistics(image.crop(regions[i]), plain, counting.plan, selectors.empty() ? nullptr : &selectors[i],
+                            tile_results[i]);
     Result result = assemble_tiles(std::move(tile_results), regions, request.tiles);
     result.width = image.width;
     result.height = image.height;
@@ -511,20 +519,43 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const Pixels
     return result;
 }
 
+// A tiled result's sample statistics of the whole counted area: the tiles' percentiles do not
+// add up, so the sum of the tiles has none of its own until found over the area.
+template <class Pixels>
+void add_area_sample_stats(const Pixels& image, const Request& request, Result& result) {
+    if (!request.sample_stats || request.tiles.count() <= 1) return;
+    const Pixels area = image.crop(result.region);
+    const Request region = region_request(request, result.region);
+    Request plain = region;
+    plain.mask.reset();
+    plain.device_mask.reset();
+    plain.alpha_threshold.reset();
+    const HistogramPlan plan(image.format, plain);
+    if constexpr (std::is_same_v<Pixels, ImageView>) {
+        std::optional<PixelSelector> selector;
+        if (region.selects_pixels()) selector.emplace(area, region);
+        add_sample_stats(area, plain, plan, selector ? &*selector : nullptr, result);
+    } else {
+        add_sample_stats(area, plain, plan, nullptr, result);
+    }
+}
+
 template <class Pixels>
 Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& request, std::string backend,
                     std::string device) {
     if (!request.roi && request.tiles.count() == 1)
         return count_one_region(counter, image, request, std::move(backend), std::move(device));
-    if (std::optional<Result> tiled = count_tiles_in_one_pass(counter, image, request, backend, device))
-        return std::move(*tiled);
-    return count_regions_of<Pixels>(image, request, [&](std::span<const Pixels> views, std::span<const Request> requests) {
-        std::vector<Result> results;
-        results.reserve(views.size());
-        for (std::size_t i = 0; i < views.size(); ++i)
-            results.push_back(count_one_region(counter, views[i], requests[i], backend, device));
-        return results;
-    });
+    std::optional<Result> result = count_tiles_in_one_pass(counter, image, request, backend, device);
+    if (!result)
+        result = count_regions_of<Pixels>(image, request, [&](std::span<const Pixels> views, std::span<const Request> requests) {
+            std::vector<Result> results;
+            results.reserve(views.size());
+            for (std::size_t i = 0; i < views.size(); ++i)
+                results.push_back(count_one_region(counter, views[i], requests[i], backend, device));
+            return results;
+        });
+    add_area_sample_stats(image, request, *result);
+    return std::move(*result);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "imghist/error.hpp"
+#include "imghist/sample_stats.hpp"
 
 namespace imghist {
 
@@ -16,6 +17,7 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
       layout(resolve_layout(info.sample, request.bins)),
       channels(channels_for(format_, request)) {
     request.weights.validate();
+    validate_percentiles(request.percentiles);
     // count_image() cuts a request's roi and tiles into plain requests over sub-views; the
     // calls that count whole images only (batches, recorded and asynchronous interop calls)
     // refuse them here rather than count pixels the caller did not ask for.

@@ -153,6 +153,9 @@ void add_channels(std::vector<ChannelHistogram>& sum, const std::vector<ChannelH
         a.clipped_low_count = add_known(a.clipped_low_count, b.clipped_low_count);
         a.clipped_high_count = add_known(a.clipped_high_count, b.clipped_high_count);
         add_value_extremes(a, b);
+        if (a.sample_moments && b.sample_moments) a.sample_moments->merge(*b.sample_moments);
+        else a.sample_moments.reset();
+        a.sample_percentiles.clear();
     }
 }
 
@@ -165,6 +168,11 @@ std::optional<std::uint64_t> add_counted(std::optional<std::uint64_t> a, const R
 }
 
 }  // namespace
+
+std::optional<SampleStats> ChannelHistogram::sample_stats() const {
+    if (!sample_moments) return std::nullopt;
+    return imghist::sample_stats(*sample_moments, sample_percentiles);
+}
 
 bool Result::can_merge(const Result& other) const { return !merge_conflict(*this, other); }
 

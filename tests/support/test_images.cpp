@@ -186,7 +186,9 @@ std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& f
     Request r;
     r.count_alpha = true;
     r.weights = LumaWeights::rec601();
-    out.push_back({"alpha+rec601", r});
+    r.sample_stats = true;  // the sample statistics too, with percentiles at both ends and between
+    r.percentiles = {0, 1, 12.5, 50, 99, 100};
+    out.push_back({"alpha+rec601+sample stats", r});
     r = Request{};
     r.mode = Mode::luma;
     r.weights = LumaWeights::parse("3333,3334,3333");

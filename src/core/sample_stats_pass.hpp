@@ -1,0 +1,41 @@
+// The sample-statistics pass (docs/semantics.md, "Sample statistics"): per channel of a plan,
+// the exact moments and the percentiles of the samples counted, found on the host over the
+// counted pixels, the same on every backend. Integer and half samples are counted by value (one
+// counter per possible value), float samples are summed exactly by exponent bucket
+// (src/contract/exact_sum.h) and their order statistics found by a radix select over the
+// contract's total-order key: the top 16 bits in the first pass, the low 16 bits of the few
+// buckets that hold a needed rank in a second.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "imghist/image.hpp"
+#include "imghist/request.hpp"
+#include "imghist/result.hpp"
+#include "imghist/sample_stats.hpp"
+
+namespace imghist {
+
+class HistogramPlan;
+class PixelSelector;
+
+struct ChannelSampleStats {
+    SampleMoments moments;
+    std::vector<SamplePercentile> percentiles;
+    std::uint64_t positive_infinities = 0, negative_infinities = 0;
+};
+
+// Each plan channel's statistics over the pixels of `image` that `selector` lets through (every
+// pixel when it is null).
+std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
+                                                  const PixelSelector* selector, const std::vector<double>& percents);
+
+// Request::sample_stats for `result`, a count of `image` by `plan`: found on the host for host
+// images; a note for images in device memory.
+void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
+                      const PixelSelector* selector, Result& result);
+void add_sample_stats(const DeviceImage& image, const Request& request, const HistogramPlan& plan,
+                      const PixelSelector* selector, Result& result);
+
+}  // namespace imghist
