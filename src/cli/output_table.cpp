@@ -65,26 +65,28 @@ std::string files_named(const std::vector<SumMember>& members) {
     return files;
 }
 
-void table_block(std::ostream& out, const std::string& heading, const Result& r,
-                 const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
-    out << heading << '\n';
-    // Channels of one result share their layout unless a format mixes sample types (never).
-    const BinLayout& layout = r.channels.front().layout;
-    const ClipColumns clip = clip_columns(r.format);
+// Every bin is one value (8-bit default bins): the value row would repeat the bin row.
+bool bin_is_value(const Result& r, const BinLayout& layout) {
+    return format_info(r.format).sample == SampleType::u8 && layout.bins == 256 && layout.lo == 0 && layout.hi == 256;
+}
+
+// The block's opening lines: the bins, the region and counted pixels, what the columns hold.
+void layout_lines(std::ostream& out, const Result& r, const BinLayout& layout, const ClipColumns& clip) {
     out << "  " << describe_layout(layout);
     if (const char* hint = unit_hint(r, layout)) out << "; " << hint;
-    // Where every bin is one value (8-bit default bins) the value row would repeat the bin row.
-    const bool bin_is_value = format_info(r.format).sample == SampleType::u8 && layout.bins == 256 &&
-                              layout.lo == 0 && layout.hi == 256;
     if (!(r.region == Region{0, 0, r.width, r.height}))
         out << "\n  region: " << r.region.width << " x " << r.region.height << " pixels from column " << r.region.x
             << ", row " << r.region.y;
     if (r.counted_pixels)
         out << "\n  counted: " << thousands(*r.counted_pixels)
             << " pixels, those the mask and the alpha threshold let through";
-    out << (bin_is_value ? "\n  statistics per channel (bin = value)"
-                         : "\n  statistics per channel in bins, then in values (bin centres)")
+    out << (bin_is_value(r, layout) ? "\n  statistics per channel (bin = value)"
+                                    : "\n  statistics per channel in bins, then in values (bin centres)")
         << "; " << clip.meaning << "\n";
+}
+
+// The statistics: a header, then per channel a row in bins and (unless bins are values) one in values.
+void statistics_rows(std::ostream& out, const Result& r, const ClipColumns& clip, bool values_are_bins) {
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
                   "mean", "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
@@ -92,76 +94,97 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
         std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
-                      std::string(channel_name(c.channel)).c_str(), bin_is_value ? "" : "bins", thousands(s.count).c_str(),
+                      std::string(channel_name(c.channel)).c_str(), values_are_bins ? "" : "bins", thousands(s.count).c_str(),
                       or_dash(s.mean, 2).c_str(), or_dash(s.stddev, 2).c_str(), or_dash(s.median).c_str(),
                       or_dash(s.p1).c_str(), or_dash(s.p99).c_str(), or_dash(s.min_bin).c_str(),
                       or_dash(s.max_bin).c_str(), share_or_dash(s.clipped_low).c_str(),
                       share_or_dash(s.clipped_high).c_str());
         out << line;
-        if (bin_is_value) continue;
+        if (values_are_bins) continue;
         std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s\n", "", "values", "",
                       or_dash(s.mean_value).c_str(), or_dash(s.stddev_value).c_str(),
                       or_dash(s.median_value).c_str(), or_dash(s.p1_value).c_str(), or_dash(s.p99_value).c_str(),
                       or_dash(s.min_value).c_str(), or_dash(s.max_value).c_str());
         out << line;
     }
-    if (!r.tiles.empty()) {
-        out << "  tiles: " << r.tile_grid.x << " x " << r.tile_grid.y
-            << " (the last column and row take the remainder); mean per channel in bins, all counts in --format json\n";
-        std::string header = "  tile     column,row   width x height";
-        for (const ChannelHistogram& c : r.channels) {
-            std::snprintf(line, sizeof line, " %9s", std::string(channel_name(c.channel)).c_str());
-            header += line;
-        }
-        out << header << '\n';
-        for (std::uint32_t ty = 0; ty < r.tile_grid.y; ++ty)
-            for (std::uint32_t tx = 0; tx < r.tile_grid.x; ++tx) {
-                const TileHistogram& t = r.tile(tx, ty);
-                const std::string id = std::to_string(tx) + "," + std::to_string(ty);
-                const std::string at = std::to_string(t.region.x) + "," + std::to_string(t.region.y);
-                const std::string size = std::to_string(t.region.width) + " x " + std::to_string(t.region.height);
-                std::snprintf(line, sizeof line, "  %-8s %-12s %-14s", id.c_str(), at.c_str(), size.c_str());
-                out << line;
-                for (const ChannelHistogram& c : t.channels) {
-                    std::snprintf(line, sizeof line, " %9s", or_dash(c.stats().mean, 2).c_str());
-                    out << line;
-                }
-                out << '\n';
-            }
-    }
-    for (const ChannelHistogram& c : r.channels) value_extremes_line(out, c);
+}
+
+// With tiles: one row per tile, row by row, with its mean per channel.
+void tile_rows(std::ostream& out, const Result& r) {
+    if (r.tiles.empty()) return;
+    out << "  tiles: " << r.tile_grid.x << " x " << r.tile_grid.y
+        << " (the last column and row take the remainder); mean per channel in bins, all counts in --format json\n";
+    char line[320];
+    std::string header = "  tile     column,row   width x height";
     for (const ChannelHistogram& c : r.channels) {
-        if (c.nan == 0 && c.below == 0 && c.above == 0) continue;
-        const bool binned = c.layout.clamp || c.layout.closed_top;
-        out << "  " << channel_name(c.channel) << ":";
-        const char* sep = " ";
-        if (c.nan) { out << sep << thousands(c.nan) << " NaN (not binned)"; sep = ", "; }
-        if (c.below) {
-            out << sep << thousands(c.below) << " below " << number(c.layout.lo)
-                << (binned ? " (counted in the first bin)" : " (not binned)");
-            sep = ", ";
-        }
-        if (c.above) {
-            out << sep << thousands(c.above) << " above " << number(c.layout.hi)
-                << (binned ? " (counted in the last bin)" : " (not binned)");
-        }
-        out << '\n';
+        std::snprintf(line, sizeof line, " %9s", std::string(channel_name(c.channel)).c_str());
+        header += line;
     }
-    if (exposure_settings) {
-        const ChannelHistogram* y = r.luminance();
-        const std::optional<Exposure> e = y ? exposure(*y, *exposure_settings) : std::nullopt;
-        out << "  exposure: ";
-        if (!e) {
-            out << "none (needs a luminance channel with samples in EV bins, --ev)\n";
-        } else {
-            std::snprintf(line, sizeof line,
-                          "%+.3f EV (average %.3f EV over the %g-%g%% samples of %s, key %g)\n", e->exposure_ev,
-                          e->average_ev, exposure_settings->low_percent, exposure_settings->high_percent,
-                          std::string(channel_name(y->channel)).c_str(), e->key);
+    out << header << '\n';
+    for (std::uint32_t ty = 0; ty < r.tile_grid.y; ++ty)
+        for (std::uint32_t tx = 0; tx < r.tile_grid.x; ++tx) {
+            const TileHistogram& t = r.tile(tx, ty);
+            const std::string id = std::to_string(tx) + "," + std::to_string(ty);
+            const std::string at = std::to_string(t.region.x) + "," + std::to_string(t.region.y);
+            const std::string size = std::to_string(t.region.width) + " x " + std::to_string(t.region.height);
+            std::snprintf(line, sizeof line, "  %-8s %-12s %-14s", id.c_str(), at.c_str(), size.c_str());
             out << line;
-            if (const auto caveat = exposure_caveat(r.format)) out << "  note: " << *caveat << '\n';
+            for (const ChannelHistogram& c : t.channels) {
+                std::snprintf(line, sizeof line, " %9s", or_dash(c.stats().mean, 2).c_str());
+                out << line;
+            }
+            out << '\n';
         }
+}
+
+// "R: 3 NaN (not binned), 12 below 0 (counted in the first bin)": nothing when every sample was binned.
+void outside_line(std::ostream& out, const ChannelHistogram& c) {
+    if (c.nan == 0 && c.below == 0 && c.above == 0) return;
+    const bool binned = c.layout.clamp || c.layout.closed_top;
+    out << "  " << channel_name(c.channel) << ":";
+    const char* sep = " ";
+    if (c.nan) { out << sep << thousands(c.nan) << " NaN (not binned)"; sep = ", "; }
+    if (c.below) {
+        out << sep << thousands(c.below) << " below " << number(c.layout.lo)
+            << (binned ? " (counted in the first bin)" : " (not binned)");
+        sep = ", ";
     }
+    if (c.above) {
+        out << sep << thousands(c.above) << " above " << number(c.layout.hi)
+            << (binned ? " (counted in the last bin)" : " (not binned)");
+    }
+    out << '\n';
+}
+
+// --exposure: the exposure of the luminance, or why there is none.
+void exposure_line(std::ostream& out, const Result& r, const ExposureSettings& settings) {
+    const ChannelHistogram* y = r.luminance();
+    const std::optional<Exposure> e = y ? exposure(*y, settings) : std::nullopt;
+    out << "  exposure: ";
+    if (!e) {
+        out << "none (needs a luminance channel with samples in EV bins, --ev)\n";
+        return;
+    }
+    char line[320];
+    std::snprintf(line, sizeof line, "%+.3f EV (average %.3f EV over the %g-%g%% samples of %s, key %g)\n",
+                  e->exposure_ev, e->average_ev, settings.low_percent, settings.high_percent,
+                  std::string(channel_name(y->channel)).c_str(), e->key);
+    out << line;
+    if (const auto caveat = exposure_caveat(r.format)) out << "  note: " << *caveat << '\n';
+}
+
+void table_block(std::ostream& out, const std::string& heading, const Result& r,
+                 const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
+    out << heading << '\n';
+    // Channels of one result share their layout unless a format mixes sample types (never).
+    const BinLayout& layout = r.channels.front().layout;
+    const ClipColumns clip = clip_columns(r.format);
+    layout_lines(out, r, layout, clip);
+    statistics_rows(out, r, clip, bin_is_value(r, layout));
+    tile_rows(out, r);
+    for (const ChannelHistogram& c : r.channels) value_extremes_line(out, c);
+    for (const ChannelHistogram& c : r.channels) outside_line(out, c);
+    if (exposure_settings) exposure_line(out, r, *exposure_settings);
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
 }
 
