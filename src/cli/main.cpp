@@ -212,6 +212,50 @@ struct MpiSession {
 };
 #endif
 
+// The run's one engine, made before any file is read so that a bad backend or device, or a
+// --decode gpu that cannot run, is a usage error up front: null once that error is written.
+std::unique_ptr<Engine> make_run_engine(const CommandLine& line, const Settings& settings, unsigned cores) {
+    EngineOptions engine_options;
+    engine_options.device = line.device;
+    engine_options.threads = cores;  // one engine counts every file, on this thread
+    const bool gpu_decode = line.decode == "gpu";
+    std::unique_ptr<Engine> engine;
+    try {
+        engine = imghist::create_engine(gpu_decode && line.backend_name == "auto" ? "cuda" : line.backend_name,
+                                        engine_options);
+    } catch (const std::exception& e) {
+        usage_error(e.what(), "Run with --list-backends to see what is available.");
+        return nullptr;
+    }
+    if (!gpu_decode) return engine;
+    std::string why;
+    const std::string refusal = engine->backend_name() != "cuda" ? "--decode gpu needs --backend cuda"
+                                : settings.raw ? "--decode gpu decodes JPEGs; --raw files have nothing to decode"
+                                : !io::gpu_decode_available(&why) ? "--decode gpu cannot run here: " + why
+                                                                  : "";
+    if (refusal.empty()) return engine;
+    usage_error(refusal);
+    return nullptr;
+}
+
+// One counted file as the report takes it; a failure names where its path came from.
+FileOutcome outcome_of(io::FileHistogram& f, bool gpu_decode, const Inputs& expanded) {
+    FileOutcome o;
+    o.file = std::move(f.path);
+    if (gpu_decode) {
+        o.decoder = f.decoder;
+        o.gpu_fallback = f.gpu_fallback;
+    }
+    if (f.result) {
+        o.notes = f.result->notes;
+        o.result = std::move(f.result);
+    } else {
+        o.error = std::move(f.error);
+        if (const std::string where = expanded.origin(f.index); !where.empty()) o.error += " (" + where + ")";
+    }
+    return o;
+}
+
 // Reads and counts every input, reporting each as it is done; returns the exit status.
 int count_and_report(const CommandLine& line, const Settings& settings) {
     Inputs expanded;
@@ -224,9 +268,6 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     if (total == 0 && expanded.failed.empty()) return usage_error("no input files: the lists of paths are empty");
     const unsigned cores = line.threads ? line.threads : std::max(1u, std::thread::hardware_concurrency());
     const unsigned decoders = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(cores, total)));
-    EngineOptions engine_options;
-    engine_options.device = line.device;
-    engine_options.threads = cores;  // one engine counts every file, on this thread
     const unsigned reader_threads = std::max(1u, cores / decoders);
     io::configure_reader_threads(reader_threads);
     DecoderSettings decoder_settings = line.decoder_settings;
@@ -234,21 +275,9 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     if (settings.raw) decoder_settings.in_process = true;  // raw files have no decoder: no launcher either
     DecoderLauncher decoder_launcher(decoder_settings);
 
-    // The engine is made here, so a bad backend or device is a usage error up front.
     const bool gpu_decode = line.decode == "gpu";
-    std::unique_ptr<Engine> engine;
-    try {
-        engine = imghist::create_engine(gpu_decode && line.backend_name == "auto" ? "cuda" : line.backend_name,
-                                        engine_options);
-    } catch (const std::exception& e) {
-        return usage_error(e.what(), "Run with --list-backends to see what is available.");
-    }
-    if (gpu_decode) {
-        std::string why;
-        if (engine->backend_name() != "cuda") return usage_error("--decode gpu needs --backend cuda");
-        if (settings.raw) return usage_error("--decode gpu decodes JPEGs; --raw files have nothing to decode");
-        if (!io::gpu_decode_available(&why)) return usage_error("--decode gpu cannot run here: " + why);
-    }
+    std::unique_ptr<Engine> engine = make_run_engine(line, settings, cores);
+    if (!engine) return kExitUsage;
     io::DatasetOptions pipeline;
     pipeline.decode_threads = decoders;
     pipeline.max_pending = std::size_t(4) * decoders;
@@ -282,19 +311,7 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     // Directories without images are reported first, then the files in input order.
     for (FileOutcome& o : expanded.failed) sink.take(o);
     const auto take = [&](io::FileHistogram& f) {
-        FileOutcome o;
-        o.file = std::move(f.path);
-        if (gpu_decode) {
-            o.decoder = f.decoder;
-            o.gpu_fallback = f.gpu_fallback;
-        }
-        if (f.result) {
-            o.notes = f.result->notes;
-            o.result = std::move(f.result);
-        } else {
-            o.error = std::move(f.error);
-            if (const std::string where = expanded.origin(f.index); !where.empty()) o.error += " (" + where + ")";
-        }
+        FileOutcome o = outcome_of(f, gpu_decode, expanded);
         progress.done(o.file, f.file_bytes, !o.result);
         sink.take(o);
     };

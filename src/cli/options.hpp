@@ -1,5 +1,6 @@
-// The imghist command's options: their definitions and help text, and the checks that turn what
-// was typed into the run's settings (a bad value is a UsageError, before any file is read).
+// The imghist command's options: their definitions (options.cpp) and help text (help_text.cpp),
+// and the checks that turn what was typed into the run's settings (settle.cpp, with the value
+// parsers of option_values.cpp; a bad value is a UsageError, before any file is read).
 #pragma once
 
 #include <CLI/CLI.hpp>

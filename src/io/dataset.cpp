@@ -246,6 +246,46 @@ struct GpuDecoder {
     }
 };
 
+// One decoder thread: decodes (or, for the GPU, reads) the files the window hands out and, with
+// an engine of its own (`counter`), counts them too.
+void decode_files(Window& slots, const std::vector<std::string>& paths, const FileReader& read, Engine* counter,
+                  const Request& request, const std::string& device, bool gpu) {
+    while (const auto i = slots.take()) {
+        Decoded d = gpu ? read_for_gpu(paths[*i], read) : decode(paths[*i], read);
+        if (counter) {
+            count_decoded(*counter, request, d);
+            if (d.counted) d.counted->device = device;
+        }
+        slots.put(*i, std::move(d));
+    }
+}
+
+// File `i` as its decoder left it, in input order.
+FileHistogram take_in_order(Window& slots, const std::vector<std::string>& paths, std::size_t i, Decoded& d) {
+    d = slots.get(i);
+    FileHistogram file;
+    file.index = i;
+    file.path = paths[i];
+    file.file_bytes = d.file_bytes;
+    return file;
+}
+
+// A run of JPEGs for the GPU from file `i` on, up to batch_size, ended early by a file the CPU
+// decoded: that one is returned, to be counted after the batch.
+std::optional<std::pair<Decoded, FileHistogram>> fill_gpu_batch(Window& slots, const std::vector<std::string>& paths,
+                                                                 std::size_t batch_size, std::size_t& i,
+                                                                 std::vector<Decoded>& batch,
+                                                                 std::vector<FileHistogram>& batch_files) {
+    while (batch.size() < batch_size && i < paths.size()) {
+        Decoded next;
+        FileHistogram next_file = take_in_order(slots, paths, i++, next);
+        if (next.encoded.empty()) return std::pair{std::move(next), std::move(next_file)};
+        batch.push_back(std::move(next));
+        batch_files.push_back(std::move(next_file));
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 // Here rather than with the readers: the pipeline needs nothing of OpenImageIO, so the GPU
@@ -304,14 +344,7 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
     } joiner{slots, pool};
     for (std::size_t t = 0; t < decoders; ++t)
         pool.emplace_back([&, t] {
-            while (const auto i = slots.take()) {
-                Decoded d = gpu ? read_for_gpu(paths[*i], readers[t]) : decode(paths[*i], readers[t]);
-                if (!counters.empty()) {
-                    count_decoded(*counters[t], request, d);
-                    if (d.counted) d.counted->device = device;
-                }
-                slots.put(*i, std::move(d));
-            }
+            decode_files(slots, paths, readers[t], counters.empty() ? nullptr : counters[t].get(), request, device, gpu);
         });
 
     const auto finish = [&](FileHistogram& file) {
@@ -324,41 +357,23 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         }
         on_file(file);
     };
-    const auto take = [&](std::size_t i, Decoded& d) {
-        d = slots.get(i);
-        FileHistogram file;
-        file.index = i;
-        file.path = paths[i];
-        file.file_bytes = d.file_bytes;
-        return file;
-    };
     std::vector<Decoded> batch;
     std::vector<FileHistogram> batch_files;
     for (std::size_t i = 0; i < paths.size();) {
         Decoded d;
-        FileHistogram file = take(i++, d);
+        FileHistogram file = take_in_order(slots, paths, i++, d);
         if (d.encoded.empty()) {  // decoded by the CPU reader (or failed there)
             count_on_engine(engine, request, d, file);
             finish(file);
             continue;
         }
-        // A run of JPEGs for the GPU, up to batch_size, ended early by a file the CPU decoded.
+        const std::size_t first = file.index;
         batch.clear();
         batch_files.clear();
-        const std::size_t first = file.index;
         batch.push_back(std::move(d));
         batch_files.push_back(std::move(file));
-        std::optional<std::pair<Decoded, FileHistogram>> cpu_file;
-        while (batch.size() < batch_size && i < paths.size()) {
-            Decoded next;
-            FileHistogram next_file = take(i++, next);
-            if (next.encoded.empty()) {
-                cpu_file.emplace(std::move(next), std::move(next_file));
-                break;
-            }
-            batch.push_back(std::move(next));
-            batch_files.push_back(std::move(next_file));
-        }
+        std::optional<std::pair<Decoded, FileHistogram>> cpu_file =
+            fill_gpu_batch(slots, paths, batch_size, i, batch, batch_files);
         gpu_decoder.count(engine, request, paths, first, batch, batch_files, options.read, readers.back());
         for (FileHistogram& f : batch_files) finish(f);
         if (cpu_file) {

@@ -170,6 +170,61 @@ void from_slots(const std::uint64_t* slot, Result& r) {
     }
 }
 
+// The kinds of sum of every rank (`sums`, each with its first file's index in `kind_first`),
+// ordered by first appearance in the input: the same list everywhere, counts still local.
+std::vector<Result> kinds_of_every_rank(MPI_Comm comm, const std::vector<Result>& sums,
+                                        const std::vector<std::size_t>& kind_first) {
+    Bytes mine;
+    for (std::size_t k = 0; k < sums.size(); ++k) put_kind(mine, kind_first[k], sums[k]);
+    Bytes all{gather_bytes(comm, mine.data, -1)};
+    std::vector<std::pair<std::size_t, Result>> found;
+    while (!all.done()) {
+        std::size_t first = 0;
+        Result r = get_kind(all, first);
+        found.emplace_back(first, std::move(r));
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Result> kinds;
+    for (auto& kind : found) {
+        Result& r = kind.second;  // not a structured binding: clang before 16 cannot capture one in a lambda
+        const auto same = std::find_if(kinds.begin(), kinds.end(), [&](const Result& s) { return s.can_merge(r); });
+        if (same == kinds.end()) {
+            kinds.push_back(std::move(r));
+            continue;
+        }
+        for (std::string& note : r.notes)  // kept once each, as Result::merge does
+            if (std::find(same->notes.begin(), same->notes.end(), note) == same->notes.end())
+                same->notes.push_back(std::move(note));
+    }
+    return kinds;
+}
+
+// One reduction: the totals, then every sum's slots (zero where this rank has none); `local_to_global`
+// places this rank's sums among out.sums.
+void reduce_over_ranks(MPI_Comm comm, const io::DatasetSummary& local, const std::vector<int>& local_to_global,
+                       DistributedSummary& out) {
+    constexpr std::size_t kTotals = 4;
+    std::vector<std::size_t> offsets;
+    std::size_t n = kTotals;
+    for (const Result& s : out.sums) {
+        offsets.push_back(n);
+        n += slot_count(s);
+    }
+    std::vector<std::uint64_t> slots(n, 0), summed(n, 0);
+    slots[0] = local.files;
+    slots[1] = local.counted;
+    slots[2] = local.failed;
+    slots[3] = local.bytes;
+    for (std::size_t k = 0; k < local.sums.size(); ++k)
+        to_slots(local.sums[k], slots.data() + offsets[std::size_t(local_to_global[k])]);
+    check(MPI_Allreduce(slots.data(), summed.data(), int(n), MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
+    out.files = std::size_t(summed[0]);
+    out.counted = std::size_t(summed[1]);
+    out.failed = std::size_t(summed[2]);
+    out.bytes = summed[3];
+    for (std::size_t g = 0; g < out.sums.size(); ++g) from_slots(summed.data() + offsets[g], out.sums[g]);
+}
+
 }  // namespace
 
 std::vector<std::size_t> share_of(std::size_t files, int rank, int ranks) {
@@ -212,27 +267,7 @@ DistributedSummary histogram_files(MPI_Comm comm, Engine& engine, const std::vec
         if (on_file) on_file(f);
     }, options);
 
-    // The kinds of every rank, ordered by first appearance in `paths`: the same list everywhere.
-    Bytes mine;
-    for (std::size_t k = 0; k < local.sums.size(); ++k) put_kind(mine, kind_first[k], local.sums[k]);
-    Bytes all{gather_bytes(comm, mine.data, -1)};
-    std::vector<std::pair<std::size_t, Result>> found;
-    while (!all.done()) {
-        std::size_t first = 0;
-        Result r = get_kind(all, first);
-        found.emplace_back(first, std::move(r));
-    }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [first, r] : found) {
-        const auto same = std::find_if(out.sums.begin(), out.sums.end(), [&](const Result& s) { return s.can_merge(r); });
-        if (same == out.sums.end()) {
-            out.sums.push_back(std::move(r));
-            continue;
-        }
-        for (std::string& note : r.notes)  // kept once each, as Result::merge does
-            if (std::find(same->notes.begin(), same->notes.end(), note) == same->notes.end())
-                same->notes.push_back(std::move(note));
-    }
+    out.sums = kinds_of_every_rank(comm, local.sums, kind_first);
     std::vector<int> local_to_global(local.sums.size());
     for (std::size_t k = 0; k < local.sums.size(); ++k) {
         const auto g = std::find_if(out.sums.begin(), out.sums.end(), [&](const Result& s) { return s.can_merge(local.sums[k]); });
@@ -240,28 +275,7 @@ DistributedSummary histogram_files(MPI_Comm comm, Engine& engine, const std::vec
     }
     for (FileSummary& s : out.mine)
         if (s.sum >= 0) s.sum = local_to_global[std::size_t(s.sum)];
-
-    // One reduction: the totals, then every sum's slots (zero where this rank has none).
-    constexpr std::size_t kTotals = 4;
-    std::vector<std::size_t> offsets;
-    std::size_t n = kTotals;
-    for (const Result& s : out.sums) {
-        offsets.push_back(n);
-        n += slot_count(s);
-    }
-    std::vector<std::uint64_t> slots(n, 0), summed(n, 0);
-    slots[0] = local.files;
-    slots[1] = local.counted;
-    slots[2] = local.failed;
-    slots[3] = local.bytes;
-    for (std::size_t k = 0; k < local.sums.size(); ++k)
-        to_slots(local.sums[k], slots.data() + offsets[std::size_t(local_to_global[k])]);
-    check(MPI_Allreduce(slots.data(), summed.data(), int(n), MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
-    out.files = std::size_t(summed[0]);
-    out.counted = std::size_t(summed[1]);
-    out.failed = std::size_t(summed[2]);
-    out.bytes = summed[3];
-    for (std::size_t g = 0; g < out.sums.size(); ++g) from_slots(summed.data() + offsets[g], out.sums[g]);
+    reduce_over_ranks(comm, local, local_to_global, out);
     return out;
 }
 

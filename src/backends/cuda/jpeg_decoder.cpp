@@ -171,128 +171,20 @@ private:
             images_.resize(n, nullptr);
         }
         // 1. Headers, on the host: which files the GPU takes, and where each one goes.
-        std::vector<Layout> layouts(n);
-        std::vector<std::size_t> offsets(n, 0), chosen;
-        std::size_t bytes = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto* data = reinterpret_cast<const unsigned char*>(files[i].data());
-            // nvJPEG decodes a truncated file without a word, the missing part as zeros (seen
-            // on the H200: a file cut in half was counted, and its pixels changed with the
-            // batch). A JPEG that does not end with its end-of-image marker goes to the CPU
-            // reader, which decodes it or says what is wrong; so does one with data after it.
-            const std::size_t size = files[i].size();
-            if (size < 4 || data[size - 2] != 0xFF || data[size - 1] != 0xD9) {
-                out[i].not_decoded = "it does not end with a JPEG end-of-image marker (truncated, or data after it)";
-                continue;
-            }
-            const nvimgcodecStatus_t parsed =
-                lib_.CodeStreamCreateFromHostMem(instance_, &streams_[i], data, files[i].size(), nullptr);
-            auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
-            if (parsed != NVIMGCODEC_STATUS_SUCCESS || lib_.CodeStreamGetImageInfo(streams_[i], &info) != NVIMGCODEC_STATUS_SUCCESS) {
-                out[i].not_decoded = "nvImageCodec cannot parse it";
-                continue;
-            }
-            layouts[i] = layout_of(info, max_pixels);
-            out[i].format = layouts[i].format;
-            out[i].width = layouts[i].width;
-            out[i].height = layouts[i].height;
-            if (!layouts[i].not_decoded.empty()) {
-                out[i].not_decoded = layouts[i].not_decoded;
-                continue;
-            }
-            offsets[i] = bytes;
-            bytes += layouts[i].pitch * layouts[i].height;
-            chosen.push_back(i);
-        }
+        Batch batch = read_headers(files, max_pixels, out);
         seconds_[0] += clock.lap();
-        if (chosen.empty()) return out;
-        pixels_.reserve(bytes);
+        if (batch.chosen.empty()) return out;
+        pixels_.reserve(batch.bytes);
 
         // 2. Decode into the buffer, on our stream.
-        for (const std::size_t i : chosen) {
-            const Layout& l = layouts[i];
-            auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
-            const bool gray = l.format == PixelFormat::gray8;
-            info.sample_format = gray ? NVIMGCODEC_SAMPLEFORMAT_P_Y : NVIMGCODEC_SAMPLEFORMAT_I_RGB;
-            info.color_spec = gray ? NVIMGCODEC_COLORSPEC_GRAY : NVIMGCODEC_COLORSPEC_SRGB;
-            info.chroma_subsampling = gray ? NVIMGCODEC_SAMPLING_GRAY : NVIMGCODEC_SAMPLING_NONE;
-            info.orientation = nv_struct<nvimgcodecOrientation_t>(NVIMGCODEC_STRUCTURE_TYPE_ORIENTATION);
-            info.num_planes = 1;
-            info.plane_info[0] = nv_struct<nvimgcodecImagePlaneInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_PLANE_INFO);
-            info.plane_info[0].width = l.width;
-            info.plane_info[0].height = l.height;
-            info.plane_info[0].row_stride = l.pitch;
-            info.plane_info[0].num_channels = gray ? 1 : 3;
-            info.plane_info[0].sample_type = NVIMGCODEC_SAMPLE_DATA_TYPE_UINT8;
-            info.plane_info[0].precision = 8;
-            info.buffer = pixels_.ptr + offsets[i];
-            info.buffer_kind = NVIMGCODEC_IMAGE_BUFFER_KIND_STRIDED_DEVICE;
-            info.cuda_stream = stream_;
-            check_nv(lib_.ImageCreate(instance_, &images_[i], &info), "ImageCreate");
-        }
-        // Each stage decodes what the stages before it did not take, one pixel format per call:
-        // nvImageCodec's hardware decoder fails a whole batch whose images differ in format
-        // (seen on the H200: one gray JPEG among RGB ones sent all of them to the next stage).
-        std::vector<nvimgcodecProcessingStatus_t> status(n, NVIMGCODEC_PROCESSING_STATUS_UNKNOWN);
-        std::vector<const Stage*> decoded_by(n, nullptr);
-        std::vector<nvimgcodecCodeStream_t> batch_streams;
-        std::vector<nvimgcodecImage_t> batch_images;
-        for (const PixelFormat format : {PixelFormat::rgb8, PixelFormat::gray8}) {
-            std::vector<std::size_t> pending;
-            for (const std::size_t i : chosen)
-                if (layouts[i].format == format) pending.push_back(i);
-            for (Stage& stage : stages_) {
-                if (pending.empty()) break;
-                const nvimgcodecDecoder_t decoder = stage_decoder(stage);
-                batch_streams.clear();
-                batch_images.clear();
-                for (const std::size_t i : pending) {
-                    batch_streams.push_back(streams_[i]);
-                    batch_images.push_back(images_[i]);
-                }
-                const std::vector<nvimgcodecProcessingStatus_t> got = decode(decoder, batch_streams, batch_images);
-                std::vector<std::size_t> left;
-                for (std::size_t k = 0; k < pending.size(); ++k) {
-                    status[pending[k]] = got[k];
-                    if (got[k] == NVIMGCODEC_PROCESSING_STATUS_SUCCESS) decoded_by[pending[k]] = &stage;
-                    else left.push_back(pending[k]);
-                }
-                pending = std::move(left);
-            }
-        }
+        create_images(batch);
+        decode_by_stages(batch);
         if (timing_) IH_CHECK(cudaStreamSynchronize(stream_));
         seconds_[1] += clock.lap();
 
         // 3. Count what was decoded: one batched launch per pixel format, behind the decode.
-        for (const PixelFormat format : {PixelFormat::rgb8, PixelFormat::gray8}) {
-            std::vector<DeviceImage> images;
-            std::vector<std::size_t> owners;
-            for (const std::size_t i : chosen) {
-                if (layouts[i].format != format) continue;
-                if (!decoded_by[i]) {
-                    out[i].not_decoded = "the GPU decoder could not: " + nvimgcodec_processing_text(status[i]);
-                    continue;
-                }
-                images.push_back(cuda::device_image(pixels_.ptr + offsets[i], layouts[i].width, layouts[i].height,
-                                                    layouts[i].pitch, format));
-                owners.push_back(i);
-            }
-            if (images.empty()) continue;
-            // A roi or tiles: image by image (the batched launch counts whole images).
-            std::vector<Result> results;
-            if (request.roi || request.tiles.count() != 1) {
-                for (const DeviceImage& image : images) results.push_back(engine_.compute_device(image, request, stream_));
-            } else {
-                results = engine_.compute_batch(std::span<const DeviceImage>(images), request, stream_);
-            }
-            for (std::size_t k = 0; k < owners.size(); ++k) {
-                Result& r = results[k];
-                r.notes.push_back("decoded on the GPU by " + decoder_name() + "'s " + decoded_by[owners[k]]->name);
-                out[owners[k]].result = std::move(r);
-            }
-            if (pixels)
-                for (const std::size_t i : owners) copy_back(layouts[i], offsets[i], (*pixels)[i]);
-        }
+        for (const PixelFormat format : {PixelFormat::rgb8, PixelFormat::gray8})
+            count_decoded(batch, format, request, out, pixels);
         seconds_[2] += clock.lap();
         return out;
     }
@@ -331,6 +223,147 @@ private:
     void destroy_decoders() {
         for (Stage& stage : stages_)
             if (stage.decoder) lib_.DecoderDestroy(stage.decoder);
+    }
+
+    // A batch as its steps see it: each file's layout and place in the buffer, the files the GPU
+    // takes, and for each the decoder's status and the stage that decoded it (null: none did).
+    struct Batch {
+        std::vector<Layout> layouts;
+        std::vector<std::size_t> offsets, chosen;
+        std::size_t bytes = 0;
+        std::vector<nvimgcodecProcessingStatus_t> status;
+        std::vector<const Stage*> decoded_by;
+    };
+
+    // The headers, parsed on the host; a file the GPU does not take gets its reason in `out`.
+    Batch read_headers(std::span<const std::span<const std::byte>> files, std::uint64_t max_pixels,
+                       std::vector<cuda::GpuDecoded>& out) {
+        const std::size_t n = files.size();
+        Batch batch;
+        batch.layouts.resize(n);
+        batch.offsets.assign(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto* data = reinterpret_cast<const unsigned char*>(files[i].data());
+            // nvJPEG decodes a truncated file without a word, the missing part as zeros (seen
+            // on the H200: a file cut in half was counted, and its pixels changed with the
+            // batch). A JPEG that does not end with its end-of-image marker goes to the CPU
+            // reader, which decodes it or says what is wrong; so does one with data after it.
+            const std::size_t size = files[i].size();
+            if (size < 4 || data[size - 2] != 0xFF || data[size - 1] != 0xD9) {
+                out[i].not_decoded = "it does not end with a JPEG end-of-image marker (truncated, or data after it)";
+                continue;
+            }
+            const nvimgcodecStatus_t parsed =
+                lib_.CodeStreamCreateFromHostMem(instance_, &streams_[i], data, files[i].size(), nullptr);
+            auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
+            if (parsed != NVIMGCODEC_STATUS_SUCCESS || lib_.CodeStreamGetImageInfo(streams_[i], &info) != NVIMGCODEC_STATUS_SUCCESS) {
+                out[i].not_decoded = "nvImageCodec cannot parse it";
+                continue;
+            }
+            batch.layouts[i] = layout_of(info, max_pixels);
+            out[i].format = batch.layouts[i].format;
+            out[i].width = batch.layouts[i].width;
+            out[i].height = batch.layouts[i].height;
+            if (!batch.layouts[i].not_decoded.empty()) {
+                out[i].not_decoded = batch.layouts[i].not_decoded;
+                continue;
+            }
+            batch.offsets[i] = batch.bytes;
+            batch.bytes += batch.layouts[i].pitch * batch.layouts[i].height;
+            batch.chosen.push_back(i);
+        }
+        return batch;
+    }
+
+    // The image each chosen file is decoded into: its rows in the buffer, on our stream.
+    void create_images(const Batch& batch) {
+        for (const std::size_t i : batch.chosen) {
+            const Layout& l = batch.layouts[i];
+            auto info = nv_struct<nvimgcodecImageInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_INFO);
+            const bool gray = l.format == PixelFormat::gray8;
+            info.sample_format = gray ? NVIMGCODEC_SAMPLEFORMAT_P_Y : NVIMGCODEC_SAMPLEFORMAT_I_RGB;
+            info.color_spec = gray ? NVIMGCODEC_COLORSPEC_GRAY : NVIMGCODEC_COLORSPEC_SRGB;
+            info.chroma_subsampling = gray ? NVIMGCODEC_SAMPLING_GRAY : NVIMGCODEC_SAMPLING_NONE;
+            info.orientation = nv_struct<nvimgcodecOrientation_t>(NVIMGCODEC_STRUCTURE_TYPE_ORIENTATION);
+            info.num_planes = 1;
+            info.plane_info[0] = nv_struct<nvimgcodecImagePlaneInfo_t>(NVIMGCODEC_STRUCTURE_TYPE_IMAGE_PLANE_INFO);
+            info.plane_info[0].width = l.width;
+            info.plane_info[0].height = l.height;
+            info.plane_info[0].row_stride = l.pitch;
+            info.plane_info[0].num_channels = gray ? 1 : 3;
+            info.plane_info[0].sample_type = NVIMGCODEC_SAMPLE_DATA_TYPE_UINT8;
+            info.plane_info[0].precision = 8;
+            info.buffer = pixels_.ptr + batch.offsets[i];
+            info.buffer_kind = NVIMGCODEC_IMAGE_BUFFER_KIND_STRIDED_DEVICE;
+            info.cuda_stream = stream_;
+            check_nv(lib_.ImageCreate(instance_, &images_[i], &info), "ImageCreate");
+        }
+    }
+
+    // Each stage decodes what the stages before it did not take, one pixel format per call:
+    // nvImageCodec's hardware decoder fails a whole batch whose images differ in format
+    // (seen on the H200: one gray JPEG among RGB ones sent all of them to the next stage).
+    void decode_by_stages(Batch& batch) {
+        batch.status.assign(batch.layouts.size(), NVIMGCODEC_PROCESSING_STATUS_UNKNOWN);
+        batch.decoded_by.assign(batch.layouts.size(), nullptr);
+        std::vector<nvimgcodecCodeStream_t> batch_streams;
+        std::vector<nvimgcodecImage_t> batch_images;
+        for (const PixelFormat format : {PixelFormat::rgb8, PixelFormat::gray8}) {
+            std::vector<std::size_t> pending;
+            for (const std::size_t i : batch.chosen)
+                if (batch.layouts[i].format == format) pending.push_back(i);
+            for (Stage& stage : stages_) {
+                if (pending.empty()) break;
+                const nvimgcodecDecoder_t decoder = stage_decoder(stage);
+                batch_streams.clear();
+                batch_images.clear();
+                for (const std::size_t i : pending) {
+                    batch_streams.push_back(streams_[i]);
+                    batch_images.push_back(images_[i]);
+                }
+                const std::vector<nvimgcodecProcessingStatus_t> got = decode(decoder, batch_streams, batch_images);
+                std::vector<std::size_t> left;
+                for (std::size_t k = 0; k < pending.size(); ++k) {
+                    batch.status[pending[k]] = got[k];
+                    if (got[k] == NVIMGCODEC_PROCESSING_STATUS_SUCCESS) batch.decoded_by[pending[k]] = &stage;
+                    else left.push_back(pending[k]);
+                }
+                pending = std::move(left);
+            }
+        }
+    }
+
+    // Counts the decoded files of one pixel format in one batched launch; a chosen file no stage
+    // decoded gets the decoder's reason in `out`.
+    void count_decoded(const Batch& batch, PixelFormat format, const Request& request, std::vector<cuda::GpuDecoded>& out,
+                       std::vector<std::vector<std::byte>>* pixels) {
+        std::vector<DeviceImage> images;
+        std::vector<std::size_t> owners;
+        for (const std::size_t i : batch.chosen) {
+            if (batch.layouts[i].format != format) continue;
+            if (!batch.decoded_by[i]) {
+                out[i].not_decoded = "the GPU decoder could not: " + nvimgcodec_processing_text(batch.status[i]);
+                continue;
+            }
+            images.push_back(cuda::device_image(pixels_.ptr + batch.offsets[i], batch.layouts[i].width, batch.layouts[i].height,
+                                                batch.layouts[i].pitch, format));
+            owners.push_back(i);
+        }
+        if (images.empty()) return;
+        // A roi or tiles: image by image (the batched launch counts whole images).
+        std::vector<Result> results;
+        if (request.roi || request.tiles.count() != 1) {
+            for (const DeviceImage& image : images) results.push_back(engine_.compute_device(image, request, stream_));
+        } else {
+            results = engine_.compute_batch(std::span<const DeviceImage>(images), request, stream_);
+        }
+        for (std::size_t k = 0; k < owners.size(); ++k) {
+            Result& r = results[k];
+            r.notes.push_back("decoded on the GPU by " + decoder_name() + "'s " + batch.decoded_by[owners[k]]->name);
+            out[owners[k]].result = std::move(r);
+        }
+        if (pixels)
+            for (const std::size_t i : owners) copy_back(batch.layouts[i], batch.offsets[i], (*pixels)[i]);
     }
 
     // Decodes a batch on our stream; one status per file.
