@@ -101,9 +101,11 @@ private:
 
     void document(const json& doc) {
         const json& schema = doc["schema"];
-        if (!schema.is_number_integer() || schema.get<std::int64_t>() != kJsonSchema)
+        if (!schema.is_number_integer() || schema.get<std::int64_t>() < kOldestMergedSchema ||
+            schema.get<std::int64_t>() > kJsonSchema)
             fail(input_ + ": schema", "schema " + excerpt(schema.dump(-1, ' ', false, json::error_handler_t::replace)) +
-                                          " is not read (imghist merge reads schema " + std::to_string(kJsonSchema) + ")");
+                                          " is not read (imghist merge reads schemas " + std::to_string(kOldestMergedSchema) +
+                                          " to " + std::to_string(kJsonSchema) + ")");
         if (!doc.contains("imghist") || !doc["imghist"].is_string()) fail(input_, "no \"imghist\" version string");
         const auto list = [&](const char* name) -> const json& {
             if (!doc.contains(name)) fail(input_, std::string("no \"") + name + "\" field");

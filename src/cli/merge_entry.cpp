@@ -114,6 +114,31 @@ BinLayout layout_from(const json& j, const std::string& where, bool integer) {
     return layout;
 }
 
+// A channel's "sample_stats": what adds up exactly (count, the exact sums, min and max); the
+// derived numbers are computed again from them.
+SampleMoments sample_moments_from(const json& j, const std::string& where) {
+    SampleMoments m;
+    m.count = u64(j, where, "count");
+    const auto exact = [&](const char* key) {
+        const std::optional<ExactNumber> v = ExactNumber::parse(text(j, where, key));
+        if (!v) fail(field(where, key), "not an exact decimal of a sum of samples");
+        return *v;
+    };
+    m.sum = exact("sum");
+    m.sum_of_squares = exact("sum_of_squares");
+    const auto extreme = [&](const char* key) -> std::optional<double> {
+        const json& v = member(j, where, key);
+        if (v.is_null()) return std::nullopt;
+        return finite(v, field(where, key));
+    };
+    m.min = extreme("min");
+    m.max = extreme("max");
+    if ((m.count == 0) != !m.min || !m.min != !m.max || (m.min && *m.min > *m.max) || m.sum_of_squares.negative() ||
+        (m.count == 0 && (!m.sum.is_zero() || !m.sum_of_squares.is_zero())))
+        fail(where, "count, sums, min and max do not agree");
+    return m;
+}
+
 ChannelHistogram channel_from(const json& j, const std::string& where, Channel channel, bool integer) {
     ChannelHistogram c;
     c.channel = channel;
@@ -139,7 +164,9 @@ ChannelHistogram channel_from(const json& j, const std::string& where, Channel c
         c.finite_min = extreme("finite_min");
         c.finite_max = extreme("finite_max");
     }
-    // The clipped counts are the only stored statistics read: they do not follow from the bins.
+    if (j.contains("sample_stats")) c.sample_moments = sample_moments_from(member(j, where, "sample_stats"), field(where, "sample_stats"));
+    // The clipped counts and the sample sums are the only stored statistics read: they do not
+    // follow from the bins.
     const json& stats = member(j, where, "stats");
     c.clipped_low_count = u64_or_null(stats, field(where, "stats"), "clipped_low_count");
     c.clipped_high_count = u64_or_null(stats, field(where, "stats"), "clipped_high_count");

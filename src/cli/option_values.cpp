@@ -73,6 +73,23 @@ std::vector<double> parse_edges(const std::string& text) {
     return edges;
 }
 
+// --percentiles P,P,...: each in [0, 100], at most kMaxPercentiles.
+std::vector<double> parse_percentiles(const std::string& text) {
+    std::vector<double> percents;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        percents.push_back(parse_double(text.substr(start, comma - start), "--percentiles"));
+        start = comma + 1;
+    }
+    try {
+        validate_percentiles(percents);
+    } catch (const InvalidArgument& e) {
+        throw UsageError("--percentiles: " + std::string(e.what()));
+    }
+    return percents;
+}
+
 // --ev LO:HI:BINS_PER_STOP (LO may be negative: the separators are the colons after the first character).
 std::vector<double> parse_ev(const std::string& text) {
     const std::size_t first = text.find(':', 1);

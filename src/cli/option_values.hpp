@@ -19,6 +19,8 @@ std::pair<double, double> parse_range(const std::string& text, const std::string
 std::vector<double> parse_edges(const std::string& text);
 // --ev LO:HI:BINS_PER_STOP: the log2 edges.
 std::vector<double> parse_ev(const std::string& text);
+// --percentiles P,P,...: numbers in [0, 100].
+std::vector<double> parse_percentiles(const std::string& text);
 // N comma-separated unsigned 32-bit integers, for --roi and --tiles.
 std::vector<std::uint32_t> parse_integers(const std::string& text, std::size_t n, const std::string& what,
                                           const std::string& shape);

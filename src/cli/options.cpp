@@ -56,6 +56,13 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
     app.add_flag("--no-extremes", line.no_extremes,
                  "Skip the pass that finds each channel's finite min and max and its +Inf/-Inf counts "
                  "(half and float files)");
+    app.add_flag("--no-sample-stats", line.no_sample_stats,
+                 "Skip the statistics of the samples themselves (exact count, sum, mean, stddev, min, max, "
+                 "percentiles); the table then shows the bins' statistics (bin centres)");
+    app.add_option("--percentiles", line.percentiles_text,
+                   "The sample percentiles to report, in percent (default 1,50,99; exact order statistics, "
+                   "docs/semantics.md)")
+        ->type_name("P,P,...");
     app.add_option("--mask", line.mask_path,
                    "Count only pixels where FILE (one 8-bit channel, each input's size) is not 0")
         ->type_name("FILE");

@@ -51,6 +51,8 @@ struct CommandLine {
     bool progress_on = false, progress_off = false;
     bool mpi = false;  // --mpi: one rank of mpirun (imghist::mpi)
     bool no_extremes = false;  // --no-extremes
+    bool no_sample_stats = false;  // --no-sample-stats
+    std::string percentiles_text;  // --percentiles P,P,...
 };
 
 // Defines every option of `app` (and its help text) to fill `line`.

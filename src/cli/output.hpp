@@ -61,8 +61,10 @@ std::string formats_label(const SumGroup& group);
 
 inline constexpr std::size_t kNoResult = std::size_t(-1);
 
-// The version of the JSON layout (docs/cli.md, "JSON"); imghist merge reads this one only.
-inline constexpr int kJsonSchema = 2;
+// The version of the JSON layout (docs/cli.md, "JSON"); imghist merge reads it and the ones
+// back to kOldestMergedSchema (schema 2 is schema 3 without sample statistics).
+inline constexpr int kJsonSchema = 3;
+inline constexpr int kOldestMergedSchema = 2;
 
 // A report written as the outcomes come, in input order, so none is kept: table, json, jsonl
 // or csv (docs/cli.md). Errors go on stderr, except in json and jsonl.

@@ -1,5 +1,6 @@
 // The csv report (docs/cli.md, "CSV"): one row per bin, then the samples outside the bins.
 #include <limits>
+#include <optional>
 #include <ostream>
 
 #include "output_formats.hpp"
@@ -17,6 +18,22 @@ std::string csv_field(const std::string& text) {
         out += c;
     }
     return out + "\"";
+}
+
+// The sample statistics, a row each: kind "mean", "p50", ...; the number in lo and
+// hi, the finite samples it describes in count (docs/cli.md, "CSV").
+void sample_stat_rows(std::ostream& out, const std::string& row, const ChannelHistogram& c) {
+    const std::optional<SampleStats> s = c.sample_stats();
+    if (!s) return;
+    const auto put = [&](const std::string& name, const std::optional<double>& v) {
+        if (v) out << row << name << ",-1," << number(*v) << ',' << number(*v) << ',' << s->count << '\n';
+    };
+    put("mean", s->mean);
+    put("stddev", s->stddev);
+    put("sample_stddev", s->sample_stddev);
+    put("min", s->min);
+    put("max", s->max);
+    for (const SamplePercentile& p : s->percentiles) put("p" + number(p.percent), p.linear);
 }
 
 // One row per bin, then one each for the samples below and above the range and the NaNs;
@@ -37,6 +54,7 @@ void csv_rows(std::ostream& out, const std::string& image, const std::string& fo
         out << row << "below,-1,-" << inf << ',' << number(c.layout.lo) << ',' << c.below << '\n';
         out << row << "above,-1," << number(c.layout.hi) << ',' << inf << ',' << c.above << '\n';
         out << row << "nans,-1," << nan << ',' << nan << ',' << c.nan << '\n';
+        sample_stat_rows(out, row, c);
     }
 }
 

@@ -43,6 +43,30 @@ json stats_json(const ChannelHistogram& c) {
     return j;
 }
 
+// docs/cli.md, "JSON": the exact sums as exact decimals, every derived number rounded once.
+json sample_stats_json(const ChannelHistogram& c) {
+    const SampleMoments& m = *c.sample_moments;
+    const SampleStats s = *c.sample_stats();
+    const auto number_or_null = [](const std::optional<double>& v) { return v ? json_number(*v) : json(nullptr); };
+    json j;
+    j["count"] = m.count;
+    j["sum"] = m.sum.to_string();
+    j["sum_of_squares"] = m.sum_of_squares.to_string();
+    j["mean"] = number_or_null(s.mean);
+    j["variance"] = number_or_null(s.variance);
+    j["sample_variance"] = number_or_null(s.sample_variance);
+    j["stddev"] = number_or_null(s.stddev);
+    j["sample_stddev"] = number_or_null(s.sample_stddev);
+    j["min"] = number_or_null(s.min);
+    j["max"] = number_or_null(s.max);
+    json percentiles = json::array();
+    for (const SamplePercentile& p : s.percentiles)
+        percentiles.push_back({{"p", json_number(p.percent)}, {"nearest_rank", json_number(p.nearest_rank)},
+                               {"linear", json_number(p.linear)}});
+    j["percentiles"] = std::move(percentiles);
+    return j;
+}
+
 json histograms_json(const std::vector<ChannelHistogram>& channels) {
     json h = json::object();
     for (const ChannelHistogram& c : channels) {
@@ -67,6 +91,7 @@ json histograms_json(const std::vector<ChannelHistogram>& channels) {
             j["negative_infinities"] = c.negative_infinities.value_or(0);
         }
         j["stats"] = stats_json(c);
+        if (c.sample_moments) j["sample_stats"] = sample_stats_json(c);
         h[std::string(channel_name(c.channel))] = std::move(j);
     }
     return h;

@@ -65,6 +65,18 @@ std::string files_named(const std::vector<SumMember>& members) {
     return files;
 }
 
+// Whether the result carries sample statistics (the table then shows them instead of the bins').
+bool has_sample_stats(const Result& r) {
+    return std::any_of(r.channels.begin(), r.channels.end(), [](const ChannelHistogram& c) { return c.sample_moments.has_value(); });
+}
+
+// A sum whose percentiles were dropped: moments but no percentiles in a channel with samples.
+bool percentiles_dropped(const Result& r) {
+    return std::any_of(r.channels.begin(), r.channels.end(), [](const ChannelHistogram& c) {
+        return c.sample_moments && c.sample_moments->count > 0 && c.sample_percentiles.empty();
+    });
+}
+
 // Every bin is one value (8-bit default bins): the value row would repeat the bin row.
 bool bin_is_value(const Result& r, const BinLayout& layout) {
     return format_info(r.format).sample == SampleType::u8 && layout.bins == 256 && layout.lo == 0 && layout.hi == 256;
@@ -80,9 +92,51 @@ void layout_lines(std::ostream& out, const Result& r, const BinLayout& layout, c
     if (r.counted_pixels)
         out << "\n  counted: " << thousands(*r.counted_pixels)
             << " pixels, those the mask and the alpha threshold let through";
-    out << (bin_is_value(r, layout) ? "\n  statistics per channel (bin = value)"
-                                    : "\n  statistics per channel in bins, then in values (bin centres)")
-        << "; " << clip.meaning << "\n";
+    if (has_sample_stats(r))
+        out << "\n  statistics of the samples per channel: exact, rounded to 6 digits here (exactly in --format json; "
+               "percentiles by numpy's linear rule)";
+    else
+        out << (bin_is_value(r, layout) ? "\n  statistics per channel (bin = value)"
+                                        : "\n  statistics per channel in bins, then in values (bin centres)");
+    out << "; " << clip.meaning << "\n";
+}
+
+// The linear percentile p of a channel's sample statistics, if asked for.
+std::optional<double> linear_percentile(const SampleStats& s, double p) {
+    for (const SamplePercentile& q : s.percentiles)
+        if (q.percent == p) return q.linear;
+    return std::nullopt;
+}
+
+// The sample statistics: per channel one row of the samples' own numbers, then a line for any
+// percentile beyond the median, p1 and p99 the columns show.
+void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip) {
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-5s %12s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n", "", "samples", "mean",
+                  "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
+    out << line;
+    std::string more;
+    for (const ChannelHistogram& c : r.channels) {
+        const ChannelStats bins = c.stats();
+        const std::optional<SampleStats> s = c.sample_stats();
+        if (!s) continue;
+        std::snprintf(line, sizeof line, "  %-5s %12s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n",
+                      std::string(channel_name(c.channel)).c_str(), thousands(s->count).c_str(), or_dash(s->mean).c_str(),
+                      or_dash(s->stddev).c_str(), or_dash(linear_percentile(*s, 50)).c_str(),
+                      or_dash(linear_percentile(*s, 1)).c_str(), or_dash(linear_percentile(*s, 99)).c_str(),
+                      or_dash(s->min).c_str(), or_dash(s->max).c_str(), share_or_dash(bins.clipped_low).c_str(),
+                      share_or_dash(bins.clipped_high).c_str());
+        out << line;
+        std::string others;
+        for (const SamplePercentile& q : s->percentiles)
+            if (q.percent != 50 && q.percent != 1 && q.percent != 99)
+                others += (others.empty() ? "" : ", ") + ("p" + number(q.percent)) + " " + or_dash(std::optional(q.linear));
+        if (!others.empty()) more += "  " + std::string(channel_name(c.channel)) + ": " + others + "\n";
+    }
+    out << more;
+    if (percentiles_dropped(r))
+        out << "  percentiles: a sum has them only where every bin holds one value (8-bit default bins; "
+               "--bins 65536 for 16-bit files): they do not add up\n";
 }
 
 // The statistics: a header, then per channel a row in bins and (unless bins are values) one in values.
@@ -180,7 +234,8 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     const BinLayout& layout = r.channels.front().layout;
     const ClipColumns clip = clip_columns(r.format);
     layout_lines(out, r, layout, clip);
-    statistics_rows(out, r, clip, bin_is_value(r, layout));
+    if (has_sample_stats(r)) sample_rows(out, r, clip);
+    else statistics_rows(out, r, clip, bin_is_value(r, layout));
     tile_rows(out, r);
     for (const ChannelHistogram& c : r.channels) value_extremes_line(out, c);
     for (const ChannelHistogram& c : r.channels) outside_line(out, c);

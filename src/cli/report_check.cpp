@@ -52,6 +52,11 @@ void check_counts(const ChannelHistogram& c, const EntryPixels& pixels, const st
     if (clipped > c.samples())
         fail(where, "channel " + name + " has " + std::to_string(clipped) + " clipped samples of " +
                         std::to_string(c.samples()));
+    // The sample statistics count the finite samples: at most the non-NaN ones (all of them
+    // for integer formats, whose every sample is finite).
+    if (c.sample_moments && (c.layout.integer ? c.sample_moments->count != c.samples() : c.sample_moments->count > c.samples()))
+        fail(where, "channel " + name + "'s sample statistics count " + std::to_string(c.sample_moments->count) +
+                        " samples of " + std::to_string(c.samples()));
 }
 
 }  // namespace

@@ -20,6 +20,12 @@ Request request_for(const CommandLine& line) {
     request.count_alpha = line.alpha;
     // The ranks' results travel in imghist::mpi's own encoding, which has no value extremes yet.
     request.value_extremes = !line.no_extremes && !line.mpi;
+    request.sample_stats = !line.no_sample_stats && !line.mpi;
+    if (!line.percentiles_text.empty()) {
+        if (line.mpi) throw UsageError("--percentiles does not work with --mpi yet (the ranks' results carry no sample statistics)");
+        if (line.no_sample_stats) throw UsageError("--percentiles needs the sample statistics (drop --no-sample-stats)");
+        request.percentiles = parse_percentiles(line.percentiles_text);
+    }
     if (line.bins_given) request.bins.bins = line.bins;
     if (!line.range_text.empty()) request.bins.range = parse_range(line.range_text);
     request.bins.clamp = line.clamp;

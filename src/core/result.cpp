@@ -1,5 +1,7 @@
-#include "imghist/error.hpp"
 #include "imghist/result.hpp"
+
+#include "core/order_statistics.hpp"
+#include "imghist/error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -142,6 +144,22 @@ void add_value_extremes(ChannelHistogram& a, const ChannelHistogram& b) {
     *a.negative_infinities += *b.negative_infinities;
 }
 
+// Percentiles do not add up, except where every bin holds one integer value and every sample is
+// in a bin (8-bit default bins; 16-bit ones with --bins 65536): then the summed counts are the
+// samples' own, and give the percentiles both sides asked for exactly.
+void add_sample_percentiles(ChannelHistogram& a, const ChannelHistogram& b) {
+    std::vector<double> percents;
+    for (const SamplePercentile& p : a.sample_percentiles) percents.push_back(p.percent);
+    std::vector<double> other;
+    for (const SamplePercentile& p : b.sample_percentiles) other.push_back(p.percent);
+    a.sample_percentiles.clear();
+    const BinLayout& l = a.layout;
+    const bool value_per_bin = l.integer && l.edges.empty() && l.lo == 0 && l.hi == double(l.bins) && a.below == 0 &&
+                               a.above == 0 && a.nan == 0;
+    if (!a.sample_moments || percents.empty() || percents != other || !value_per_bin) return;
+    a.sample_percentiles = percentiles_of_counts(percents, a.counts, [](std::size_t k) { return double(k); });
+}
+
 void add_channels(std::vector<ChannelHistogram>& sum, const std::vector<ChannelHistogram>& more) {
     for (std::size_t i = 0; i < sum.size(); ++i) {
         auto& a = sum[i];
@@ -155,7 +173,7 @@ void add_channels(std::vector<ChannelHistogram>& sum, const std::vector<ChannelH
         add_value_extremes(a, b);
         if (a.sample_moments && b.sample_moments) a.sample_moments->merge(*b.sample_moments);
         else a.sample_moments.reset();
-        a.sample_percentiles.clear();
+        add_sample_percentiles(a, b);
     }
 }
 
