@@ -105,7 +105,7 @@ def compare(block: Block, expected: str, actual: str, what: str) -> list[str]:
     if want == got:
         return []
     diff = difflib.unified_diff(want, got, "shown in the file", "printed now", lineterm="")
-    return [f"{block.where()}: {what} printed something else than the file shows:", *diff]
+    return ["\n".join([f"{block.where()}: {what} printed something else than the file shows:", *diff])]
 
 
 @dataclasses.dataclass
