@@ -51,6 +51,23 @@ check "left out: test_missing.py test_missing_from.py (got: $got)" test "$got" =
 check "each file left out is named with what is missing" \
   grep -q 'test_missing.py: left out, this machine lacks no_such_module_for_gpu_check' "$scratch/left_out.log"
 
+# step_python passes every file the helper names to both pytest runs, whatever
+# IMGHIST_PYTEST_ARGS holds (the build and pytest themselves stubbed out).
+OUT=$scratch/out-python
+mkdir -p "$OUT"
+(
+  . scripts/gpu/python.sh
+  python_install() { :; }
+  python_pytest() { echo "$*" >> "$OUT/pytest_calls.txt"; }
+  IMGHIST_PYTEST_ARGS="-k cuda python/tests" step_python
+)
+calls=$OUT/pytest_calls.txt
+check "step_python ran pytest twice" test "$(wc -l < "$calls")" = 2
+check "the first run keeps IMGHIST_PYTEST_ARGS" grep -q -- '^whole -k cuda python/tests' "$calls"
+while read -r path; do
+  check "both runs leave out $(basename "$path")" test "$(grep -c -- "--ignore=$path" "$calls")" = 2
+done < <(python3 scripts/gpu/unimportable_tests.py python/tests 2> /dev/null)
+
 # The whole script, without a GPU: no step fails -> 0, even with no table written; a step
 # that fails (its test program is missing) -> 1.
 OUT=$scratch/out-none IMGHIST_GPU_BACKENDS=none bash scripts/gpu-check.sh no_such_step > "$scratch/none.log" 2>&1
