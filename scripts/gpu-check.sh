@@ -27,7 +27,8 @@
 # backend steps to those backends (default: opencl,vulkan,cuda); IMGHIST_GPU_CUDA=OFF builds without CUDA;
 # IMGHIST_GPU_TESTS=OFF builds without the tests (a benchmark-only call, e.g. build oldbuild compare
 # with IMGHIST_GPU_BACKENDS=none, which also skips each backend's own build).
-# Output: logs and tables under $OUT (the device tool's folder), else ./out.
+# Output: logs and tables under $OUT (the device tool's folder), else ./out. Exit status: 0 when
+# every step passed, 1 when one failed (scripts/gpu/status.sh says how a step's status is read).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -37,7 +38,7 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(build test sanitize large bench)
 summary="$OUT/summary.txt"
 : > "$summary"
-note() { echo "$*" | tee -a "$summary"; }
+. scripts/gpu/status.sh   # note, run_step: the exit status is the steps' status
 
 # --- loaders and build dependencies -------------------------------------------------------
 . scripts/gpu/loaders.sh
@@ -87,17 +88,21 @@ step_test() {
 step_parity() {
   local log="$OUT/parity.log" t0=$SECONDS
   "$build/tests/imghist_tests" --gtest_filter='RequiredBackends.*:AllBackends/*' > "$log" 2>&1
-  local rc=$? rcs=""
+  local rc=$? rcs="" brc
+  local status=$rc
   # OpenCL's own tests last: on the H100 they ran past 500 s (OpenClLayouts.*), and a call
   # that hits its time limit should have run the others first.
   for b in cuda vulkan opencl; do
     local bin="$build/tests/$b/imghist_${b}_tests"
     [ -x "$bin" ] || continue
     "$bin" --gtest_filter='-*Large*' >> "$log" 2>&1
-    rcs="$rcs $b=$?"
+    brc=$?
+    rcs="$rcs $b=$brc"
+    [ "$brc" -eq 0 ] || status=$brc
   done
   note "parity (every backend vs reference): rc=$rc; backend tests:$rcs; $(grep -c '^\[       OK \]' "$log") ok, $(grep -c '^\[  FAILED  \] [A-Za-z]' "$log") failed ($((SECONDS - t0)) s)"
   grep -E '^\[  FAILED  \] [A-Za-z]' "$log" | sort -u | head -20
+  return $status
 }
 
 step_large() {
@@ -108,13 +113,17 @@ step_large() {
 for f in scripts/gpu/*.sh; do [ -e "$f" ] && . "$f"; done
 
 for s in "${steps[@]}"; do
-  if declare -F "step_$s" >/dev/null; then "step_$s"; fi
+  if declare -F "step_$s" >/dev/null; then run_step "step_$s"; fi
   for b in ${IMGHIST_GPU_BACKENDS//,/ }; do
-    if declare -F "${b}_$s" >/dev/null; then "${b}_$s"; fi
+    if declare -F "${b}_$s" >/dev/null; then run_step "${b}_$s"; fi
   done
 done
 
 echo
 echo "==================== summary ===================="
 cat "$summary"
-for t in "$OUT"/*table*.txt "$OUT"/*table*.md; do [ -e "$t" ] && { echo "--- $(basename "$t")"; cat "$t"; }; done
+for t in "$OUT"/*table*.txt "$OUT"/*table*.md; do
+  if [ -e "$t" ]; then echo "--- $(basename "$t")"; cat "$t"; fi
+done
+echo "gpu-check: $([ "$gpu_check_failed" = 0 ] && echo 'every step passed' || echo 'a step failed (above)')"
+exit "$gpu_check_failed"

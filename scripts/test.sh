@@ -30,6 +30,9 @@ export IMGHIST_VULKAN_VALIDATION=${IMGHIST_VULKAN_VALIDATION:-1}
 # The Python package: pip install into build/python-venv, then pytest (scripts/python-test.sh),
 # its JSON compared with the imghist command just built.
 IMGHIST_BUILD_DIR="$build" IMGHIST_CLI="$(cd "$build" && pwd)/src/cli/imghist" bash scripts/python-test.sh
+# The README's Python example with that package (ctest ran the documentation's other examples).
+venv_python=${IMGHIST_PYTHON_VENV:-build/python-venv}/bin/python
+"$venv_python" tests/docs/run_doc_examples.py --python "$venv_python" --bin-dir "$build/src/cli" README.md
 # The installed package must work from a separate project: find_package and pkg-config.
 bash scripts/check-install.sh "$build"
 # The fuzz targets (reader, API on cpu/opencl/vulkan, merge, options) under libFuzzer, ASan and UBSan, in their own clang build.
