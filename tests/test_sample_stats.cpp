@@ -292,5 +292,25 @@ TEST(SampleStats, MergedMomentsAddUpAndPercentilesDoNot) {
     EXPECT_FALSE(without.channels[0].sample_moments);  // unknown on one side: unknown in the sum
 }
 
+// 8-bit default bins hold one value each: a sum's percentiles are those of the pixels together.
+TEST(SampleStats, EightBitSumsKeepExactPercentiles) {
+    const Request r = stats_request();
+    const auto a = make_image(PixelFormat::rgba8, 33, 20, Pattern::random, 3);
+    const auto b = make_image(PixelFormat::rgba8, 33, 14, Pattern::natural, 4);
+    std::vector<std::byte> both;  // a's rows, then b's, packed
+    for (const auto* img : {&a, &b})
+        for (std::uint32_t y = 0; y < img->view.height; ++y)
+            both.insert(both.end(), img->view.row(y), img->view.row(y) + img->view.row_bytes());
+    const ImageView together = ImageView::packed(both.data(), 33, 34, PixelFormat::rgba8);
+    auto engine = create_engine("reference");
+    Result sum = engine->compute(a.view, r);
+    sum.merge(engine->compute(b.view, r));
+    const Result whole = engine->compute(together, r);
+    for (std::size_t c = 0; c < sum.channels.size(); ++c) {
+        EXPECT_FALSE(sum.channels[c].sample_percentiles.empty());
+        EXPECT_EQ(sum.channels[c].sample_stats(), whole.channels[c].sample_stats()) << channel_name(sum.channels[c].channel);
+    }
+}
+
 }  // namespace
 }  // namespace imghist

@@ -139,6 +139,24 @@ SampleMoments sample_moments_from(const json& j, const std::string& where) {
     return m;
 }
 
+// A channel's sample percentiles as the report gives them: a sum of entries recomputes them
+// from the counts where every bin holds one value, and drops them elsewhere (Result::merge).
+std::vector<SamplePercentile> sample_percentiles_from(const json& j, const std::string& where) {
+    const json& list = member(j, where, "percentiles");
+    const std::string at = field(where, "percentiles");
+    if (!list.is_array() || list.size() > kMaxPercentiles) fail(at, "not an array of at most 100 percentiles");
+    std::vector<SamplePercentile> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string item = at + "[" + std::to_string(i) + "]";
+        SamplePercentile p{finite(member(list[i], item, "p"), field(item, "p")),
+                           finite(member(list[i], item, "nearest_rank"), field(item, "nearest_rank")),
+                           finite(member(list[i], item, "linear"), field(item, "linear"))};
+        if (!(p.percent >= 0 && p.percent <= 100)) fail(field(item, "p"), "not in [0, 100]");
+        out.push_back(p);
+    }
+    return out;
+}
+
 ChannelHistogram channel_from(const json& j, const std::string& where, Channel channel, bool integer) {
     ChannelHistogram c;
     c.channel = channel;
@@ -164,7 +182,11 @@ ChannelHistogram channel_from(const json& j, const std::string& where, Channel c
         c.finite_min = extreme("finite_min");
         c.finite_max = extreme("finite_max");
     }
-    if (j.contains("sample_stats")) c.sample_moments = sample_moments_from(member(j, where, "sample_stats"), field(where, "sample_stats"));
+    if (j.contains("sample_stats")) {
+        const json& stats = member(j, where, "sample_stats");
+        c.sample_moments = sample_moments_from(stats, field(where, "sample_stats"));
+        c.sample_percentiles = sample_percentiles_from(stats, field(where, "sample_stats"));
+    }
     // The clipped counts and the sample sums are the only stored statistics read: they do not
     // follow from the bins.
     const json& stats = member(j, where, "stats");

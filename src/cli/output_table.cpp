@@ -93,8 +93,7 @@ void layout_lines(std::ostream& out, const Result& r, const BinLayout& layout, c
         out << "\n  counted: " << thousands(*r.counted_pixels)
             << " pixels, those the mask and the alpha threshold let through";
     if (has_sample_stats(r))
-        out << "\n  statistics of the samples per channel: exact, rounded to 6 digits here (exactly in --format json; "
-               "percentiles by numpy's linear rule)";
+        out << "\n  statistics of the samples: exact, shown to 6 digits (every digit: --format json)";
     else
         out << (bin_is_value(r, layout) ? "\n  statistics per channel (bin = value)"
                                         : "\n  statistics per channel in bins, then in values (bin centres)");

@@ -147,20 +147,43 @@ double code_value(Kind kind, std::size_t code) {
     return kind == Kind::half_codes ? double(half_value(std::uint32_t(code))) : double(code);
 }
 
+// The half codes of finite values in the contract's total order (ih_float_key of the widened
+// bits, -0 beside +0), and the codes 0 .. n-1 of integer values: the orders counts are read in.
+const std::vector<std::size_t>& finite_halves_in_order() {
+    static const std::vector<std::size_t> order = [] {
+        std::vector<std::size_t> codes;
+        for (std::uint32_t h = 0; h < 65536; ++h)
+            if (ih_is_finite_bits(ih_half_to_float_bits(h))) codes.push_back(h);
+        std::stable_sort(codes.begin(), codes.end(), [](std::size_t a, std::size_t b) {
+            return ih_float_key(ih_half_to_float_bits(std::uint32_t(a))) < ih_float_key(ih_half_to_float_bits(std::uint32_t(b)));
+        });
+        return codes;
+    }();
+    return order;
+}
+const std::vector<std::size_t>& integers_up_to(std::size_t n) {
+    static const std::vector<std::size_t> all = [] {
+        std::vector<std::size_t> codes(65536);
+        for (std::size_t v = 0; v < codes.size(); ++v) codes[v] = v;
+        return codes;
+    }();
+    static const std::vector<std::size_t> bytes(all.begin(), all.begin() + 256);
+    return n == 256 ? bytes : all;
+}
+
 // Moments and percentiles of a channel counted by value. Half codes are visited in the float
 // total order (negative values first, largest magnitude first); NaN codes are skipped (the
 // histogram counts them) and infinities counted apart.
 ChannelSampleStats stats_of_codes(const ChannelAccumulator& acc, const std::vector<double>& percents) {
     ChannelSampleStats out;
-    std::vector<std::size_t> order;  // codes of finite values, ascending by value
-    if (acc.kind == Kind::half_codes) {
-        for (std::size_t h = 0x8000 + 0x7BFF + 1; h-- > 0x8000;) order.push_back(h);  // -65504 ... -0
-        for (std::size_t h = 0; h <= 0x7BFF; ++h) order.push_back(h);                // +0 ... 65504
-        out.positive_infinities = acc.codes[0x7C00];
-        out.negative_infinities = acc.codes[0xFC00];
-    } else {
-        for (std::size_t v = 0; v < acc.codes.size(); ++v) order.push_back(v);
-    }
+    const std::vector<std::size_t>& order = acc.kind == Kind::half_codes ? finite_halves_in_order()
+                                                                         : integers_up_to(acc.codes.size());
+    if (acc.kind == Kind::half_codes)
+        for (std::uint32_t h = 0; h < 65536; ++h) {
+            const std::uint32_t bits = ih_half_to_float_bits(h);
+            out.positive_infinities += bits == IH_POS_INF_BITS ? acc.codes[h] : 0;
+            out.negative_infinities += bits == IH_NEG_INF_BITS ? acc.codes[h] : 0;
+        }
     std::vector<std::uint64_t> counts;
     counts.reserve(order.size());
     SampleMoments& m = out.moments;

@@ -100,7 +100,7 @@ TEST_F(MergeTest, PiecesInJsonAndJsonLinesMergeToTheWholeRun) {
                                  {"merge", "-f", "csv", path("p1.json"), path("p2.jsonl")}});
     for (const auto& r : merged) ASSERT_EQ(r.status, 0) << r.err;
     const json doc = merged[0].doc();
-    EXPECT_EQ(doc["schema"], 2);
+    EXPECT_EQ(doc["schema"], 3);
     EXPECT_TRUE(doc["results"].empty());
     EXPECT_TRUE(doc["errors"].empty());
     ASSERT_EQ(doc["sums"].size(), 1u) << doc;

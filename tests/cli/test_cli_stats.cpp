@@ -1,4 +1,4 @@
-// The command's statistics and clipping (issue 11, items 7, 9 and 10): value-unit statistics
+// The command's statistics and clipping: the samples' own statistics, value-unit bin statistics
 // beside the bin-unit ones, exact clipping counts and shares, empty channels null everywhere,
 // and the review's float-range reproducers refused as usage errors. Expected numbers are
 // computed here from the pixels the test writes.
@@ -71,11 +71,28 @@ TEST_F(CliStats, SixteenBitValuesAndExactClipping) {
     EXPECT_DOUBLE_EQ(field(s, "mean").get<double>(), bin_sum / px.size());
     EXPECT_DOUBLE_EQ(field(s, "mean_value").get<double>(), centre_sum / px.size());
     EXPECT_EQ(field(s, "max_value").get<double>(), 255 * 256 + 127.5);
+    // The samples' own statistics: the exact mean, not the bin centres' (a sum of integers over 8
+    // is exact in a double).
+    double sample_sum = 0;
+    for (std::uint16_t v : px) sample_sum += v;
+    const json ss = json::parse(r.out)["results"][0]["histograms"]["gray"]["sample_stats"];
+    EXPECT_EQ(field(ss, "mean").get<double>(), sample_sum / px.size());
+    EXPECT_EQ(field(ss, "sum").get<std::string>(), std::to_string(std::uint64_t(sample_sum)));
+    EXPECT_EQ(field(ss, "min").get<double>(), 0);
+    EXPECT_EQ(field(ss, "max").get<double>(), 65535);
     const Outcome table = run({file.string()});
     ASSERT_EQ(table.status, 0) << table.err;
     EXPECT_NE(table.out.find("clip = share of samples at value 0 / 65535"), std::string::npos) << table.out;
-    EXPECT_NE(table.out.find(" values "), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("statistics of the samples"), std::string::npos) << table.out;
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.6g", sample_sum / px.size());
+    EXPECT_NE(table.out.find(mean), std::string::npos) << table.out;
     EXPECT_NE(table.out.find("12.50%"), std::string::npos) << table.out;
+    // Without them, the bins' statistics in bins and in values (bin centres).
+    const Outcome bins = run({"--no-sample-stats", file.string()});
+    ASSERT_EQ(bins.status, 0) << bins.err;
+    EXPECT_NE(bins.out.find(" values "), std::string::npos) << bins.out;
+    EXPECT_EQ(bins.out.find("statistics of the samples"), std::string::npos) << bins.out;
 }
 
 // 8-bit default bins are the values themselves: one statistics line per channel, whose
@@ -92,12 +109,18 @@ TEST_F(CliStats, EightBitTableHasOneLinePerChannel) {
     for (unsigned char v : px) sum += v;
     char mean[32];
     std::snprintf(mean, sizeof mean, "%.2f", sum / px.size());
-    const Outcome table = run({file.string()});
+    const Outcome table = run({"--no-sample-stats", file.string()});
     ASSERT_EQ(table.status, 0) << table.err;
     EXPECT_NE(table.out.find("(bin = value)"), std::string::npos) << table.out;
     EXPECT_EQ(table.out.find(" values "), std::string::npos) << table.out;
     EXPECT_EQ(table.out.find(" bins  "), std::string::npos) << table.out;
     EXPECT_NE(table.out.find(mean), std::string::npos) << table.out;
+    // The samples' statistics: one line per channel as well, the mean to six digits.
+    std::snprintf(mean, sizeof mean, "%.6g", sum / px.size());
+    const Outcome samples = run({file.string()});
+    ASSERT_EQ(samples.status, 0) << samples.err;
+    EXPECT_EQ(samples.out.find(" values "), std::string::npos) << samples.out;
+    EXPECT_NE(samples.out.find(mean), std::string::npos) << samples.out;
 }
 
 TEST_F(CliStats, EmptyChannelHasNoStatistic) {

@@ -93,7 +93,7 @@ TEST_F(ReportTest, SumGroupsFilesByLayout) {
     const Ran r = run(args);
     ASSERT_EQ(r.status, 0) << r.err;
     const json doc = r.doc();
-    EXPECT_EQ(doc["schema"], 2);
+    EXPECT_EQ(doc["schema"], 3);
     EXPECT_FALSE(doc.contains("sum")) << "schema 2 replaces sum with sums";
     ASSERT_TRUE(doc.contains("sums"));
     const json& sums = doc["sums"];

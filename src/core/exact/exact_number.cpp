@@ -163,7 +163,9 @@ double round_sqrt_quotient(const ExactNumber& x, const ExactNumber& d) {
         a <<= 1;
         --e;
     }
-    const std::int64_t j = (112 - (std::int64_t(a.bit_length()) - std::int64_t(b.bit_length()))) / 2 + 1;
+    // A quotient of about 2 * 56 bits gives a root of 56 or more: 53 and the rounding bits.
+    constexpr std::int64_t kQuotientBits = 2 * 56;
+    const std::int64_t j = (kQuotientBits - (std::int64_t(a.bit_length()) - std::int64_t(b.bit_length()))) / 2 + 1;
     if (j > 0) a <<= std::uint64_t(2 * j);
     else b <<= std::uint64_t(-2 * j);
     const auto [q, r] = BigInteger::divide(a, b);
