@@ -27,12 +27,13 @@ SOURCE_SUFFIXES = {".c", ".h", ".cpp", ".hpp", ".cu", ".cuh", ".cl", ".comp"}
 ALLOWED = {
     # The lead is splitting the engine: its registry, counting pipeline, selections and tiles.
     "src/core/engine.cpp",
-    # Kernel sources: splitting them must leave the generated code the same (checked on the GPU).
-    "src/backends/cuda/histogram_kernels.cuh",
-    "src/backends/cuda/histogram_kernels.cuh:imghist::cuda_detail::kernels::count_tile",
-    "src/backends/cuda/histogram_kernels.cuh:imghist::cuda_detail::kernels::packed_kernel",
-    "src/backends/opencl/histogram.cl",
+    # GPU kernels' bodies: splitting them into calls is a change of generated code, to be
+    # measured before and after on the GPU.
+    "src/backends/cuda/kernel_tiles.cuh:imghist::cuda_detail::kernels::count_tile",
+    "src/backends/cuda/packed_kernel.cuh:imghist::cuda_detail::kernels::packed_kernel",
     "src/backends/vulkan/histogram.comp:main",
+    # Its embedding at build time inlines the contract only, so far.
+    "src/backends/opencl/histogram.cl",
 }
 
 
