@@ -32,8 +32,6 @@ ALLOWED = {
     "src/backends/cuda/kernel_tiles.cuh:imghist::cuda_detail::kernels::count_tile",
     "src/backends/cuda/packed_kernel.cuh:imghist::cuda_detail::kernels::packed_kernel",
     "src/backends/vulkan/histogram.comp:main",
-    # Its embedding at build time inlines the contract only, so far.
-    "src/backends/opencl/histogram.cl",
 }
 
 
