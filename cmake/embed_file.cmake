@@ -1,16 +1,18 @@
 # Script mode helper of ImghistEmbed.cmake: INPUT -> OUTPUT as a byte array named SYMBOL.
 cmake_policy(VERSION 3.25)
 if(INLINE_INCLUDES)
-  # Replaces each `#include "contract/<name>"` with that header's text, recursively; a header
-  # already inlined becomes empty (its include guard would drop it anyway).
+  # Replaces each `#include "contract/<name>"` (the contract's headers) and
+  # `#include "backends/opencl/<name>"` (the OpenCL kernels' own parts) with that file's text,
+  # recursively; a file already inlined becomes empty (its include guard would drop it anyway).
   file(READ ${INPUT} text)
   set(done "")
+  set(inlined "#include \"((contract|backends/opencl)/[A-Za-z0-9_.]+)\"")
   while(TRUE)
-    string(REGEX MATCH "#include \"contract/[A-Za-z0-9_.]+\"" inc "${text}")
+    string(REGEX MATCH "${inlined}" inc "${text}")
     if(NOT inc)
       break()
     endif()
-    string(REGEX REPLACE "#include \"(contract/[A-Za-z0-9_.]+)\"" "\\1" header "${inc}")
+    string(REGEX REPLACE "${inlined}" "\\1" header "${inc}")
     if(header IN_LIST done)
       set(header_text "")
     else()

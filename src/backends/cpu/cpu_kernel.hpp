@@ -1,8 +1,8 @@
 // The table kernels: each worker reads its pixels once, a run of pixels at a time (16 pixels,
 // or 64 bytes of 8-bit pixels; see run_of_groups), channel by channel, and counts every
 // channel into kSubs interleaved sub-histograms (cpu_counters.hpp) through a sample -> slot
-// map. Luminance is computed per block of kBlockPixels pixels with ih_luma_int / ih_luma_float
-// (8-bit pixels of three or four samples: in SIMD, cpu_luma.hpp), then counted like a channel;
+// map (cpu_slot_maps.hpp; the pixels' layouts: cpu_pixel_layout.hpp). Luminance is computed
+// per block of kBlockPixels pixels with ih_luma_int / ih_luma_float (8-bit pixels of three or four samples: in SIMD, cpu_luma.hpp), then counted like a channel;
 // luminance alone of those with AVX2 or AVX-512 is computed and counted in one loop (fused_luma),
 // over kLumaSubs sub-histograms, with a step of equal values counted by one add.
 // Included by cpu_kernels.cpp only: the instantiations live there.
@@ -18,204 +18,13 @@
 #include "backends/cpu/cpu_counters.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
 #include "backends/cpu/cpu_luma.hpp"
+#include "backends/cpu/cpu_pixel_layout.hpp"
+#include "backends/cpu/cpu_slot_maps.hpp"
 #include "core/prefetch.hpp"
 
 namespace imghist::cpu {
 
 constexpr std::uint32_t kBlockPixels = 256;  // luminance is computed per block
-
-template <typename T>
-T load(const std::byte* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-// Sample -> slot maps.
-template <typename Entry>
-struct TableMap {
-    const Entry* lut;
-    static constexpr bool kMayFallback = false;
-    std::uint32_t operator()(std::uint32_t v) const { return lut[v]; }
-};
-using LutMap = TableMap<std::uint32_t>;    // 16-bit general, half
-using Lut16Map = TableMap<std::uint16_t>;  // 16-bit general and half, where every slot fits 16 bits
-struct IdentityMap {  // 8-bit samples with the default bins: the shift mode with shift 0
-    static constexpr bool kMayFallback = false;
-    std::uint32_t operator()(std::uint32_t v) const { return ih_classify_int(v, IH_INT_SHIFT, 0, 0, 0, 0, 0); }
-};
-// The same for 8-bit images whose neighbouring pixels repeat their samples (neighbours_repeat):
-// a run then sends pixel k to sub-histogram k % 4, as the wider samples do, where IdentityMap
-// sends 4 neighbours to one (run_of_groups says why each).
-struct IdentityApartMap : IdentityMap {};
-struct ShiftMap {  // 16-bit samples in the plan's shift mode (v >> k)
-    std::uint32_t shift;
-    static constexpr bool kMayFallback = false;
-    std::uint32_t operator()(std::uint32_t v) const {
-        return ih_classify_int(v, IH_INT_SHIFT, shift, 0, 0, 0, 0);  // codes carry no flags here
-    }
-};
-struct Top16Map {  // float bits by their top half; may answer kFallback or a second-level table (kSubTable)
-    const std::uint32_t* lut;
-    const std::uint32_t* sub;  // Tables::float_sub
-    static constexpr bool kMayFallback = true;
-    std::uint32_t operator()(std::uint32_t bits) const { return lut[bits >> 16]; }
-    std::uint32_t by_top_half(std::uint16_t top) const { return lut[top]; }  // the same from bits >> 16 alone
-    // An entry from kSubTable up: the slot by the next 8 bits, or kFallback.
-    std::uint32_t second(std::uint32_t entry, std::uint32_t bits) const {
-        return entry == kFallback ? kFallback : sub[(entry - kSubTable) * kSubEntries + ((bits >> 8) & 0xFFu)];
-    }
-};
-// The same tables for many bins (more than 256 over a range), where most blocks a sample lands in
-// hold an edge: the second level is looked up inline. pick_float chooses it; with fewer bins
-// that inline step in every sample of the unrolled loops costs more than the calls it saves.
-struct Top16TwoLevelMap : Top16Map {};
-// Edge bins of non-negative floats (EV bins) whose code window was built (Tables::float_window):
-// a sample in it is one read and one key compare, with no branch on its value; the samples it
-// leaves (outside it, kWindowMiss) take the two levels out of line (kFallback: classified
-// directly). A block's samples are coded first (code(), in a loop of their own) and then
-// counted, as UniformF32Map's: 8K RGBA f32 natural R,G,B, 256 EV bins, 2 threads (Zen 5), 134-138
-// ms by the two levels inline, 58-63 ms by the window inside the counting loop (GCC then calls
-// some of its per-sample steps out of line), 47 ms coded first. Coding by gathers instead was
-// slower there: 66 ms with AVX2's, 120 ms with AVX-512's. Luminance reads it one value at a time.
-struct WindowMap : Top16Map {
-    const std::uint16_t* window = nullptr;
-    const std::uint32_t* keys = nullptr;  // Tables::window_keys
-    std::uint32_t shift = 0, first = 0, entries = 0;
-    [[gnu::always_inline]] std::uint32_t operator()(std::uint32_t bits) const {
-        const std::uint32_t at = (bits >> shift) - first;  // negative floats and those below E_0 wrap
-        if (at < entries) [[likely]] {
-            const std::uint32_t entry = window[at];
-            // The window's floats are non-negative: ih_float_key is their bits with the sign set.
-            if (entry != kWindowMiss) [[likely]] return (entry >> 1) + ((bits | 0x80000000u) >= keys[entry]);
-        }
-        return outside(bits);
-    }
-    // The window's slot, or kUncoded (outside it, or a miss), with no branch. The slot formula is
-    // operator()'s, written out again: a helper both called made 8K RGBA f32 R,G,B with 256 EV
-    // bins 45-47 -> 50 ms (Zen 5; GCC inlined the coding loop differently).
-    [[gnu::always_inline]] std::uint16_t code(std::uint32_t bits) const {
-        const std::uint32_t at = (bits >> shift) - first;
-        const std::uint32_t entry = at < entries ? window[at] : kWindowMiss;
-        const std::uint32_t slot = (entry >> 1) + ((bits | 0x80000000u) >= keys[entry == kWindowMiss ? 0 : entry]);
-        return entry == kWindowMiss ? kUncoded : std::uint16_t(slot);
-    }
-    [[gnu::noinline]] std::uint32_t outside(std::uint32_t bits) const {
-        const std::uint32_t entry = lut[bits >> 16];
-        return entry >= kSubTable ? second(entry, bits) : entry;
-    }
-};
-// Uniform bins of fp32 samples with many bins: each block's samples are coded in SIMD first
-// (cpu_vector_bins.hpp), and the ones the vector path leaves take the two-level tables.
-struct UniformF32Map : Top16TwoLevelMap {
-    VectorBins bins;
-};
-template <class M>
-inline constexpr bool kInlineSecond = std::is_base_of_v<Top16TwoLevelMap, M>;
-
-
-// Where a pixel's colours are: FormatInfo's red, green, blue and alpha (-1: none), fixed at
-// compile time so that the kernels read them with constant shifts. pick_kernel compiles a few
-// orders; a format whose positions match none of them takes the direct path.
-template <int R, int G, int B, int A>
-struct ColourOrder {
-    static constexpr int kRed = R, kGreen = G, kBlue = B, kAlpha = A;
-    static bool matches(const FormatInfo& fi) {
-        return fi.red == R && fi.green == G && fi.blue == B && fi.alpha == A;
-    }
-};
-
-// How a format's samples are laid out, and which of them a request counts.
-template <typename T, int CPP, class Order, bool RGB, bool ALPHA, bool LUMA>
-struct Layout {
-    using Sample = T;
-    static constexpr int kCpp = CPP;
-    static constexpr std::size_t kPixelBytes = std::size_t(CPP) * sizeof(T);
-    // Pixels per group: a multiple of kSubs whose bytes fill whole 64-bit words.
-    static constexpr int kGroup = (4 * kPixelBytes) % 8 == 0 ? 4 : 8;
-    static constexpr int kWords = int(kGroup * kPixelBytes / 8);
-    static constexpr bool kLuma = LUMA;
-    static constexpr int kRed = Order::kRed, kGreen = Order::kGreen, kBlue = Order::kBlue;
-    // The sample channels in plan order (R, G, B, A; or the gray sample), then luminance.
-    static constexpr std::array<int, 4> kSources = [] {
-        std::array<int, 4> s{-1, -1, -1, -1};
-        int n = 0;
-        if (CPP == 1) {
-            s[n++] = 0;
-        } else {
-            if (RGB) {
-                s[n++] = kRed;
-                s[n++] = kGreen;
-                s[n++] = kBlue;
-            }
-            if (ALPHA) s[n++] = Order::kAlpha;
-        }
-        return s;
-    }();
-    static constexpr int kSampleChannels = CPP == 1 ? 1 : (RGB ? 3 : 0) + (ALPHA ? 1 : 0);
-    static constexpr int kChannels = kSampleChannels + (LUMA ? 1 : 0);
-};
-
-template <int N, typename F>
-inline __attribute__((always_inline)) void static_for(F&& f) {
-    [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
-        std::make_integer_sequence<int, N>{});
-}
-
-// Sample I of a group held in 64-bit words (samples never straddle a word).
-template <typename T, int I, int W>
-inline std::uint32_t group_sample(const std::uint64_t (&w)[W]) {
-    constexpr int byte = I * int(sizeof(T));
-    constexpr int word = byte / 8, shift = (byte % 8) * 8;
-    if constexpr (sizeof(T) == 1) return std::uint32_t(w[word] >> shift) & 0xFFu;
-    else if constexpr (sizeof(T) == 2) return std::uint32_t(w[word] >> shift) & 0xFFFFu;
-    else return std::uint32_t(w[word] >> shift);
-}
-
-// Whether the words w of 8-bit pixels (of 1, 2, 4 or 8 bytes: a whole number per word) hold one
-// pixel repeated, in every sample the layout counts (R, G and B too where luminance is counted).
-// Such a run is counted by one add per channel instead of an increment per pixel: one core
-// commits about one store to a scattered line per cycle (Zen 5: 3.0-3.6 G/s, against 5.5 G/s in
-// one line), so the stores bound R, G, B, A at about 36 ms on 8K, and runs go under that bound.
-template <class L>
-inline constexpr bool kRunChecked = sizeof(typename L::Sample) == 1 && 8 % L::kPixelBytes == 0;
-
-template <class L, int W>
-inline bool uniform_pixels(const std::uint64_t (&w)[W]) {
-    constexpr int kPerWord = int(8 / L::kPixelBytes);
-    constexpr std::uint64_t kRepeat = [] {
-        std::uint64_t r = 0;
-        for (int j = 0; j < kPerWord; ++j) r |= std::uint64_t(1) << (8 * j * L::kPixelBytes);
-        return r;
-    }();
-    constexpr std::uint64_t kPixelMask = L::kPixelBytes == 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * L::kPixelBytes)) - 1;
-    const std::uint64_t pattern = (w[0] & kPixelMask) * kRepeat;
-    std::uint64_t d = 0;
-    for (int k = 0; k < W; ++k) d |= w[k] ^ pattern;
-    constexpr std::uint64_t kMask = [] {
-        std::uint64_t m = 0;
-        const auto add = [&m](int sample) { m |= kRepeat * (std::uint64_t(0xFF) << (8 * sample)); };
-        for (int c = 0; c < L::kSampleChannels; ++c) add(L::kSources[c]);
-        if (L::kLuma) {  // equal luminance needs equal R, G, B
-            add(L::kRed);
-            add(L::kGreen);
-            add(L::kBlue);
-        }
-        return m;
-    }();
-    return (d & kMask) == 0;
-}
-// The same test on two words only (a run's first and last): the cheap first check.
-template <class L>
-inline bool uniform_pixels(std::uint64_t first, std::uint64_t last) {
-    const std::uint64_t w[2] = {first, last};
-    return uniform_pixels<L, 2>(w);
-}
-
-template <typename T>
-inline std::uint32_t sample_bits(const std::byte* p) {
-    return std::uint32_t(load<T>(p));
-}
 
 template <class L, class Map, class YMap, std::uint32_t P>
 class Kernel {
