@@ -7,7 +7,7 @@ counts. The partitions' sums are added with Histogram's exact + (uint64 counts) 
 order, so the result equals one process's ``imghist.histogram_files(paths, ...).run()`` bit for
 bit, with the same kinds of sums in the same order and the same errors in input order.
 
-Needs Dask and its distributed scheduler: pip install imghist[dask]. docs/scale-out.md says how
+Needs Dask and its distributed scheduler: pip install '.[dask]' from the checkout. docs/scale-out.md says how
 to run it on a real cluster and what it costs.
 """
 
@@ -23,7 +23,7 @@ try:
     import distributed
 except ImportError as e:  # Dask is optional: the rest of imghist works without it
     raise ImportError(f"imghist.dask needs Dask and its distributed scheduler, which are not installed ({e}): "
-                      "pip install imghist[dask]") from e
+                      "pip install 'dask[bag]' 'distributed>=2024.1'") from e
 
 from . import _files
 
