@@ -156,7 +156,8 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
     """Histograms of many image files, counted on a Dask cluster and summed exactly.
 
     paths           str or os.PathLike, as every worker sees them (a shared file system, or the
-                    same copy on every machine); read once, at the call.
+                    same copy on every machine); read once, at the call. Name files: a
+                    directory is walked by the worker whose partition holds it.
     client          the dask.distributed.Client to run on (e.g. Client("tcp://scheduler:8786"));
                     None: the current default client, or where there is none Dask's default
                     scheduler in this process.
@@ -177,7 +178,7 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
     partitions, per_file). Bad keywords raise here, before any file is read: TypeError for an
     unknown one, imghist.InvalidArgument or BackendUnavailable (from a worker) for a bad value.
     """
-    names = [_files._imghist._file_path(p) for p in paths]
+    names = _files.path_list(paths)
     request = _checked_request(request)
     if partition_size < 1:
         raise _files._imghist.InvalidArgument(f"partition_size must be >= 1, not {partition_size}")
