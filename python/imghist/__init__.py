@@ -81,7 +81,7 @@ __all__ = [
     "read",
 ]
 
-from . import _density, _plot
+from . import _density, _notebook, _plot
 from ._files import FileHistogram, FileHistograms, gpu_decode_available, histogram_files
 
 __all__ += ["FileHistogram", "FileHistograms", "gpu_decode_available", "histogram_files"]
@@ -93,6 +93,11 @@ ChannelHistogram.plot = _plot.plot_channel
 Histogram.density = _density.histogram_density
 ChannelHistogram.density = _density.histogram_density
 HistogramBatch.density = _density.batch_density
+# How they show in Jupyter: a table and an SVG chart (HTML), and plot()'s chart (PNG).
+Histogram._repr_html_ = _notebook.histogram_html
+Histogram._repr_png_ = _notebook.histogram_png
+HistogramBatch._repr_html_ = _notebook.batch_html
+HistogramBatch._repr_png_ = _notebook.batch_png
 
 # The classes report themselves as imghist.X (help(), repr, pickle's lookup).
 for _name in ("ChannelHistogram", "Engine", "Histogram", "HistogramBatch"):
