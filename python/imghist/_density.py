@@ -18,8 +18,8 @@ def density_of(counts: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 def histogram_density(self) -> np.ndarray:
     """numpy's density=True: counts / (the channel's samples in the bins x the bin's width), shape
-    (channels, bins), each channel integrating to 1 over the edges; NaN for a channel with no
-    sample in its bins. The counts stay exact; this is their float64 view."""
+    (channels, bins) for a Histogram and (bins,) for one channel, each channel integrating to 1
+    over the edges; NaN for a channel with no sample in its bins. The counts stay exact."""
     return density_of(self.counts, self.edges)
 
 

@@ -16,21 +16,32 @@ from . import _plot
 SVG_WIDTH, SVG_HEIGHT, MARGIN = 480, 180, 4
 
 
-def _number(value) -> str:
+# The command line's table (docs/cli.md): (heading, stats() key), in bins; for 16-bit and float
+# samples also in values (each bin stands for its centre); the clipped shares in percent.
+BIN_COLUMNS = [("pixels", "count"), ("mean", "mean"), ("stddev", "stddev"), ("median", "median"), ("p1", "p1"),
+               ("p99", "p99"), ("min", "min"), ("max", "max")]
+VALUE_COLUMNS = [("mean value", "mean_value"), ("median value", "median_value"), ("min value", "min_value"),
+                 ("max value", "max_value")]
+CLIP_COLUMNS = [("clip low", "clipped_low"), ("clip high", "clipped_high")]
+
+
+def _cell(key: str, value) -> str:
     if value is None:
         return "-"
-    if isinstance(value, float) and not float(value).is_integer():
-        return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.1f}"
-    return f"{int(value):,}"
+    if key.startswith("clipped"):
+        return _plot.percent(value)
+    if key.endswith("_value"):
+        return f"{value:.6g}"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
 
 
 def _stats_table(h) -> str:
     stats = h.stats()
-    columns = list(next(iter(stats.values())).keys()) if stats else []
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in ["channel"] + columns)
+    columns = BIN_COLUMNS + (VALUE_COLUMNS if _plot._sample_of(h.format) != "u8" else []) + CLIP_COLUMNS
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in ["channel"] + [heading for heading, _ in columns])
     rows = []
     for name, values in stats.items():
-        cells = "".join(f"<td>{_number(values[c])}</td>" for c in columns)
+        cells = "".join(f"<td>{_cell(key, values.get(key))}</td>" for _, key in columns)
         rows.append(f"<tr><th>{html.escape(name)}</th>{cells}</tr>")
     return f"<table class=\"imghist-stats\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 

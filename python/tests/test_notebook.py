@@ -55,11 +55,14 @@ def test_the_html_has_the_statistics_table_and_an_svg_chart_of_each_channel():
     parts = _Parts(h._repr_html_())
     header, body = parts.rows[0], parts.rows[1:]
     stats = h.stats()
-    assert header == ["channel"] + list(stats["R"].keys())
+    # the command line's columns, 8-bit samples: in bins only
+    assert header == ["channel", "pixels", "mean", "stddev", "median", "p1", "p99", "min", "max", "clip low",
+                      "clip high"]
     assert [row[0] for row in body] == list(h.channels)
-    column = header.index("median")
     for row, name in zip(body, h.channels):
-        assert row[column] == f"{int(stats[name]['median']):,}"
+        assert row[header.index("median")] == str(stats[name]["median"])
+        assert row[header.index("mean")] == f"{stats[name]['mean']:.2f}"
+        assert row[header.index("pixels")] == "1,200"
     svg = ET.fromstring(parts.svg)
     lines = svg.findall(f"{SVG}polyline")
     assert [line.find(f"{SVG}title").text for line in lines] == ["Luminance", "Red", "Green", "Blue"]
@@ -71,6 +74,16 @@ def test_the_html_has_the_statistics_table_and_an_svg_chart_of_each_channel():
         counts = h[name].counts.astype(float)
         assert np.argmin(ys[1:-1]) in np.flatnonzero(counts[1:-1] == counts[1:-1].max())
         assert ys.min() >= 0 and ys.max() <= float(svg.get("height"))
+
+
+def test_float_samples_add_the_statistics_in_values():
+    image = np.random.default_rng(12).uniform(0, 1, (8, 9, 3)).astype(np.float32)
+    h = imghist.histogram(image, mode="rgb", backend="cpu")
+    parts = _Parts(h._repr_html_())
+    header = parts.rows[0]
+    assert "median value" in header and "max value" in header
+    row = parts.rows[1]
+    assert float(row[header.index("max value")]) == pytest.approx(h["R"].stats()["max_value"], rel=1e-5)
 
 
 def test_the_html_escapes_what_it_shows():
@@ -95,8 +108,8 @@ def test_a_batch_shows_its_images_and_the_chart_of_their_sum():
     parts = _Parts(batch._repr_html_())
     assert "2 images" in batch._repr_html_()
     total = batch.sum()
-    column = parts.rows[0].index("count")
-    assert [row[column] for row in parts.rows[1:]] == [f"{int(total.stats()[n]['count']):,}" for n in total.channels]
+    column = parts.rows[0].index("pixels")
+    assert [row[column] for row in parts.rows[1:]] == [f"{total.stats()[n]['count']:,}" for n in total.channels]
     ET.fromstring(parts.svg)
     pytest.importorskip("matplotlib")
     assert batch._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
