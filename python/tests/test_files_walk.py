@@ -81,3 +81,21 @@ def test_the_walk_finds_what_the_command_finds(tmp_path, file_reader):
     outcomes = list(run)
     assert [f.path for f in outcomes if f.error is None] == [r["file"] for r in report["results"]]
     assert run.errors == [(e["file"], e["error"]) for e in report["errors"]]
+
+
+def test_dask_walks_a_directory_and_gives_its_files_the_directory_s_index(tmp_path, file_reader):
+    dask = pytest.importorskip("dask")
+    import imghist.dask
+
+    images = _tree(tmp_path)
+    single = tmp_path / "single.png"
+    write_png(single, np.zeros((2, 2, 3), dtype=np.uint8))
+    paths = [str(single), str(tmp_path / "shots")]
+    with dask.config.set(scheduler="sync"):
+        result = imghist.dask.histogram_files(paths, backend="cpu", per_file=True, partition_size=1)
+        per_file = result.per_file.compute()
+    local = imghist.histogram_files(paths, backend="cpu").run()
+    assert result.errors == local.errors and result.counted == local.counted == 1 + len(images)
+    np.testing.assert_array_equal(result.sum.counts, local.sum.counts)
+    assert [(f.index, f.path) for f in per_file if f.error is None] == \
+        [(0, str(single))] + [(1, path) for path in sorted(images)]
