@@ -3,7 +3,8 @@
 # The OpenCL (PoCL) and Vulkan (lavapipe) backends are required: a skipped one fails the run.
 # The CUDA backend is compiled whenever nvcc exists (it runs only on a machine with a GPU).
 # MPI is required too (IMGHIST_MPI=ON): its tests run under mpirun.
-# The Python package is built and tested in a virtual environment (scripts/python-test.sh).
+# The Python package is built and tested in a virtual environment (scripts/python-test.sh), then
+# as a wheel installed where nothing can build it (scripts/build-wheel.sh, scripts/check-wheel.sh).
 # Then the installed package is checked from a separate project (scripts/check-install.sh)
 # and each fuzz target runs for IMGHIST_FUZZ_SECONDS (default 90) seconds (scripts/fuzz.sh).
 # It shares build/ with scripts/demo.sh, in either order: every option that decides what is
@@ -33,6 +34,12 @@ IMGHIST_BUILD_DIR="$build" IMGHIST_CLI="$(cd "$build" && pwd)/src/cli/imghist" b
 # The README's Python example with that package (ctest ran the documentation's other examples).
 venv_python=${IMGHIST_PYTHON_VENV:-build/python-venv}/bin/python
 "$venv_python" tests/docs/run_doc_examples.py --python "$venv_python" --bin-dir "$build/src/cli" README.md
+# The wheel (scripts/build-wheel.sh: python-test.sh's build directory, relinked, then repaired by
+# auditwheel; about 3 min on 2 cores) installed in a fresh virtual environment with no compiler or
+# build tree in reach, its libraries audited and the package's tests run there (scripts/check-wheel.sh;
+# about 6 min).
+bash scripts/build-wheel.sh
+bash scripts/check-wheel.sh
 # The installed package must work from a separate project: find_package and pkg-config.
 bash scripts/check-install.sh "$build"
 # The fuzz targets (reader, API on cpu/opencl/vulkan, merge, options) under libFuzzer, ASan and UBSan, in their own clang build.

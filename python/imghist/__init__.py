@@ -10,6 +10,7 @@ Example::
     h = imghist.histogram(image)              # R, G, B and luminance Y, 256 bins each
     print(h.channels, h.counts.shape)         # ('R', 'G', 'B', 'Y') (4, 256)
     print(h["Y"].stats()["mean"])             # mean luminance, in bins
+    print(h.density().shape)                  # numpy's density=True: (4, 256) float64
     crop = imghist.histogram(image[10:-3, 7:-5], mode="luma")   # a strided view, no copy
     tiled = imghist.histogram(image, roi=(0, 0, 960, 540), tiles=(4, 3))  # a region, in 4 x 3 tiles
     coarse = imghist.histogram(image, bins=[0, 16, 64, 192, 240, 256])  # edge bins [e_k, e_k+1), as numpy's
@@ -28,10 +29,10 @@ Example::
     h.plot(log=True)                          # the command line's chart (matplotlib)
     pixels = imghist.read("photo.png")        # a file's pixels, in its own dtype (OpenImageIO)
     h = imghist.histogram_file("photo.exr", mode="luma")   # or read and count in one call
-    run = imghist.histogram_files(paths, mode="luma")      # many files: an iterator in input order
+    run = imghist.histogram_files(["shots/"], mode="luma", progress=True)  # folders walked as the command walks them
     for f in run: print(f.path, f.error or f.histogram["Y"].stats()["median"])
     print(run.sum, run.errors)                # the exact sum, and the files that failed
-    # the same over a Dask cluster (pip install imghist[dask]; docs/scale-out.md):
+    # the same over a Dask cluster (pip install '.[dask]'; docs/scale-out.md):
     # import imghist.dask; imghist.dask.histogram_files(paths, client=Client(address)).sum
 
     import torch                              # a CUDA tensor is counted where it lives, on
@@ -80,7 +81,7 @@ __all__ = [
     "read",
 ]
 
-from . import _plot
+from . import _density, _notebook, _plot
 from ._files import FileHistogram, FileHistograms, gpu_decode_available, histogram_files
 
 __all__ += ["FileHistogram", "FileHistograms", "gpu_decode_available", "histogram_files"]
@@ -88,6 +89,15 @@ __all__ += ["FileHistogram", "FileHistograms", "gpu_decode_available", "histogra
 # plot() is pure Python (matplotlib, imported when called).
 Histogram.plot = _plot.plot_histogram
 ChannelHistogram.plot = _plot.plot_channel
+# density() is numpy's density=True of the exact counts (float64).
+Histogram.density = _density.histogram_density
+ChannelHistogram.density = _density.histogram_density
+HistogramBatch.density = _density.batch_density
+# How they show in Jupyter: a table and an SVG chart (HTML), and plot()'s chart (PNG).
+Histogram._repr_html_ = _notebook.histogram_html
+Histogram._repr_png_ = _notebook.histogram_png
+HistogramBatch._repr_html_ = _notebook.batch_html
+HistogramBatch._repr_png_ = _notebook.batch_png
 
 # The classes report themselves as imghist.X (help(), repr, pickle's lookup).
 for _name in ("ChannelHistogram", "Engine", "Histogram", "HistogramBatch"):

@@ -4,6 +4,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Op
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import TypedDict, Unpack
 
 __version__: str
 
@@ -38,6 +39,37 @@ class DeviceError(Error, RuntimeError): ...
 class ReadError(Error, OSError): ...
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+class RequestKeywords(TypedDict, total=False):
+    """What to count: the keywords of every histogram function, written once here. Each left out
+    takes its default: mode "all", bins None (the format's default), range None, ev None,
+    clamp False, weights "rec709", alpha False, roi None, tiles None, mask None,
+    alpha_threshold None, extremes False. imghist.histogram's docstring says what each means."""
+    mode: str
+    bins: Bins
+    range: Optional[Tuple[float, float]]
+    ev: EV
+    clamp: bool
+    weights: Weights
+    alpha: bool
+    roi: Roi
+    tiles: Tiles
+    mask: Mask
+    alpha_threshold: AlphaThreshold
+    extremes: bool
+
+class ArrayKeywords(RequestKeywords, total=False):
+    """RequestKeywords and, for arrays: layout (None) and the CUDA stream (None: the producer's current one)."""
+    layout: Optional[str]
+    stream: Stream
+
+class ReadKeywords(TypedDict, total=False):
+    """How a file is read (imghist.read): max_pixels (None: no limit), untrusted_readers (False)."""
+    max_pixels: Optional[int]
+    untrusted_readers: bool
+
+class FileKeywords(RequestKeywords, ReadKeywords, total=False):
+    """RequestKeywords and ReadKeywords: the keywords of histogram_file()."""
 # Whether this build has imghist::io (OpenImageIO): read() and histogram_file() raise Error without it.
 has_file_reader: bool
 
@@ -78,6 +110,8 @@ class ChannelHistogram:
         log2(key) - it; None without edge bins over positive values or without a non-NaN sample."""
     def plot(self, ax: Any = None, log: bool = False) -> Any:
         """Draws this channel with matplotlib (as Histogram.plot); returns the Axes."""
+    def density(self) -> npt.NDArray[np.float64]:
+        """numpy's density=True: counts / (samples in the bins x bin width); NaN without such samples."""
 
 class Histogram:
     """Exact 64-bit histograms of one image, one per channel, all with the same bins."""
@@ -169,6 +203,12 @@ class Histogram:
     def from_dict(d: Dict[str, Any]) -> "Histogram": ...
     def plot(self, ax: Any = None, log: bool = False) -> Any:
         """Draws the command line's chart with matplotlib (a new figure when ax is None); returns the Axes."""
+    def density(self) -> npt.NDArray[np.float64]:
+        """numpy's density=True per channel, shape (channels, bins); the counts stay exact."""
+    def _repr_html_(self) -> str:
+        """Jupyter: the statistics per channel and the chart as inline SVG."""
+    def _repr_png_(self) -> Optional[bytes]:
+        """Jupyter: plot()'s chart as PNG; None without matplotlib."""
 
 class HistogramBatch:
     """The histograms of histogram_batch(), in the order of the images."""
@@ -180,74 +220,26 @@ class HistogramBatch:
         """Counts of every image, shape (N, channels, bins)."""
     def sum(self) -> Histogram:
         """The exact sum of all histograms."""
+    def density(self) -> npt.NDArray[np.float64]:
+        """numpy's density=True of every image, shape (N, channels, bins)."""
+    def _repr_html_(self) -> str:
+        """Jupyter: the number of images, the statistics and chart of their sum."""
+    def _repr_png_(self) -> Optional[bytes]:
+        """Jupyter: the chart of their sum as PNG; None when empty or without matplotlib."""
 
-def histogram(
-    image: Any,
-    *,
-    mode: str = "all",
-    bins: Bins = None,
-    range: Optional[Tuple[float, float]] = None,
-    ev: EV = None,
-    clamp: bool = False,
-    weights: Weights = "rec709",
-    alpha: bool = False,
-    roi: Roi = None,
-    tiles: Tiles = None,
-    mask: Mask = None,
-    alpha_threshold: AlphaThreshold = None,
-    extremes: bool = False,
-    layout: Optional[str] = None,
-    backend: str = "auto",
-    device: Device = None,
-    stream: Stream = None,
-) -> Histogram:
+def histogram(image: Any, *, backend: str = "auto", device: Device = None,
+              **request: Unpack[ArrayKeywords]) -> Histogram:
     """Histograms of one image (numpy array, or torch / cupy / DLPack array on the host or a CUDA device)."""
 
-def histogram_batch(
-    images: Union[Sequence[Any], Iterable[Any], Any],
-    *,
-    mode: str = "all",
-    bins: Bins = None,
-    range: Optional[Tuple[float, float]] = None,
-    ev: EV = None,
-    clamp: bool = False,
-    weights: Weights = "rec709",
-    alpha: bool = False,
-    roi: Roi = None,
-    tiles: Tiles = None,
-    mask: Mask = None,
-    alpha_threshold: AlphaThreshold = None,
-    extremes: bool = False,
-    layout: Optional[str] = None,
-    backend: str = "auto",
-    device: Device = None,
-    stream: Stream = None,
-) -> HistogramBatch:
+def histogram_batch(images: Union[Sequence[Any], Iterable[Any], Any], *, backend: str = "auto",
+                    device: Device = None, **request: Unpack[ArrayKeywords]) -> HistogramBatch:
     """Arrays of one format (sizes may differ), or one (N, H, W) / (N, H, W, C) array, with one engine."""
 
 def read(path: PathLike, *, max_pixels: Optional[int] = None, untrusted_readers: bool = False) -> npt.NDArray[Any]:
     """An image file's pixels in its own dtype: (H, W) gray, (H, W, 3) RGB or (H, W, 4) RGBA."""
 
-def histogram_file(
-    path: PathLike,
-    *,
-    mode: str = "all",
-    bins: Bins = None,
-    range: Optional[Tuple[float, float]] = None,
-    ev: EV = None,
-    clamp: bool = False,
-    weights: Weights = "rec709",
-    alpha: bool = False,
-    roi: Roi = None,
-    tiles: Tiles = None,
-    mask: Mask = None,
-    alpha_threshold: AlphaThreshold = None,
-    extremes: bool = False,
-    backend: str = "auto",
-    device: Device = None,
-    max_pixels: Optional[int] = None,
-    untrusted_readers: bool = False,
-) -> Histogram:
+def histogram_file(path: PathLike, *, backend: str = "auto", device: Device = None,
+                   **request: Unpack[FileKeywords]) -> Histogram:
     """Histograms of an image file: read(path) counted by histogram(), without a numpy copy."""
 
 class FileHistogram(NamedTuple):
@@ -257,6 +249,8 @@ class FileHistogram(NamedTuple):
     histogram: Optional[Histogram]
     error: Optional[str]
     bytes: int
+    decoder: str
+    gpu_fallback: Optional[str]
 
 class FileHistograms(Iterator[FileHistogram]):
     """The outcomes in input order; after the last: sums, sum, errors, files, counted, failed, bytes."""
@@ -277,26 +271,14 @@ class FileHistograms(Iterator[FileHistogram]):
 def histogram_files(
     paths: Iterable[PathLike],
     *,
-    mode: str = "all",
-    bins: Bins = None,
-    range: Optional[Tuple[float, float]] = None,
-    ev: EV = None,
-    clamp: bool = False,
-    weights: Weights = "rec709",
-    alpha: bool = False,
-    roi: Roi = None,
-    tiles: Tiles = None,
-    mask: Mask = None,
-    alpha_threshold: AlphaThreshold = None,
-    extremes: bool = False,
     backend: str = "auto",
     device: Device = None,
     engine: Optional["Engine"] = None,
     threads: int = 0,
     max_pending: int = 0,
-    max_pixels: Optional[int] = None,
-    untrusted_readers: bool = False,
-    progress: Optional[Callable[[int], Any]] = None,
+    decode: str = "cpu",
+    progress: Union[None, bool, Callable[[int], Any]] = None,
+    **request: Unpack[FileKeywords],
 ) -> FileHistograms:
     """Histograms of many image files: decoded on a pool of threads, yielded in input order, summed exactly."""
 
@@ -307,62 +289,9 @@ class Engine:
     def backend(self) -> str: ...
     @property
     def device(self) -> str: ...
-    def histogram(
-        self,
-        image: Any,
-        *,
-        mode: str = "all",
-        bins: Bins = None,
-        range: Optional[Tuple[float, float]] = None,
-        ev: EV = None,
-        clamp: bool = False,
-        weights: Weights = "rec709",
-        alpha: bool = False,
-        roi: Roi = None,
-        tiles: Tiles = None,
-        mask: Mask = None,
-        alpha_threshold: AlphaThreshold = None,
-        extremes: bool = False,
-        layout: Optional[str] = None,
-        stream: Stream = None,
-    ) -> Histogram: ...
-    def histogram_batch(
-        self,
-        images: Union[Sequence[Any], Iterable[Any], Any],
-        *,
-        mode: str = "all",
-        bins: Bins = None,
-        range: Optional[Tuple[float, float]] = None,
-        ev: EV = None,
-        clamp: bool = False,
-        weights: Weights = "rec709",
-        alpha: bool = False,
-        roi: Roi = None,
-        tiles: Tiles = None,
-        mask: Mask = None,
-        alpha_threshold: AlphaThreshold = None,
-        extremes: bool = False,
-        layout: Optional[str] = None,
-        stream: Stream = None,
-    ) -> HistogramBatch: ...
-    def histogram_file(
-        self,
-        path: PathLike,
-        *,
-        mode: str = "all",
-        bins: Bins = None,
-        range: Optional[Tuple[float, float]] = None,
-        ev: EV = None,
-        clamp: bool = False,
-        weights: Weights = "rec709",
-        alpha: bool = False,
-        roi: Roi = None,
-        tiles: Tiles = None,
-        mask: Mask = None,
-        alpha_threshold: AlphaThreshold = None,
-        extremes: bool = False,
-        max_pixels: Optional[int] = None,
-        untrusted_readers: bool = False,
-    ) -> Histogram: ...
+    def histogram(self, image: Any, **request: Unpack[ArrayKeywords]) -> Histogram: ...
+    def histogram_batch(self, images: Union[Sequence[Any], Iterable[Any], Any],
+                        **request: Unpack[ArrayKeywords]) -> HistogramBatch: ...
+    def histogram_file(self, path: PathLike, **request: Unpack[FileKeywords]) -> Histogram: ...
 
 def backends() -> List[Dict[str, Any]]: ...

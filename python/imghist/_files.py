@@ -13,9 +13,10 @@ import os
 import queue
 import threading
 import weakref
-from typing import Any, Callable, Iterable, List, NamedTuple, Optional
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from . import _imghist
+from ._progress import progress_of
 
 
 def _point_at_nvimgcodec() -> None:
@@ -150,12 +151,14 @@ class FileHistograms:
     no sums and no counts: only `errors` of the files it yielded.
     """
 
-    def __init__(self, engine, paths: List[str], keywords: dict, progress: Optional[Callable[[int], Any]],
+    def __init__(self, engine, paths: List[str], failures: List[FileHistogram], keywords: dict, progress,
                  queue_size: int):
-        self._progress = progress
+        self._failures = list(reversed(failures))  # yielded first, as the command line reports them
+        self._walk_failed = len(failures)
+        self._progress = progress_of(progress, len(failures) + len(paths))
         self.errors: list = []
         self.sums: list = []
-        self.files = len(paths)
+        self.files = len(failures) + len(paths)
         self.counted = self.failed = self.bytes = 0
         self._finished = False
         self._pipeline = _Pipeline(engine, paths, keywords, queue_size)
@@ -174,24 +177,41 @@ class FileHistograms:
     def __next__(self) -> FileHistogram:
         if self._finished:
             raise StopIteration
-        item = self._pipeline.queue.get()
-        if isinstance(item, _Final):
-            self._finished = True
-            self._pipeline.join()
-            if isinstance(item.outcome, BaseException):
-                raise item.outcome
-            self.sums, self.files, self.counted, self.failed, self.bytes = item.outcome
-            raise StopIteration
+        if self._failures:
+            item = self._failures.pop()
+        else:
+            item = self._pipeline.queue.get()
+            if isinstance(item, _Final):
+                self._finish(item)
+            if self._walk_failed:  # the pipeline numbers its files from 0
+                item = item._replace(index=item.index + self._walk_failed)
         if item.error is not None:
             self.errors.append((item.path, item.error))
         if self._progress is not None:
-            self._progress(1)
+            self._progress.file_done(item)
         return item
+
+    def _finish(self, final: _Final):
+        """Ends the iteration with the pipeline's outcome (or the exception it raised)."""
+        self._finished = True
+        self._pipeline.join()
+        self._close_progress()
+        if isinstance(final.outcome, BaseException):
+            raise final.outcome
+        self.sums, files, self.counted, failed, self.bytes = final.outcome
+        self.files, self.failed = files + self._walk_failed, failed + self._walk_failed
+        raise StopIteration
+
+    def _close_progress(self) -> None:
+        if self._progress is not None:
+            self._progress.close()
+            self._progress = None
 
     def close(self) -> None:
         """Stops the run (the decoders finish the files they are on)."""
         self._finished = True
         self._stop_when_collected()
+        self._close_progress()
 
     def run(self) -> "FileHistograms":
         """Consumes every outcome (keeping only the errors) and returns self: for the sums alone."""
@@ -217,11 +237,18 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                     extremes: bool = False, backend: str = "auto", device=None, engine=None,
                     threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
                     untrusted_readers: bool = False, decode: str = "cpu",
-                    progress: Optional[Callable[[int], Any]] = None) -> FileHistograms:
+                    progress: Union[None, bool, Callable[[int], Any]] = None) -> FileHistograms:
     """Histograms of many image files, decoded on a pool of threads and counted by one engine.
 
     paths      an iterable of str or os.PathLike (read once, at the call; a path holding a NUL
-               byte raises imghist.InvalidArgument there, since no file has such a name).
+               byte raises imghist.InvalidArgument there, since no file has such a name; one
+               path alone, a str, bytes or os.PathLike, raises TypeError: give [path]). A
+               directory is searched as the imghist command searches it (docs/cli.md, "Inputs"):
+               recursively, hidden names and symbolic links to directories skipped, the files
+               whose extension is an image format's read in sorted order, sidecars and notes
+               (.xmp, .txt, .json, ...) left out, and every other file an error saying why it
+               is not read (name it to have its content read). Those errors, and directories
+               that cannot be read or hold no image, come first, as the command reports them.
     mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold
                as for imghist.histogram(): the same roi (which every file must hold, else that
                file fails), tile grid, mask (every file must be its size, else that file fails)
@@ -243,8 +270,10 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                which decoder read it (decoder, gpu_fallback). GPU-decoded samples may differ
                from the CPU reader's by small amounts (another IDCT); the counts are exact for
                the pixels decoded.
-    progress   called with 1 after each file; tqdm's update fits:
-               ``with tqdm(total=len(paths)) as bar: r = imghist.histogram_files(paths, progress=bar.update).run()``
+    progress   True: a tqdm bar (files/s, time left) where tqdm is installed (pip install
+               tqdm), else the command line's progress line on stderr (docs/cli.md, "Progress";
+               plain lines, one a second, where stderr is not a terminal, as in a notebook).
+               A callable is called with 1 after each file instead (tqdm's update fits).
 
     Returns an imghist.FileHistograms: iterate it for each file's FileHistogram in input order
     (a file that cannot be read has histogram None and its error; it never stops the run nor
@@ -252,7 +281,7 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     imghist.InvalidArgument at the first next(), and a package built without the file reader
     (imghist.has_file_reader False) raises imghist.Error there.
     """
-    names = [_imghist._file_path(p) for p in paths]
+    names, failures = expand_paths(path_list(paths), untrusted_readers)
     if threads < 0 or max_pending < 0:
         raise _imghist.InvalidArgument("threads and max_pending must be >= 0")
     if decode == "gpu":
@@ -265,4 +294,25 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
                     mask=mask, alpha_threshold=alpha_threshold, extremes=extremes, decode_threads=threads,
                     max_pending=max_pending, max_pixels=max_pixels, untrusted_readers=untrusted_readers, decode=decode)
-    return FileHistograms(engine, names, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))
+    return FileHistograms(engine, names, failures, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))
+
+
+def path_list(paths: Iterable[Any]) -> List[str]:
+    """The paths as str (os.fsdecode); TypeError for one path given alone, whose characters
+    (or bytes) would otherwise be taken for paths."""
+    if isinstance(paths, (str, bytes, bytearray, os.PathLike)):
+        raise TypeError(f"paths must be an iterable of paths, not one path ({paths!r}): give [path], "
+                        "or use imghist.histogram_file(path)")
+    return [_imghist._file_path(p) for p in paths]
+
+
+def expand_paths(names: List[str], untrusted_readers: bool) -> Tuple[List[str], List[FileHistogram]]:
+    """(files, failures): each directory of `names` replaced by the image files the imghist
+    command reads under it (its own walk), and the failures of those walks as FileHistograms,
+    numbered from 0. A package without the file reader leaves the names as they are (the run
+    then raises imghist.Error, saying why)."""
+    if not _imghist.has_file_reader:
+        return names, []
+    files, failed = _imghist._expand_paths([os.fsencode(n) for n in names], untrusted_readers)
+    failures = [FileHistogram(index, os.fsdecode(path), None, reason, 0) for index, (path, reason) in enumerate(failed)]
+    return [os.fsdecode(f) for f in files], failures

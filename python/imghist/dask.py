@@ -7,7 +7,7 @@ counts. The partitions' sums are added with Histogram's exact + (uint64 counts) 
 order, so the result equals one process's ``imghist.histogram_files(paths, ...).run()`` bit for
 bit, with the same kinds of sums in the same order and the same errors in input order.
 
-Needs Dask and its distributed scheduler: pip install imghist[dask]. docs/scale-out.md says how
+Needs Dask and its distributed scheduler: pip install '.[dask]' from the checkout. docs/scale-out.md says how
 to run it on a real cluster and what it costs.
 """
 
@@ -23,7 +23,7 @@ try:
     import distributed
 except ImportError as e:  # Dask is optional: the rest of imghist works without it
     raise ImportError(f"imghist.dask needs Dask and its distributed scheduler, which are not installed ({e}): "
-                      "pip install imghist[dask]") from e
+                      "pip install 'dask[bag]' 'distributed>=2024.1'") from e
 
 from . import _files
 
@@ -61,7 +61,8 @@ class DaskHistograms:
     files, counted, failed, bytes   files given, counted and failed; bytes read (all files).
     partitions the tasks the paths were split into.
     per_file   with per_file=True: a dask.bag of imghist.FileHistogram, one per file in input
-               order (index is the file's position in paths), held in the workers' memory;
+               order (index is the position in paths of the path that named the file: the
+               files a directory's walk found share its index), held in the workers' memory;
                e.g. ``.map(lambda f: {"path": f.path, "error": f.error}).to_dataframe()``.
                None otherwise.
     """
@@ -120,8 +121,16 @@ def _run_partition(indexed_paths: Iterable[Tuple[int, str]], request: dict, keep
     files = []
     for f in run:
         if keep_files:  # the index within the partition becomes the index within all paths
-            files.append(f._replace(index=indexed[f.index][0]))
+            files.append(f._replace(index=_position_in(indexed, f.path)))
     return [(_Partial(run.sums, run.errors, run.files, run.counted, run.failed, run.bytes), files)]
+
+
+def _position_in(indexed: List[Tuple[int, str]], path: str) -> int:
+    """The position in paths of the path that named `path`: itself, or the directory whose walk found it."""
+    for position, named in indexed:
+        if path == named or path.startswith(named.rstrip("/") + "/"):
+            return position
+    raise ValueError(f"{path!r} was named by no path of its partition")
 
 
 def _partial_of(outcomes: Iterable[tuple]) -> _Partial:
@@ -156,7 +165,9 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
     """Histograms of many image files, counted on a Dask cluster and summed exactly.
 
     paths           str or os.PathLike, as every worker sees them (a shared file system, or the
-                    same copy on every machine); read once, at the call.
+                    same copy on every machine); read once, at the call. A directory is
+                    searched as imghist.histogram_files searches it, by the worker whose
+                    partition holds it.
     client          the dask.distributed.Client to run on (e.g. Client("tcp://scheduler:8786"));
                     None: the current default client, or where there is none Dask's default
                     scheduler in this process.
@@ -177,7 +188,7 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
     partitions, per_file). Bad keywords raise here, before any file is read: TypeError for an
     unknown one, imghist.InvalidArgument or BackendUnavailable (from a worker) for a bad value.
     """
-    names = [_files._imghist._file_path(p) for p in paths]
+    names = _files.path_list(paths)
     request = _checked_request(request)
     if partition_size < 1:
         raise _files._imghist.InvalidArgument(f"partition_size must be >= 1, not {partition_size}")

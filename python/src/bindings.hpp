@@ -139,6 +139,8 @@ ImageFile read_file(nb::handle path, std::optional<std::uint64_t> max_pixels, bo
 Engine& engine_of(nb::handle py_engine, std::unique_lock<std::mutex>& lock);
 extern const char* const kHistogramFileDocText;
 void bind_files(nb::module_& m);
+// cli_rules.cpp: the command line's directory walk and progress line (with the file reader).
+void bind_cli_rules(nb::module_& m);
 
 void bind_errors(nb::module_& m);
 void bind_result(nb::module_& m);

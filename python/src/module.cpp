@@ -104,6 +104,7 @@ NB_MODULE(_imghist, m) {
     bind_engine(m);
     bind_batch(m);
     bind_files(m);
+    bind_cli_rules(m);
     m.def("backends", &backend_list,
           "The compiled-in backends in 'auto' preference order: a list of dicts with name, summary, "
           "available and devices (each a dict: id, name, is_gpu, available, note).");

@@ -196,7 +196,7 @@ def test_imghist_imports_without_dask_and_says_how_to_get_it():
             raise SystemExit("imported imghist.dask without dask")
         """)
     assert done.returncode == 0, done.stderr
-    assert "pip install imghist[dask]" in done.stdout
+    assert "pip install 'dask[bag]' 'distributed>=2024.1'" in done.stdout
 
 
 def test_without_a_client_dask_s_own_scheduler_runs_it(dataset):
