@@ -281,6 +281,11 @@ Case make_case(const std::uint8_t* data, std::size_t size) {
     r.count_alpha = flags & 2;
     if (flags & 4) read_edges(in, r.bins, flags);
     r.value_extremes = flags & 64;
+    r.sample_stats = flags & 128;  // the exact sums, radix select and once-rounded statistics too
+    if (r.sample_stats && in.value<std::uint8_t>() % 2) {
+        r.percentiles.assign(in.value<std::uint8_t>() % 5, 0);
+        for (double& p : r.percentiles) p = in.value<double>();  // any double: NaN and out-of-range ones are refused
+    }
     std::optional<MaskFault> mask;
     std::uint8_t density = 0xff;
     read_regions_and_selection(in, c, mask, density);

@@ -57,6 +57,7 @@ class RequestKeywords(TypedDict, total=False):
     mask: Mask
     alpha_threshold: AlphaThreshold
     extremes: bool
+    sample_stats: Union[bool, Sequence[float]]
 
 class ArrayKeywords(RequestKeywords, total=False):
     """RequestKeywords and, for arrays: layout (None) and the CUDA stream (None: the producer's current one)."""

@@ -234,7 +234,7 @@ def only_sum(sums: list):
 
 def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, ev=None, clamp: bool = False,
                     weights="rec709", alpha: bool = False, roi=None, tiles=None, mask=None, alpha_threshold=None,
-                    extremes: bool = False, backend: str = "auto", device=None, engine=None,
+                    extremes: bool = False, sample_stats=False, backend: str = "auto", device=None, engine=None,
                     threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
                     untrusted_readers: bool = False, decode: str = "cpu",
                     progress: Union[None, bool, Callable[[int], Any]] = None) -> FileHistograms:
@@ -254,6 +254,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                file fails), tile grid, mask (every file must be its size, else that file fails)
                and alpha threshold (a file without alpha fails) for each file; the sums add tile
                by tile. These four need decode="cpu".
+    sample_stats  as for imghist.histogram(): each channel's exact sample statistics; the sums'
+               moments add up exactly (h.sample_stats(), h.normalize())
     extremes   as for imghist.histogram(): each half / float file's finite_min, finite_max and
                +-Inf counts per channel; the sums keep the smallest and largest and add the counts.
     backend, device   the engine to open (as for imghist.histogram()), unless `engine` is given:
@@ -292,7 +294,7 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
     if engine is None:
         engine = _imghist.Engine(backend, device)
     keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
-                    mask=mask, alpha_threshold=alpha_threshold, extremes=extremes, decode_threads=threads,
+                    mask=mask, alpha_threshold=alpha_threshold, extremes=extremes, sample_stats=sample_stats, decode_threads=threads,
                     max_pending=max_pending, max_pixels=max_pixels, untrusted_readers=untrusted_readers, decode=decode)
     return FileHistograms(engine, names, failures, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))
 

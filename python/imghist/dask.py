@@ -178,7 +178,8 @@ def histogram_files(paths: Iterable[Any], *, client: Optional["distributed.Clien
                     dies is handled by the scheduler itself, which runs its tasks elsewhere.
                     Files that cannot be read never raise: they are errors of the result.
     **request       the keywords of imghist.histogram_files (mode, bins, range, ev, clamp, weights,
-                    alpha, roi, tiles, mask, alpha_threshold, extremes, backend, device, threads,
+                    alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats, backend, device,
+                    threads,
                     max_pending, max_pixels, untrusted_readers, decode), checked as it checks them (a mask
                     is sent to every task). threads defaults to the worker's cores shared
                     between its task threads. engine and progress are refused: they belong to

@@ -82,6 +82,7 @@ struct RequestArgs {
     nb::object roi, tiles;  // None, (x, y, width, height) and None, (tx, ty)
     nb::object mask, alpha_threshold;  // None, a 2-D uint8 / bool array and None, a number
     bool extremes = false;             // Request::value_extremes
+    nb::object sample_stats;           // False, True or percentiles: Request::sample_stats and percentiles
 };
 // mask=, viewed as gray8 (view.cpp): a host array's own bytes, or a packed copy of a strided
 // one; or a CUDA array in place (device_view), for images on the same CUDA device.
@@ -103,7 +104,7 @@ CheckedRequest request_of(const RequestArgs& args, const Placement* image_where 
 // The keywords of histogram() in a call (engine.cpp).
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                     nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                    nb::object alpha_threshold, bool extremes);
+                    nb::object alpha_threshold, bool extremes, nb::object sample_stats);
 // EngineOptions::device from None, an index or a name substring.
 std::string device_of(nb::handle device);
 
@@ -122,6 +123,13 @@ nb::object counts_of(const Result& result);
 nb::dict result_to_dict(const Result& result);
 Result result_from_dict(nb::handle dict);
 nb::dict stats_dict(const ChannelHistogram& channel);
+// Sample statistics (sample_stats.cpp): .sample_stats() of a channel (None without them) and of
+// a result, normalize(), and the "sample_stats" member of to_dict / from_dict.
+nb::object sample_stats_of(const ChannelHistogram& channel);
+nb::dict sample_stats_of(const Result& result);
+nb::dict normalize_of(const Result& result, std::optional<double> scale);
+void put_sample_stats(nb::dict& channel_dict, const ChannelHistogram& channel);
+void sample_stats_from(nb::handle channel_dict, ChannelHistogram& channel, const std::string& name);
 // The pixels a result counted: its region, or the whole image for a result without one.
 Region region_of(const Result& result);
 // A sum of files (histogram_files(), the command line's "sums") has no size: its files' sizes differ.

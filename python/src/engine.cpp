@@ -189,35 +189,35 @@ void bind_engine(nb::module_& m) {
         }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
         .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                              bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                             nb::object alpha_threshold, bool extremes, std::optional<std::string> layout, nb::handle stream) {
+                             nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::string> layout, nb::handle stream) {
             return e.histogram(prepare(image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask,
-                                                              alpha_threshold, extremes), layout));
+                                                              alpha_threshold, extremes, sample_stats), layout));
         }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
-           "alpha_threshold"_a = nb::none(), "extremes"_a = false, "layout"_a = nb::none(), "stream"_a = nb::none(),
+           "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "stream"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device (a CUDA array needs a 'cuda' engine).")
         .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
                                    nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
-                                   nb::object mask, nb::object alpha_threshold, bool extremes, std::optional<std::string> layout,
+                                   nb::object mask, nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::string> layout,
                                    nb::handle stream) {
             return e.histogram_batch(prepare_batch(
                 images, stream,
-                args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes), layout));
+                args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats), layout));
         }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
-           "alpha_threshold"_a = nb::none(), "extremes"_a = false, "layout"_a = nb::none(), "stream"_a = nb::none(),
+           "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "stream"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
         .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
                                   nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
-                                  nb::object mask, nb::object alpha_threshold, bool extremes, std::optional<std::uint64_t> max_pixels,
+                                  nb::object mask, nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::uint64_t> max_pixels,
                                   bool untrusted_readers) {
             const CheckedRequest checked =
-                request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes));
+                request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
             const ImageFile file = read_file(path, max_pixels, untrusted_readers);
             return e.histogram_host(file.view, checked.request);
         }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
-           "alpha_threshold"_a = nb::none(), "extremes"_a = false, "max_pixels"_a = nb::none(), "untrusted_readers"_a = false,
+           "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "max_pixels"_a = nb::none(), "untrusted_readers"_a = false,
            "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
@@ -228,48 +228,48 @@ void bind_engine(nb::module_& m) {
 
     m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                           nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask, nb::object alpha_threshold,
-                          bool extremes, std::optional<std::string> layout, const std::string& backend, nb::handle device,
+                          bool extremes, nb::object sample_stats, std::optional<std::string> layout, const std::string& backend, nb::handle device,
                           nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
         const Prepared in = prepare(
-            image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes),
+            image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
             layout);
         const Placement& where = in.pixels.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram(in);
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
-       "alpha_threshold"_a = nb::none(), "extremes"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
+       "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(),
        kHistogramDoc);
 
     m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                               nb::object alpha_threshold, bool extremes, const std::string& backend, nb::handle device,
+                               nb::object alpha_threshold, bool extremes, nb::object sample_stats, const std::string& backend, nb::handle device,
                                std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
         // The keywords are checked before the file is decoded, and the file before an engine opens.
         const CheckedRequest checked =
-            request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes));
+            request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
         const ImageFile file = read_file(path, max_pixels, untrusted_readers);
         const Placement host;
         return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, checked.request);
     }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(), "clamp"_a = false,
        "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
-       "alpha_threshold"_a = nb::none(), "extremes"_a = false, "backend"_a = "auto", "device"_a = nb::none(), "max_pixels"_a = nb::none(),
+       "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "backend"_a = "auto", "device"_a = nb::none(), "max_pixels"_a = nb::none(),
        "untrusted_readers"_a = false, kHistogramFileDocText);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                 bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                                nb::object alpha_threshold, bool extremes, std::optional<std::string> layout, const std::string& backend,
+                                nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::string> layout, const std::string& backend,
                                 nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
         const PreparedBatch in = prepare_batch(
-            images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes),
+            images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
             layout);
         const Placement& where = in.images.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram_batch(in);
     }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
        "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
-       "alpha_threshold"_a = nb::none(), "extremes"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
+       "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(),
        kHistogramBatchDoc);
 }

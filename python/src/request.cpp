@@ -180,6 +180,19 @@ void bins_of(const RequestArgs& args, BinSpec& spec) {
     if (!spec.edges.empty()) resolve_layout(SampleType::u8, spec);
 }
 
+// sample_stats=: False, True (the default percentiles 1, 50, 99) or a sequence of percentiles.
+void sample_stats_of(nb::handle stats, Request& request) {
+    if (!stats.is_valid() || stats.is_none() || (PyBool_Check(stats.ptr()) && stats.ptr() == Py_False)) return;
+    request.sample_stats = true;
+    if (PyBool_Check(stats.ptr())) return;
+    if (!PySequence_Check(stats.ptr()) || nb::isinstance<nb::str>(stats))
+        throw InvalidArgument("sample_stats must be True, False or a sequence of percentiles in [0, 100]; got " +
+                              python_type_name(stats));
+    request.percentiles.clear();
+    for (nb::handle p : stats) request.percentiles.push_back(number_of(p, "sample_stats percentile"));
+    validate_percentiles(request.percentiles);
+}
+
 }  // namespace
 
 CheckedRequest request_of(const RequestArgs& args, const Placement* image_where) {
@@ -201,14 +214,16 @@ CheckedRequest request_of(const RequestArgs& args, const Placement* image_where)
     }
     request.alpha_threshold = alpha_threshold_of(args.alpha_threshold);
     request.value_extremes = args.extremes;
+    sample_stats_of(args.sample_stats, request);
     return checked;
 }
 
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
                     nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
-                    nb::object alpha_threshold, bool extremes) {
-    return RequestArgs{mode, std::move(bins), std::move(range), std::move(ev), clamp, std::move(weights), alpha,
-                       std::move(roi), std::move(tiles), std::move(mask), std::move(alpha_threshold), extremes};
+                    nb::object alpha_threshold, bool extremes, nb::object sample_stats) {
+    return RequestArgs{mode,           std::move(bins), std::move(range), std::move(ev),   clamp,
+                       std::move(weights), alpha,       std::move(roi),   std::move(tiles), std::move(mask),
+                       std::move(alpha_threshold), extremes, std::move(sample_stats)};
 }
 
 std::string device_of(nb::handle device) {

@@ -239,6 +239,11 @@ void bind_channel(nb::module_& m) {
                 "when the extremes are unknown.")
         .def_ro("negative_infinities", &CH::negative_infinities, "How many samples are -Inf, as positive_infinities.")
         .def("stats", &stats_dict, "Statistics: the command line's JSON 'stats' keys; None where empty.")
+        .def("sample_stats", nb::overload_cast<const CH&>(&sample_stats_of),
+             "With sample_stats=True: the statistics of the samples themselves, exact (docs/semantics.md): "
+             "count, sum and sum_of_squares (fractions.Fraction), mean, variance, sample_variance, stddev, "
+             "sample_stddev, min, max (float, rounded once), median and percentiles ({p: value}, numpy's "
+             "linear rule), nearest_rank ({p: value}); None without them.")
         .def("exposure", &exposure_dict, nb::kw_only(), nb::arg("low") = 50.0, nb::arg("high") = 95.0,
              nb::arg("key") = 0.18, kExposureDoc)
         .def("__repr__", [](const CH& c) {
@@ -365,6 +370,13 @@ void bind_histogram_protocols(nb::class_<Result>& histogram) {
             for (const ChannelHistogram& c : r.channels) d[std::string(channel_name(c.channel)).c_str()] = stats_dict(c);
             return d;
         }, "Statistics per channel: {name: {count, min, max, mean, ..., clipped_high}}, None where empty.")
+        .def("sample_stats", nb::overload_cast<const Result&>(&sample_stats_of),
+             "With sample_stats=True: {channel: ChannelHistogram.sample_stats()}; exact for sums of files too.")
+        .def("normalize", &normalize_of, nb::kw_only(), nb::arg("scale") = nb::none(),
+             "With sample_stats=True: {'mean': (...), 'std': (...)} of the colour channels (R, G, B, or gray) "
+             "in units of value / scale (default 255 for 8-bit, 65535 for 16-bit, 1 for float: what "
+             "torchvision's ToTensor gives), the pooled population statistics of every counted sample, each "
+             "rounded once from the exact sums: torchvision.transforms.Normalize(**h.normalize()).")
         .def("exposure", [](const Result& r, double low, double high, double key, std::optional<std::string> channel) {
             return exposure_dict(channel ? channel_named(r, *channel) : luminance_of(r), low, high, key);
         }, nb::kw_only(), nb::arg("low") = 50.0, nb::arg("high") = 95.0, nb::arg("key") = 0.18,

@@ -50,6 +50,7 @@ nb::dict channel_dict(const ChannelHistogram& c) {
         d["negative_infinities"] = c.negative_infinities.value_or(0);
     }
     d["stats"] = stats_dict(c);
+    put_sample_stats(d, c);
     return d;
 }
 
@@ -148,6 +149,7 @@ ChannelHistogram channel_from(const std::string& name, nb::handle d, bool intege
     c.below = member_as<std::uint64_t>(d, "below");
     c.above = member_as<std::uint64_t>(d, "above");
     extremes_from(d, c, name);
+    sample_stats_from(d, c, name);
     PyObject* stats = PyDict_GetItemString(d.ptr(), "stats");
     c.clipped_low_count = optional_count(stats, "clipped_low_count");
     c.clipped_high_count = optional_count(stats, "clipped_high_count");

@@ -353,9 +353,30 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
     return out;
 }
 
+namespace {
+// Whether every bin of an integer plan holds exactly one of the format's values (8-bit default
+// bins; 16-bit ones with 65,536 bins): then the histogram's counts are the samples' own, and the
+// statistics need no pass over the pixels.
+bool bins_are_values(const HistogramPlan& plan) {
+    const BinLayout& l = plan.layout;
+    const std::size_t values = code_count(plan, Kind::integer_codes);
+    return !plan.is_float() && l.edges.empty() && l.lo == 0 && l.hi == double(values) && l.bins == values;
+}
+}  // namespace
+
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result) {
     if (!request.sample_stats) return;
+    if (bins_are_values(plan)) {
+        for (ChannelHistogram& c : result.channels) {
+            ChannelAccumulator counts(Kind::integer_codes, 0);
+            counts.codes = c.counts;
+            const ChannelSampleStats found = stats_of_codes(counts, request.percentiles);
+            c.sample_moments = found.moments;
+            c.sample_percentiles = found.percentiles;
+        }
+        return;
+    }
     const std::vector<ChannelSampleStats> found = find_sample_stats(image, plan, selector, request.percentiles);
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
         result.channels[c].sample_moments = found[c].moments;

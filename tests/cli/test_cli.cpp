@@ -491,15 +491,18 @@ TEST_F(CliTest, CsvAndTable) {
     std::string line;
     std::getline(lines, line);
     EXPECT_EQ(line, "image,format,channel,kind,bin,lo,hi,count");
-    std::size_t rows = 0;
+    std::size_t rows = 0, stat_rows = 0;
     std::uint64_t r_total = 0;
     const imghist::Result want = reference(img.view);
     const std::string prefix = "\"" + path("t,1.exr") + "\",rgb_f32,R,bin,";
     while (std::getline(lines, line)) {
+        // The sample statistics' rows (mean, stddev, sample_stddev, min, max, p1, p50, p99 per channel).
+        if (line.find(",mean,-1,") != std::string::npos || line.find(",p50,-1,") != std::string::npos) ++stat_rows;
         ++rows;
         if (line.rfind(prefix, 0) == 0) r_total += std::stoull(line.substr(line.rfind(',') + 1));
     }
-    EXPECT_EQ(rows, 4 * (257 + 3));  // R, G, B, Y
+    EXPECT_EQ(stat_rows, 4 * 2u);
+    EXPECT_EQ(rows, 4 * (257 + 3 + 8));  // R, G, B, Y: bins, below / above / nans, statistics
     const auto& rch = *want.find(imghist::Channel::R);
     std::uint64_t binned = 0;
     for (auto v : rch.counts) binned += v;

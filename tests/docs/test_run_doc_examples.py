@@ -136,11 +136,11 @@ class ReadmeExample(unittest.TestCase):
 
     def test_readme_with_a_changed_figure_fails(self):
         text = (ROOT / "README.md").read_text(encoding="utf-8")
-        shown = "  R                 153,600     96.33"
+        shown = "  R          153,600    96.3323"
         self.assertIn(shown, text)
-        done = self.run_readme(text.replace(shown, shown.replace("96.33", "96.34"), 1))
+        done = self.run_readme(text.replace(shown, shown.replace("96.3323", "96.3324"), 1))
         self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
-        self.assertIn("+  R                 153,600     96.33", done.stdout)
+        self.assertIn("+  R          153,600    96.3323", done.stdout)
 
 
 if __name__ == "__main__":
