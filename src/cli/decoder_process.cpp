@@ -161,6 +161,8 @@ void answer(int socket, PixelSlots& slots, std::uint32_t slot, const std::string
         const std::uint32_t notes = std::uint32_t(std::min(image.notes.size(), kMaxNotes));
         w.put(notes);
         for (std::uint32_t i = 0; i < notes; ++i) w.put_string(image.notes[i], kMaxAnswerString);
+        w.put(std::uint8_t(image.sensor.has_value()));
+        if (image.sensor) w.put(*image.sensor);
     } else {
         w.put_string(message, kMaxAnswerString);
     }

@@ -1,5 +1,5 @@
-// Names and messages as text: display_text() for terminals and the text formats, the UTF-8 form
-// and hex bytes of a name for JSON (docs/cli.md, "Names").
+// Names, messages and numbers as text: display_text() for terminals and the text formats, the
+// UTF-8 form and hex bytes of a name for JSON (docs/cli.md, "Names"), the table's numbers.
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -91,6 +91,27 @@ bool is_utf8(std::string_view bytes) {
     for (std::size_t i = 0, n = 0; i < bytes.size(); i += n)
         if ((n = utf8_sequence(bytes, i, cp)) == 0) return false;
     return true;
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string percent(double share) {
+    if (share == 0) return "0%";
+    if (share < 0.0001) return "<0.01%";
+    return fixed(share * 100.0, 2) + "%";
+}
+
+std::string thousands(std::uint64_t v) {
+    std::string s = std::to_string(v), out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i && (s.size() - i) % 3 == 0) out += ',';
+        out += s[i];
+    }
+    return out;
 }
 
 }  // namespace imghist::cli

@@ -291,6 +291,7 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
         if (f.result) {
             o.notes = f.result->notes;
             o.result = std::move(f.result);
+            o.sensor = f.sensor;
         } else {
             o.error = std::move(f.error);
             if (const std::string where = expanded.origin(f.index); !where.empty()) o.error += " (" + where + ")";

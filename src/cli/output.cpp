@@ -14,6 +14,7 @@
 #include "imghist/engine.hpp"
 #include "imghist/error.hpp"
 #include "sample_meaning.hpp"
+#include "sensor_report.hpp"
 
 namespace imghist::cli {
 
@@ -31,27 +32,6 @@ std::string number(double v) {
 json json_number(double v) {
     if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return std::int64_t(v);
     return v;
-}
-
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
-std::string percent(double share) {
-    if (share == 0) return "0%";
-    if (share < 0.0001) return "<0.01%";
-    return fixed(share * 100.0, 2) + "%";
-}
-
-std::string thousands(std::uint64_t v) {
-    std::string s = std::to_string(v), out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (i && (s.size() - i) % 3 == 0) out += ',';
-        out += s[i];
-    }
-    return out;
 }
 
 // Sets j[key] to a file name, and j[key + "_hex"] to its bytes when they are not UTF-8.
@@ -232,8 +212,8 @@ std::string files_named(const std::vector<SumMember>& members) {
     return files;
 }
 
-void table_block(std::ostream& out, const std::string& heading, const Result& r,
-                 const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
+void table_block(std::ostream& out, const std::string& heading, const Result& r, const std::vector<std::string>& notes,
+                 const std::optional<ExposureSettings>& exposure_settings, const io::SensorChannels* sensor = nullptr) {
     out << heading << '\n';
     // Channels of one result share their layout unless a format mixes sample types (never).
     const BinLayout& layout = r.channels.front().layout;
@@ -259,7 +239,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
         std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
-                      std::string(channel_name(c.channel)).c_str(), bin_is_value ? "" : "bins", thousands(s.count).c_str(),
+                      shown_channel_name(c.channel, sensor).c_str(), bin_is_value ? "" : "bins", thousands(s.count).c_str(),
                       or_dash(s.mean, 2).c_str(), or_dash(s.stddev, 2).c_str(), or_dash(s.median).c_str(),
                       or_dash(s.p1).c_str(), or_dash(s.p99).c_str(), or_dash(s.min_bin).c_str(),
                       or_dash(s.max_bin).c_str(), share_or_dash(s.clipped_low).c_str(),
@@ -329,6 +309,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
             if (const auto caveat = exposure_caveat(r.format)) out << "  note: " << *caveat << '\n';
         }
     }
+    if (sensor) sensor_table(out, *sensor);
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
 }
 
@@ -400,6 +381,7 @@ json result_json(const FileOutcome& o, const std::optional<ExposureSettings>& ex
     j["backend"] = message_json(r.backend);
     j["device"] = message_json(r.device);
     j["histograms"] = histograms_json(r.channels);
+    if (o.sensor) put_sensor(j, *o.sensor);
     put_regions(j, r);
     put_exposure(j, r, exposure_settings);
     json notes = json::array();
@@ -598,7 +580,7 @@ private:
                                     std::to_string(r.height) + "  " +
                                     std::string(format_info(r.format).name) + "  " +
                                     display_text(r.backend) + " on " + display_text(r.device);
-        table_block(out_, heading, r, o.notes, exposure_);
+        table_block(out_, heading, r, o.notes, exposure_, o.sensor ? &*o.sensor : nullptr);
     }
     std::optional<ExposureSettings> exposure_;
     std::size_t blocks_ = 0;

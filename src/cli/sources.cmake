@@ -4,6 +4,6 @@
 set(IMGHIST_CLI_SOURCES)
 foreach(name options inputs charts decoder_process file_decoder decoder_protocol merge merge_entry option_file
              output display_text sample_meaning sink interrupt plot plot_axes plot_clipping progress report_check
-             tile_bound read_summary walk_rule chart_axis)
+             tile_bound read_summary walk_rule chart_axis sensor_report)
   list(APPEND IMGHIST_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}.cpp)
 endforeach()

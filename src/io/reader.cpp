@@ -12,6 +12,9 @@
 #include <type_traits>
 
 #include "reader_internal.hpp"
+#if IMGHIST_IO_LIBRAW
+#include <libraw/libraw.h>
+#endif
 
 namespace imghist::io {
 
@@ -385,7 +388,11 @@ std::string checked_reader(const std::string& path, const FileHead& head, const 
     const std::string reader = choose_reader(path, head.bytes, head.count, options);
     if (reader == "png") check_png_chunks(path, head.size);
     if (reader == "gif") check_gif_screen(head, options);
-    if (reader == "tiff") refuse_camera_raw(path, head);
+    if (reader == "tiff")
+        if (const std::vector<std::string> marks = camera_raw_marks(path, head); !marks.empty()) {
+            if (!kHaveLibRaw) refuse_camera_raw(marks);
+            return kCameraRawReader;
+        }
     if (reader == "bmp") check_bmp_header(head);
     return reader;
 }
@@ -403,6 +410,9 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {
+#if IMGHIST_IO_LIBRAW
+        if (reader == kCameraRawReader) return read_camera_raw(path, options, allocate_pixels);
+#endif
 #if IMGHIST_IO_TURBOJPEG
         if (reader == "jpeg")
             if (std::optional<LoadedImage> image = read_jpeg(path, head.size, options, allocate_pixels))
@@ -417,12 +427,14 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
 }
 
 std::string reader_version() {
-    const std::string oiio = "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
+    std::string version = "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
 #if IMGHIST_IO_TURBOJPEG
-    return oiio + ", " IMGHIST_IO_TURBOJPEG_NAME " for JPEG";
-#else
-    return oiio;
+    version += ", " IMGHIST_IO_TURBOJPEG_NAME " for JPEG";
 #endif
+#if IMGHIST_IO_LIBRAW
+    version += ", LibRaw " + std::string(LibRaw::version()) + " for camera raw";
+#endif
+    return version;
 }
 
 void configure_reader_threads(unsigned threads) {

@@ -65,9 +65,26 @@ void check_bmp_header(const FileHead& head);
 
 // --- reader_camera_raw.cpp: TIFF-based camera raw files ------------------------------------
 
-// Refuses a TIFF whose first directory marks it as camera raw (DNG tags, a CFA or linear raw
-// photometric, a preview subfile type, a CR2 signature): its TIFF reading is not the photograph.
-void refuse_camera_raw(const std::string& path, const FileHead& head);
+// Whether imghist is built with LibRaw, and the name its reader of camera raw files goes by.
+#if IMGHIST_IO_LIBRAW
+inline constexpr bool kHaveLibRaw = true;
+#else
+inline constexpr bool kHaveLibRaw = false;
+#endif
+inline constexpr const char* kCameraRawReader = "libraw";
+
+// Why the first directory marks a TIFF as camera raw (DNG tags, a CFA or linear raw photometric,
+// a preview subfile type, a CR2 signature); empty for an ordinary TIFF.
+std::vector<std::string> camera_raw_marks(const std::string& path, const FileHead& head);
+// The refusal of a camera raw file where imghist is built without LibRaw.
+[[noreturn]] void refuse_camera_raw(const std::vector<std::string>& marks);
+
+// --- reader_libraw.cpp: camera raw files through LibRaw (built where IMGHIST_IO_LIBRAW is 1) -
+
+// The visible Bayer mosaic as an rgba16 image of its 2 x 2 blocks (R, G1, B, G2), with the
+// sensor's levels and clipping (LoadedImage::sensor). ReadError for what LibRaw cannot decode,
+// for sensors other than RGB Bayer, for damaged data and for black levels at or above white.
+LoadedImage read_camera_raw(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels);
 
 // --- reader.cpp: OpenImageIO's readers -----------------------------------------------------
 

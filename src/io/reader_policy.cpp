@@ -33,8 +33,11 @@ constexpr TrustedFormat kTrusted[] = {
 
 // Readers never used: no image files (null invents one from any name, term only writes).
 const std::set<std::string> kNeverRead = {"null", "term"};
-// Readers a directory walk leaves out even with the flag: video, volumes, camera raw.
-const std::set<std::string> kNotWalked = {"ffmpeg", "openvdb", "raw"};
+// OpenImageIO's reader of camera raw files: imghist reads them through LibRaw itself.
+constexpr const char* kOiioCameraRawReader = "raw";
+// Readers a directory walk leaves out even with the flag: video, volumes, and camera raw unless
+// LibRaw reads it (then a walk takes its extensions by default).
+const std::set<std::string> kNotWalked = {"ffmpeg", "openvdb", kOiioCameraRawReader};
 
 bool is_trusted(const std::string& reader) {
     return std::any_of(std::begin(kTrusted), std::end(kTrusted),
@@ -110,6 +113,7 @@ std::string reader_for_extension(const std::string& path) {
 std::string trusted_format_names() {
     std::string out;
     for (const TrustedFormat& f : kTrusted) out += (out.empty() ? "" : ", ") + std::string(f.label);
+    if (reading::kHaveLibRaw) out += ", camera raw (LibRaw)";
     return out;
 }
 
@@ -120,6 +124,9 @@ std::string reading::choose_reader(const std::string& path, const unsigned char*
     const std::string by_content = reader_for_content(head, n);
     if (!by_content.empty()) return by_content;
     std::string by_extension = reader_for_extension(path);
+    // Camera raw formats of their own (CR3, RAF, ORF, RW2, ...) have no common signature: the
+    // extensions OpenImageIO gives its LibRaw-based reader name them, and LibRaw checks the content.
+    if (reading::kHaveLibRaw && by_extension == kOiioCameraRawReader) return reading::kCameraRawReader;
     if (kNeverRead.count(by_extension)) by_extension.clear();
     const bool other_reader = !by_extension.empty() && !is_trusted(by_extension);
     if (options.untrusted_readers && other_reader) return by_extension;
@@ -184,7 +191,8 @@ const std::vector<std::string>& image_extensions(bool untrusted_readers) {
     const auto make = [](bool untrusted) {
         std::set<std::string> exts;
         for (const auto& [ext, reader] : reading::reader_extensions())
-            if (untrusted ? !kNeverRead.count(reader) && !kNotWalked.count(reader) : is_trusted(reader))
+            if ((untrusted ? !kNeverRead.count(reader) && !kNotWalked.count(reader) : is_trusted(reader)) ||
+                (reading::kHaveLibRaw && reader == kOiioCameraRawReader))
                 exts.insert(ext);
         return std::vector<std::string>(exts.begin(), exts.end());
     };
