@@ -22,6 +22,7 @@ core=(
   libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libtiff-dev libcairo2-dev  # the imghist command
   libturbojpeg0-dev                                    # imghist::io decodes JPEGs with TurboJPEG (else OpenImageIO does)
   libraw-dev                                           # imghist::io reads camera raw files with LibRaw (else refuses them)
+  libheif-dev                                          # imghist::io reads HEIC/AVIF with libheif (else OpenImageIO, 8-bit, untrusted)
   libopenmpi-dev openmpi-bin                           # imghist::mpi and imghist --mpi (Open MPI; tests run mpirun)
   python3-pandas python3-numpy                         # the CLI tests load its CSV with them
   python3-venv python3-dev                             # the Python package (its build tools come from PyPI)

@@ -15,6 +15,9 @@
 #if IMGHIST_IO_LIBRAW
 #include <libraw/libraw.h>
 #endif
+#if IMGHIST_IO_LIBHEIF
+#include <libheif/heif.h>
+#endif
 
 namespace imghist::io {
 
@@ -343,6 +346,7 @@ LoadedImage reading::read_with_oiio(const std::string& path, const std::string& 
     out.pixels = allocate_pixels(image_bytes(pixels, format_info(format).pixel_bytes()));
     const bool ok = read_channels(*in, path, spec, channels.channels, samples.read_type, out.pixels.get());
     check_read(*in, ok, reader);
+    if (const OIIO::ParamValue* icc = spec.find_attribute("ICCProfile")) out.notes.push_back(icc_profile_note(icc->type().size()));
     if (in->seek_subimage(1, 0))
         out.notes.push_back("the file holds more than one image; only the first was counted");
     (void)in->geterror();
@@ -413,6 +417,9 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
 #if IMGHIST_IO_LIBRAW
         if (reader == kCameraRawReader) return read_camera_raw(path, options, allocate_pixels);
 #endif
+#if IMGHIST_IO_LIBHEIF
+        if (reader == kHeifReader) return read_heif(path, options, allocate_pixels);
+#endif
 #if IMGHIST_IO_TURBOJPEG
         if (reader == "jpeg")
             if (std::optional<LoadedImage> image = read_jpeg(path, head.size, options, allocate_pixels))
@@ -433,6 +440,9 @@ std::string reader_version() {
 #endif
 #if IMGHIST_IO_LIBRAW
     version += ", LibRaw " + std::string(LibRaw::version()) + " for camera raw";
+#endif
+#if IMGHIST_IO_LIBHEIF
+    version += ", libheif " + std::string(heif_get_version()) + " for HEIC/AVIF";
 #endif
     return version;
 }

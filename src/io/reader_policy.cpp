@@ -20,7 +20,8 @@ namespace {
 
 // Formats read by default: OpenImageIO's thin wrappers over well-fuzzed libraries (libpng,
 // libjpeg, libtiff, OpenEXR, libwebp, giflib) and its small PNM/PFM, HDR and BMP readers (PNM
-// with 8/16-bit samples is read by imghist itself). Every other reader is OpenImageIO's own
+// with 8/16-bit samples is read by imghist itself); where imghist is built with them, libheif
+// for HEIC/AVIF and LibRaw for camera raw, in the command's isolated decoder processes. Every other reader is OpenImageIO's own
 // parser of a rarer format (IFF, TGA, DPX, PSD, ...); two of them broke under fuzzing (issue 11).
 struct TrustedFormat {
     const char* reader;  // OpenImageIO's name for it
@@ -39,9 +40,12 @@ constexpr const char* kOiioCameraRawReader = "raw";
 // LibRaw reads it (then a walk takes its extensions by default).
 const std::set<std::string> kNotWalked = {"ffmpeg", "openvdb", kOiioCameraRawReader};
 
+// The trusted readers, and libheif's HEIF/AVIF where imghist is built with it (which
+// OpenImageIO's extension list names "heif").
 bool is_trusted(const std::string& reader) {
     return std::any_of(std::begin(kTrusted), std::end(kTrusted),
-                       [&](const TrustedFormat& f) { return reader == f.reader; });
+                       [&](const TrustedFormat& f) { return reader == f.reader; }) ||
+           (reading::kHaveLibHeif && reader == reading::kHeifReader);
 }
 
 // The trusted reader whose signature starts the file, or "".
@@ -60,6 +64,10 @@ std::string reader_for_content(const unsigned char* head, std::size_t n) {
     if (starts("BM"sv)) return "bmp";
     if (starts("RIFF"sv) && starts("WEBP"sv, 8)) return "webp";
     if (starts("GIF87a"sv) || starts("GIF89a"sv)) return "gif";
+    if (reading::kHaveLibHeif && starts("ftyp"sv, 4))  // an ISO media file: HEIF/AVIF by its brand
+        for (std::string_view brand : {"heic"sv, "heix"sv, "hevc"sv, "hevx"sv, "heim"sv, "heis"sv, "mif1"sv,
+                                       "msf1"sv, "mif2"sv, "avif"sv, "avis"sv})
+            if (starts(brand, 8)) return reading::kHeifReader;
     return "";
 }
 
@@ -113,6 +121,7 @@ std::string reader_for_extension(const std::string& path) {
 std::string trusted_format_names() {
     std::string out;
     for (const TrustedFormat& f : kTrusted) out += (out.empty() ? "" : ", ") + std::string(f.label);
+    if (reading::kHaveLibHeif) out += ", HEIC/AVIF (libheif)";
     if (reading::kHaveLibRaw) out += ", camera raw (LibRaw)";
     return out;
 }

@@ -22,7 +22,7 @@ using imghist::testing::Pattern;
 
 namespace {
 
-constexpr bool kLibRaw = IMGHIST_IO_LIBRAW;
+constexpr bool kLibRaw = IMGHIST_IO_LIBRAW, kLibHeif = IMGHIST_IO_LIBHEIF;
 using imghist::cli_test::CliTest;
 using imghist::cli_test::expect_matches;
 using imghist::cli_test::json_lines;
@@ -35,7 +35,8 @@ protected:
     // The photographer's folder of the review: one image in a trusted format (PNG, so its pixels
     // are known exactly), phone and camera files the trusted readers do not read, and sidecars.
     // The DNG is the review's (tests/data/repro/raw_preview_counted_as_photo.dng): counted where
-    // imghist is built with LibRaw, not read otherwise; the CR2 is a header alone.
+    // imghist is built with LibRaw, not read otherwise; the CR2, HEIC and AVIF are headers alone
+    // (read and refused by LibRaw and libheif where imghist has them).
     static void SetUpTestSuite() {
         CliTest::SetUpTestSuite();
         fs::create_directories(dir_ / "shoot" / "day2");
@@ -56,8 +57,9 @@ protected:
     }
     // The files the walk does not read, and a word their reason must hold.
     static std::map<std::string, std::string> not_read() {
-        std::map<std::string, std::string> files = {{path("shoot/IMG_0001.HEIC"), "HEIC needs --untrusted-readers"},
-                {path("shoot/IMG_0002.avif"), "AVIF needs --untrusted-readers"},
+        std::map<std::string, std::string> files = {
+                {path("shoot/IMG_0001.HEIC"), kLibHeif ? "HEIF/AVIF file that libheif cannot open" : "HEIC needs --untrusted-readers"},
+                {path("shoot/IMG_0002.avif"), kLibHeif ? "HEIF/AVIF file that libheif cannot open" : "AVIF needs --untrusted-readers"},
                 {path("shoot/day2/_MG_0003.CR2"), kLibRaw ? "camera raw file that LibRaw cannot" : "CR2 is camera raw"},
                 {path("shoot/readme"), "no file extension"},
                 {path("shoot/notes.py"), ".py is not an image extension"},
@@ -76,7 +78,7 @@ void expect_summary(const std::string& err, const std::string& what) {
     ASSERT_NE(at, std::string::npos) << what << "\n" << err;
     const std::string line = err.substr(at, err.find('\n', at) - at);
     if (!kLibRaw) EXPECT_NE(line.find("camera raw"), std::string::npos) << line;  // else not among the top three
-    EXPECT_NE(line.find("needs --untrusted-readers"), std::string::npos) << line;
+    EXPECT_NE(line.find(kLibHeif ? "libheif cannot open" : "needs --untrusted-readers"), std::string::npos) << line;
 }
 
 void expect_sidecars_unmentioned(const std::string& text, const std::string& what) {
