@@ -56,6 +56,8 @@ struct SensorChannels {
     std::uint32_t white = 0;                      // the white (saturation) level LibRaw gives
     std::uint32_t maximum[kChannels] = {};        // the largest value measured per channel
     std::uint64_t clipped[kChannels] = {};        // samples at or above the white level
+    // Samples more than 8 EV below saturation: above black by less than (white - black) / 256.
+    std::uint64_t underexposed[kChannels] = {};
     std::uint64_t clipped_any = 0, clipped_all = 0;  // blocks with one / every channel clipped
     std::uint64_t blocks = 0;                     // the blocks counted (the image's pixels)
     bool operator==(const SensorChannels&) const = default;

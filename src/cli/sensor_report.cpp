@@ -29,7 +29,8 @@ void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor) {
         if (j["histograms"].contains(held_as)) renamed[io::sensor_channel_name(c)] = std::move(j["histograms"][held_as]);
         channels[io::sensor_channel_name(c)] = {{"black_level", sensor.black[c]},
                                                {"maximum", sensor.maximum[c]},
-                                               {"clipped", sensor.clipped[c]}};
+                                               {"clipped", sensor.clipped[c]},
+                                               {"underexposed", sensor.underexposed[c]}};
     }
     j["histograms"] = std::move(renamed);
     j["camera_raw"] = {{"pattern", std::string(sensor.pattern)},
@@ -46,17 +47,18 @@ void sensor_table(std::ostream& out, const io::SensorChannels& sensor) {
     out << "  camera raw: " << sensor.pattern << " Bayer mosaic, " << sensor.bits
         << "-bit, one pixel per 2 x 2 block; values as stored (black level not subtracted)\n";
     char line[160];
-    std::snprintf(line, sizeof line, "  %-5s %9s %9s %9s %21s\n", "", "black", "white", "max", "clipped (>= white)");
+    std::snprintf(line, sizeof line, "  %-5s %9s %9s %9s %21s %23s\n", "", "black", "white", "max", "clipped (>= white)",
+                  "under (< white - 8 EV)");
     out << line;
+    const auto count_and_share = [&](std::uint64_t n) { return thousands(n) + " " + percent(share(n, sensor.blocks)); };
     for (int c = 0; c < io::SensorChannels::kChannels; ++c) {
-        const std::string clipped = thousands(sensor.clipped[c]) + " " + percent(share(sensor.clipped[c], sensor.blocks));
-        std::snprintf(line, sizeof line, "  %-5s %9u %9u %9u %21s\n", io::sensor_channel_name(c), sensor.black[c],
-                      sensor.white, sensor.maximum[c], clipped.c_str());
+        std::snprintf(line, sizeof line, "  %-5s %9u %9u %9u %21s %23s\n", io::sensor_channel_name(c), sensor.black[c],
+                      sensor.white, sensor.maximum[c], count_and_share(sensor.clipped[c]).c_str(),
+                      count_and_share(sensor.underexposed[c]).c_str());
         out << line;
     }
-    out << "  clipped blocks: " << thousands(sensor.clipped_any) << " in any channel ("
-        << percent(share(sensor.clipped_any, sensor.blocks)) << "), " << thousands(sensor.clipped_all)
-        << " in all (" << percent(share(sensor.clipped_all, sensor.blocks)) << ")\n";
+    out << "  clipped blocks: " << count_and_share(sensor.clipped_any) << " in any channel, "
+        << count_and_share(sensor.clipped_all) << " in all\n";
 }
 
 }  // namespace imghist::cli

@@ -87,8 +87,11 @@ void black_levels(const libraw_colordata_t& color, const std::array<int, 4>& at,
                             std::to_string(sensor.white) + ")");
 }
 
+// How far below saturation a sample counts as under-exposed (FastRawViewer's default).
+constexpr unsigned kUnderexposedEv = 8;
+
 // Copies the visible mosaic's whole 2 x 2 blocks into `dst` (rgba16, channel by colour) and
-// measures each channel's maximum and clipping at the white level.
+// measures each channel's maximum, clipping at the white level and under-exposure.
 void gather_blocks(const libraw_rawdata_t& data, const libraw_image_sizes_t& sizes, const std::array<int, 4>& at,
                    std::uint16_t* dst, SensorChannels& sensor) {
     const std::uint32_t block_cols = sizes.width / 2u, block_rows = sizes.height / 2u;
@@ -105,6 +108,10 @@ void gather_blocks(const libraw_rawdata_t& data, const libraw_image_sizes_t& siz
                 dst[c] = v;
                 sensor.maximum[c] = std::max<std::uint32_t>(sensor.maximum[c], v);
                 if (v >= sensor.white) ++sensor.clipped[c], ++clipped;
+                // 8 EV below saturation, in integers: (v - black) * 2^8 < white - black.
+                if (v <= sensor.black[c] || (std::uint64_t(v - sensor.black[c]) << kUnderexposedEv) <
+                                                std::uint64_t(sensor.white - sensor.black[c]))
+                    ++sensor.underexposed[c];
             }
             sensor.clipped_any += clipped > 0;
             sensor.clipped_all += clipped == 4;

@@ -93,6 +93,8 @@ def check_file(imghist, path, mosaic, pattern, black, white, preview):
         assert info["black_level"] == black[row * 2 + col], (where, name, info)
         assert info["maximum"] == int(values.max()), (where, name, info)
         assert info["clipped"] == int((values >= white).sum()), (where, name, info)
+        above_black = values.astype(np.int64) - black[row * 2 + col]
+        assert info["underexposed"] == int((above_black * 256 < white - black[row * 2 + col]).sum()), (where, name)
         clipped_blocks += values >= white
     assert raw["clipped_any"] == int((clipped_blocks > 0).sum()), (where, raw)
     assert raw["clipped_all"] == int((clipped_blocks == 4).sum()), (where, raw)
