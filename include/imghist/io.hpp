@@ -60,6 +60,7 @@ struct SensorChannels {
     std::uint64_t underexposed[kChannels] = {};
     std::uint64_t clipped_any = 0, clipped_all = 0;  // blocks with one / every channel clipped
     std::uint64_t blocks = 0;                     // the blocks counted (the image's pixels)
+    bool black_subtracted = false;                // the image holds value - black (ReadOptions)
     bool operator==(const SensorChannels&) const = default;
 };
 // "R", "G1", "B", "G2": the name of the image's sample `channel` of a camera raw file.
@@ -90,6 +91,7 @@ private:
 struct ReadOptions {
     std::uint64_t max_pixels = 0;     // 0 = no limit
     bool untrusted_readers = false;   // also OpenImageIO's less safe readers, chosen by extension
+    bool subtract_black = false;      // camera raw: each value less its channel's black level (0 at or below)
 };
 
 // Where the pixels of a LoadedImage are allocated: `bytes` of zero-initialised or writable

@@ -35,7 +35,7 @@ void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor) {
     j["histograms"] = std::move(renamed);
     j["camera_raw"] = {{"pattern", std::string(sensor.pattern)},
                        {"bits", sensor.bits},
-                       {"values", "as stored"},
+                       {"values", sensor.black_subtracted ? "black subtracted" : "as stored"},
                        {"white_level", sensor.white},
                        {"channels", std::move(channels)},
                        {"blocks", sensor.blocks},
@@ -45,7 +45,9 @@ void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor) {
 
 void sensor_table(std::ostream& out, const io::SensorChannels& sensor) {
     out << "  camera raw: " << sensor.pattern << " Bayer mosaic, " << sensor.bits
-        << "-bit, one pixel per 2 x 2 block; values as stored (black level not subtracted)\n";
+        << "-bit, one pixel per 2 x 2 block; "
+        << (sensor.black_subtracted ? "counted less the black level (--subtract-black); levels in raw units\n"
+                                    : "values as stored (black level not subtracted)\n");
     char line[160];
     std::snprintf(line, sizeof line, "  %-5s %9s %9s %9s %21s %23s\n", "", "black", "white", "max", "clipped (>= white)",
                   "under (< white - 8 EV)");

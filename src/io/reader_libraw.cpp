@@ -94,6 +94,8 @@ constexpr unsigned kUnderexposedEv = 8;
 // measures each channel's maximum, clipping at the white level and under-exposure.
 void gather_blocks(const libraw_rawdata_t& data, const libraw_image_sizes_t& sizes, const std::array<int, 4>& at,
                    std::uint16_t* dst, SensorChannels& sensor) {
+    std::uint16_t offset[SensorChannels::kChannels] = {};  // what the image's samples are less
+    for (int c = 0; c < SensorChannels::kChannels && sensor.black_subtracted; ++c) offset[c] = std::uint16_t(sensor.black[c]);
     const std::uint32_t block_cols = sizes.width / 2u, block_rows = sizes.height / 2u;
     const std::size_t pitch = sizes.raw_pitch / 2u;  // in samples
     for (std::uint32_t by = 0; by < block_rows; ++by) {
@@ -105,7 +107,7 @@ void gather_blocks(const libraw_rawdata_t& data, const libraw_image_sizes_t& siz
             for (int p = 0; p < 4; ++p) {
                 const std::uint16_t v = rows[p / 2][2u * bx + std::uint32_t(p % 2)];
                 const int c = at[std::size_t(p)];
-                dst[c] = v;
+                dst[c] = v > offset[c] ? std::uint16_t(v - offset[c]) : std::uint16_t(0);
                 sensor.maximum[c] = std::max<std::uint32_t>(sensor.maximum[c], v);
                 if (v >= sensor.white) ++sensor.clipped[c], ++clipped;
                 // 8 EV below saturation, in integers: (v - black) * 2^8 < white - black.
@@ -153,6 +155,7 @@ LoadedImage read_camera_raw(const std::string& path, const ReadOptions& options,
     for (int p = 0; p < 4; ++p) sensor.pattern[p] = "RGBG"[at[std::size_t(p)]];
     sensor.bits = std::uint32_t(raw->imgdata.color.raw_bps);
     black_levels(raw->imgdata.rawdata.color, at, sensor, out.notes);
+    sensor.black_subtracted = options.subtract_black;
     const auto& sizes = raw->imgdata.sizes;
     const std::uint32_t width = sizes.width / 2u, height = sizes.height / 2u;
     out.pixels = allocate_pixels(image_bytes(std::uint64_t(width) * height, 4 * sizeof(std::uint16_t)));

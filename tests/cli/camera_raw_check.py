@@ -159,6 +159,15 @@ def main():
     for path, mosaic, pattern, black, white, preview in made:
         check_file(imghist, path, mosaic, pattern, black, white, preview)
     print(f"camera raw: {len(made)} DNGs counted per CFA channel as numpy and rawpy read them")
+    # --subtract-black: each value less its channel's black level, 0 at or below it.
+    path, mosaic, pattern, black, white, _ = made[-1]
+    r = run(imghist, ["--format", "json", "--subtract-black", "--bins", "65536", "--range", "0:65536", path])
+    result = json.loads(r.stdout)["results"][0]
+    assert result["camera_raw"]["values"] == "black subtracted", result["camera_raw"]
+    for name, (row, col) in channel_positions(pattern).items():
+        less_black = np.maximum(mosaic[row::2, col::2].astype(np.int64) - black[row * 2 + col], 0)
+        expected = np.bincount(less_black.ravel(), minlength=65536)
+        assert np.array_equal(np.asarray(result["histograms"][name]["counts"]), expected), f"--subtract-black {name}"
     bad = bad_files(scratch)
     good = made[0][0]
     r = run(imghist, ["--format", "json", *[b for b, _ in bad], good])
