@@ -92,6 +92,10 @@ struct ReadOptions {
     std::uint64_t max_pixels = 0;     // 0 = no limit
     bool untrusted_readers = false;   // also OpenImageIO's less safe readers, chosen by extension
     bool subtract_black = false;      // camera raw: each value less its channel's black level (0 at or below)
+    // Camera raw files are read as their CFA block image (LoadedImage::sensor), which must be
+    // counted per channel (R, G1, B, G2: Mode::rgb with the fourth counted, as histogram_files
+    // does); false refuses them, so that a caller that counts images as photos never gets one.
+    bool camera_raw = false;
 };
 
 // Where the pixels of a LoadedImage are allocated: `bytes` of zero-initialised or writable

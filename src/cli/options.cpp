@@ -513,6 +513,7 @@ Settings settle(const CommandLine& line) {
     Settings settings;
     settings.request = request_for(line);
     settings.read_options = line.read_options;
+    settings.read_options.camera_raw = true;  // counted per CFA channel by histogram_files
     settings.read_options.max_pixels = kDefaultMaxPixels;
     if (!line.max_pixels_text.empty()) settings.read_options.max_pixels = parse_count(line.max_pixels_text);
     if (!line.raw_text.empty()) {

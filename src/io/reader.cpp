@@ -384,6 +384,14 @@ bool left_channels_out(const LoadedImage& image) {
 
 namespace {
 
+// LibRaw's reader, for callers that count camera raw files per channel (ReadOptions::camera_raw).
+std::string checked_camera_raw(const ReadOptions& options) {
+    if (!options.camera_raw)
+        throw ReadError("camera raw file: it is counted per colour filter channel by the imghist command, which this "
+                        "caller of the reader does not ask for");
+    return kCameraRawReader;
+}
+
 // What is refused from the file's type, size and headers, with imghist's own code only: the
 // reader the file gets, or "" for a PNM that imghist reads itself.
 std::string checked_reader(const std::string& path, const FileHead& head, const ReadOptions& options) {
@@ -395,8 +403,9 @@ std::string checked_reader(const std::string& path, const FileHead& head, const 
     if (reader == "tiff")
         if (const std::vector<std::string> marks = camera_raw_marks(path, head); !marks.empty()) {
             if (!kHaveLibRaw) refuse_camera_raw(marks);
-            return kCameraRawReader;
+            return checked_camera_raw(options);
         }
+    if (reader == kCameraRawReader) return checked_camera_raw(options);
     if (reader == "bmp") check_bmp_header(head);
     return reader;
 }

@@ -55,14 +55,19 @@ void write_tiff(const std::string& file, const char* mode, const FirstImage& fir
 // sub-IFD. OpenImageIO's TIFF reader counted the preview ("150 x 100 rgb8"); LibRaw reads the
 // mosaic, one rgba16 pixel per 2 x 2 block, and the preview is only noted.
 TEST_F(CameraRawTest, DngWhosePreviewComesFirstIsReadAsItsMosaic) {
-    const auto image = read_or_fail((kRepro / "raw_preview_counted_as_photo.dng").string());
-    ASSERT_TRUE(image);
+    const std::string dng = (kRepro / "raw_preview_counted_as_photo.dng").string();
+    ReadOptions options;
+    options.camera_raw = true;
+    std::optional<LoadedImage> image;
+    ASSERT_NO_THROW(image = read_image(dng, options));
     EXPECT_EQ(image->view.format, imghist::PixelFormat::rgba16);
     EXPECT_EQ(image->view.width, 300u);
     EXPECT_EQ(image->view.height, 200u);
     ASSERT_TRUE(image->sensor);
     EXPECT_STREQ(image->sensor->pattern, "RGGB");
     EXPECT_TRUE(has_note(*image, "150 x 100 preview was not counted"));
+    // A caller that does not count per channel (the Python package's file functions) is refused.
+    EXPECT_TRUE(contains(refusal(dng), "counted per colour filter channel by the imghist command")) << refusal(dng);
 }
 
 // The reader is chosen by content, so a raw extension changes nothing, with or without
