@@ -35,9 +35,11 @@ extra=(
   clang-14 libclang-rt-14-dev                          # the fuzz targets (libFuzzer, ASan, UBSan)
 )
 # PyPI packages of the tests, in Debian's Python (the tests run /usr/bin/python3): camera raw
-# files written with tifffile and decoded again by rawpy; HEIC and AVIF written by pillow-heif.
-pypi=(tifffile rawpy pillow-heif)
-pypi_modules=(tifffile rawpy pillow_heif)
+# files written with tifffile and decoded again by rawpy; HEIC and AVIF written by pillow-heif
+# (on Pillow). Without their dependencies: numpy stays Debian's (python3-numpy), which Debian's
+# pandas is built against (a numpy 2 from PyPI breaks it).
+pypi=(tifffile rawpy pillow-heif pillow)
+pypi_modules=(tifffile rawpy pillow_heif PIL)
 packages=("${core[@]}")
 [ "$set_name" = all ] && packages+=("${extra[@]}")
 if [ "$print" -eq 1 ]; then
@@ -60,5 +62,5 @@ else
 fi
 if ! /usr/bin/python3 -c "import $(IFS=,; echo "${pypi_modules[*]}")" 2>/dev/null; then
   echo "install-deps: installing ${pypi[*]} (PyPI) for /usr/bin/python3"
-  $sudo /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${pypi[@]}"
+  $sudo /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --break-system-packages --no-deps "${pypi[@]}"
 fi
