@@ -51,6 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::filesystem::path path = imghist::fuzz::scratch_dir() / (ext.empty() ? "input" : "input." + ext);
     imghist::fuzz::write_file(path, {reinterpret_cast<const char*>(data), size});
     imghist::io::ReadOptions options;
+    options.camera_raw = true;  // LibRaw too, as the command reads
     // The command's defaults, but a smaller pixel limit: its 2^28 pixels of RGBA float are
     // 4 GiB, past libFuzzer's memory limit; the limit is checked from the header either way.
     options.max_pixels = std::uint64_t(1) << 22;

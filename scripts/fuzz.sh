@@ -36,7 +36,8 @@ seeds="$build/seeds"
 rm -rf "$seeds" "$build/corpus" "$build/findings" "$build/tmp"
 mkdir -p "$seeds/generated" "$build/findings" "$build/tmp"
 for name in "${targets[@]}"; do mkdir -p "$seeds/$name" "$build/corpus/$name"; done
-# Small files of every sample type in the formats the reader trusts, written by OpenImageIO.
+# Small files of every sample type in the formats the reader trusts, written by OpenImageIO
+# (camera raw: the DNG among tests/data/repro).
 gen() { oiiotool --pattern checker:width=3:height=2:color1=0.9,0.2,0.6:color2=0.1,0.7,0.3 "$1" 3 "${@:3}" \
           -o "$seeds/generated/$2" > /dev/null; }
 gen 7x5 rgb8.png -d uint8
@@ -58,6 +59,8 @@ gen 7x5 rgb.hdr
 gen 7x5 rgb8.bmp -d uint8
 gen 7x5 rgb8.webp -d uint8
 gen 7x5 rgb8.gif -d uint8
+gen 8x6 rgb8.heic -d uint8                               # libheif (HEVC and AV1), where built with it
+gen 8x6 rgb8.avif -d uint8
 inputs=(examples/sample.png $(ls tests/data/repro/* | grep -v README.md) "$seeds"/generated/*)
 for f in "${inputs[@]}"; do
   name=$(basename "$f")

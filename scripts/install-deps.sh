@@ -21,6 +21,8 @@ core=(
   libgtest-dev                                         # tests
   libopenimageio-dev openimageio-tools libcli11-dev nlohmann-json3-dev libtiff-dev libcairo2-dev  # the imghist command
   libturbojpeg0-dev                                    # imghist::io decodes JPEGs with TurboJPEG (else OpenImageIO does)
+  libraw-dev                                           # imghist::io reads camera raw files with LibRaw (else refuses them)
+  libheif-dev                                          # imghist::io reads HEIC/AVIF with libheif (else OpenImageIO, 8-bit, untrusted)
   libopenmpi-dev openmpi-bin                           # imghist::mpi and imghist --mpi (Open MPI; tests run mpirun)
   python3-pandas python3-numpy                         # the CLI tests load its CSV with them
   python3-venv python3-dev                             # the Python package (its build tools come from PyPI)
@@ -32,6 +34,12 @@ extra=(
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # Vulkan on lavapipe
   clang-14 libclang-rt-14-dev                          # the fuzz targets (libFuzzer, ASan, UBSan)
 )
+# PyPI packages of the tests, in Debian's Python (the tests run /usr/bin/python3): camera raw
+# files written with tifffile and decoded again by rawpy; HEIC and AVIF written by pillow-heif
+# (on Pillow). Without their dependencies: numpy stays Debian's (python3-numpy), which Debian's
+# pandas is built against (a numpy 2 from PyPI breaks it).
+pypi=(tifffile rawpy pillow-heif pillow)
+pypi_modules=(tifffile rawpy pillow_heif PIL)
 packages=("${core[@]}")
 [ "$set_name" = all ] && packages+=("${extra[@]}")
 if [ "$print" -eq 1 ]; then
@@ -42,13 +50,17 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages of '$set_name' present"
-  exit 0
-fi
-echo "install-deps: installing ${missing[*]}"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages of '$set_name' present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if ! /usr/bin/python3 -c "import $(IFS=,; echo "${pypi_modules[*]}")" 2>/dev/null; then
+  echo "install-deps: installing ${pypi[*]} (PyPI) for /usr/bin/python3"
+  $sudo /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --break-system-packages --no-deps "${pypi[@]}"
+fi

@@ -28,6 +28,8 @@ struct FileHistogram {
     // decode goes to the CPU reader; then decoder is "cpu" and gpu_fallback says why.
     std::string decoder = "cpu";
     std::string gpu_fallback;
+    // A camera raw file's levels and clipping (its result's channels are R, G1, B, G2).
+    std::optional<SensorChannels> sensor;
 };
 
 enum class Decode {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,38 @@ struct PixelRelease {
     }
 };
 
+// A camera raw file's sensor data beside its counts (docs/semantics.md, "Camera raw"): the
+// image holds one 2 x 2 block of the colour filter array per pixel, its samples in the order
+// R, G1, B, G2 (G1 the green of the red row), as an rgba16 view. Trivially copyable: the
+// decoder process sends it as bytes.
+struct SensorChannels {
+    static constexpr int kChannels = 4;
+    char pattern[5] = {};                         // the top-left 2 x 2 colours, row by row: "RGGB"
+    std::uint32_t bits = 0;                       // the sensor's bits per sample, as LibRaw reads it
+    std::uint32_t black[kChannels] = {};          // black level per channel, in raw units
+    std::uint32_t white = 0;                      // the white (saturation) level LibRaw gives
+    std::uint32_t maximum[kChannels] = {};        // the largest value measured per channel
+    std::uint64_t clipped[kChannels] = {};        // samples at or above the white level
+    // Samples more than 8 EV below saturation: above black by less than (white - black) / 256.
+    std::uint64_t underexposed[kChannels] = {};
+    std::uint64_t clipped_any = 0, clipped_all = 0;  // blocks with one / every channel clipped
+    std::uint64_t blocks = 0;                     // the blocks counted (the image's pixels)
+    bool black_subtracted = false;                // the image holds value - black (ReadOptions)
+    bool operator==(const SensorChannels&) const = default;
+};
+// "R", "G1", "B", "G2": the name of the image's sample `channel` of a camera raw file.
+inline const char* sensor_channel_name(int channel) {
+    constexpr const char* kNames[SensorChannels::kChannels] = {"R", "G1", "B", "G2"};
+    return channel >= 0 && channel < SensorChannels::kChannels ? kNames[channel] : "?";
+}
+
 // Pixels read from one file, owned, with the view that describes them.
 struct LoadedImage {
     std::unique_ptr<std::byte[], PixelRelease> pixels;
     ImageView view;
     std::string source_type;           // the file's sample type as OpenImageIO names it ("uint8")
     std::vector<std::string> notes;    // conversions the reader made that the user should know
+    std::optional<SensorChannels> sensor;  // camera raw files only
 };
 
 // Why a file could not be read; the message is one line and does not repeat the file name.
@@ -64,6 +91,11 @@ private:
 struct ReadOptions {
     std::uint64_t max_pixels = 0;     // 0 = no limit
     bool untrusted_readers = false;   // also OpenImageIO's less safe readers, chosen by extension
+    bool subtract_black = false;      // camera raw: each value less its channel's black level (0 at or below)
+    // Camera raw files are read as their CFA block image (LoadedImage::sensor), which must be
+    // counted per channel (R, G1, B, G2: Mode::rgb with the fourth counted, as histogram_files
+    // does); false refuses them, so that a caller that counts images as photos never gets one.
+    bool camera_raw = false;
 };
 
 // Where the pixels of a LoadedImage are allocated: `bytes` of zero-initialised or writable

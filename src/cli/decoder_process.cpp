@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <stdexcept>
 #include <thread>
@@ -29,8 +31,24 @@ using namespace protocol;
 
 namespace {
 
-// IMGHIST_TEST_DECODER_FAULT=abort|segv|exit|hang:SUBSTRING makes the decoder process fail
-// that way on files whose name holds SUBSTRING, so the tests can crash it on purpose.
+// Address space a decoder grows into for a file takes up: 64 GiB at most (the memory limit's
+// test hook), in untouched chunks; it throws std::bad_alloc where the limit stops it.
+void map_without_end() {
+    constexpr std::size_t kChunk = std::size_t(64) << 20, kChunks = 1024;
+    std::vector<void*> chunks;
+    for (std::size_t i = 0; i < kChunks; ++i) {
+        void* p = std::malloc(kChunk);
+        if (!p) break;
+        chunks.push_back(p);
+    }
+    const bool stopped = chunks.size() < kChunks;
+    for (void* p : chunks) std::free(p);
+    if (stopped) throw std::bad_alloc();
+}
+
+// IMGHIST_TEST_DECODER_FAULT=abort|segv|exit|hang|alloc:SUBSTRING makes the decoder process fail
+// that way on files whose name holds SUBSTRING, so the tests can crash it on purpose ("alloc"
+// asks for 64 GiB, as a reader that allocates without end would).
 void apply_test_fault(const std::string& path) {
     const char* spec = std::getenv("IMGHIST_TEST_DECODER_FAULT");
     if (!spec) return;
@@ -44,6 +62,26 @@ void apply_test_fault(const std::string& path) {
     if (kind == "exit") ::_exit(3);
     if (kind == "hang")
         for (;;) ::pause();
+    if (kind == "alloc") map_without_end();
+}
+
+// Each file may grow the decoder's address space (RLIMIT_AS) by 1 GiB plus 32 bytes a pixel that
+// --max-pixels allows (a float RGBA image and one working copy of it), over what the process
+// holds when the file starts: a file that makes its reader allocate without end fails as out of
+// memory instead of taking the machine's. --max-pixels 0 lifts the limit too.
+void limit_memory_for_file(const io::ReadOptions& options) {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_AS, &limit) != 0) return;
+    limit.rlim_cur = limit.rlim_max;
+    if (options.max_pixels > 0) {
+        constexpr std::uint64_t kSlack = std::uint64_t(1) << 30, kBytesPerPixel = 32, kMost = std::uint64_t(1) << 60;
+        std::uint64_t pages = 0;
+        std::ifstream("/proc/self/statm") >> pages;  // the address space in use, in pages
+        const std::uint64_t held = pages * std::uint64_t(::sysconf(_SC_PAGESIZE));
+        const std::uint64_t budget = held + kSlack + std::min(options.max_pixels, kMost / kBytesPerPixel) * kBytesPerPixel;
+        if (limit.rlim_max == RLIM_INFINITY || budget < limit.rlim_max) limit.rlim_cur = rlim_t(budget);
+    }
+    (void)::setrlimit(RLIMIT_AS, &limit);
 }
 
 // The decoder's pixel buffers, one per slot imghist names in its requests: memfds mapped
@@ -137,6 +175,7 @@ void answer(int socket, PixelSlots& slots, std::uint32_t slot, const std::string
     io::LoadedImage image;
     int fd = -1;
     try {
+        limit_memory_for_file(options);
         apply_test_fault(path);
         slots.use(slot);
         image = io::read_image(path, options, [&](std::size_t bytes) { return slots.allocate(bytes); });
@@ -161,6 +200,8 @@ void answer(int socket, PixelSlots& slots, std::uint32_t slot, const std::string
         const std::uint32_t notes = std::uint32_t(std::min(image.notes.size(), kMaxNotes));
         w.put(notes);
         for (std::uint32_t i = 0; i < notes; ++i) w.put_string(image.notes[i], kMaxAnswerString);
+        w.put(std::uint8_t(image.sensor.has_value()));
+        if (image.sensor) w.put(*image.sensor);
     } else {
         w.put_string(message, kMaxAnswerString);
     }

@@ -18,7 +18,9 @@
 
 namespace imghist::cli::protocol {
 
-constexpr std::uint32_t kProtocol = 0x69680002;  // "ih", version 2
+constexpr std::uint32_t kProtocol = 0x69680003;  // "ih", version 3
+// An answer's camera raw levels go as bytes (both ends are the same binary).
+static_assert(std::is_trivially_copyable_v<io::SensorChannels>, "io::SensorChannels must be sent as bytes");
 // One message, either way.
 constexpr std::size_t kMaxMessage = 64 * 1024;
 

@@ -32,6 +32,13 @@ using namespace protocol;
 
 namespace {
 
+// A camera raw file's 2 x 2 colours: R, G, B, G in some order, and the end of the string.
+bool valid_pattern(const char (&pattern)[5]) {
+    std::string colours(pattern, 4);
+    std::sort(colours.begin(), colours.end());
+    return colours == "BGGR" && pattern[4] == '\0';
+}
+
 std::string seconds_text(double s) {
     std::ostringstream os;
     os << s;
@@ -318,6 +325,11 @@ io::LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, 
         const auto notes = r.get<std::uint32_t>();
         if (notes > kMaxNotes) throw bad_answer("notes");
         for (std::uint32_t i = 0; i < notes; ++i) image.notes.push_back(r.get_string());
+        if (r.get<std::uint8_t>() != 0) {
+            image.sensor = r.get<io::SensorChannels>();
+            if (PixelFormat(format) != PixelFormat::rgba16 || !valid_pattern(image.sensor->pattern))
+                throw bad_answer("sensor");
+        }
         map_pixels(image, fd, slot, width, height, PixelFormat(format));
         return image;
     } catch (const MessageTooShort&) {
@@ -368,6 +380,7 @@ io::LoadedImage read_one_file(const std::string& path, const io::ReadOptions& op
     io::LoadedImage own;
     own.source_type = lent.source_type;
     own.notes = lent.notes;
+    own.sensor = lent.sensor;
     own.pixels = io::allocate_on_heap(row_bytes * from.height);
     for (std::uint32_t y = 0; y < from.height; ++y)
         std::memcpy(own.pixels.get() + row_bytes * y, from.row(y), row_bytes);

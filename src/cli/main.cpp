@@ -249,6 +249,7 @@ FileOutcome outcome_of(io::FileHistogram& f, bool gpu_decode, const Inputs& expa
     if (f.result) {
         o.notes = f.result->notes;
         o.result = std::move(f.result);
+        o.sensor = f.sensor;
     } else {
         o.error = std::move(f.error);
         if (const std::string where = expanded.origin(f.index); !where.empty()) o.error += " (" + where + ")";

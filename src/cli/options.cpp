@@ -108,6 +108,7 @@ void add_reading_options(CLI::App& app, CommandLine& line) {
                  "Also read formats outside the trusted list (TGA, IFF, DPX, PSD, ...) with "
                  "OpenImageIO's less safe readers, chosen by extension; directories then take "
                  "their extensions too. Use only on files you trust");
+    app.add_flag("--subtract-black", line.read_options.subtract_black, "Camera raw files: count each value less its channel's black level (0 at or below it)");
     app.add_option("--raw", line.raw_text,
                    "Read every input as headerless native-endian pixels (read in this process: no "
                    "decoder); FORMAT is one of " + io::raw_format_names() + "; STRIDE = bytes per row")

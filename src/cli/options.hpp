@@ -34,7 +34,7 @@ struct ExposureOptions {
 // The options as typed, before they are checked.
 struct CommandLine {
     std::vector<std::string> inputs;
-    io::ReadOptions read_options;
+    io::ReadOptions read_options{.camera_raw = true};  // counted per CFA channel by histogram_files
     DecoderSettings decoder_settings;
     std::string mode_text = "all", backend_name = "auto", device, range_text, weights_text = "rec709";
     std::string format = "table", plot_path, max_pixels_text, raw_text, files_from;

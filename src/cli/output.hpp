@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "imghist/io.hpp"
 #include "imghist/result.hpp"
 #include "interrupt.hpp"
 
@@ -23,6 +24,8 @@ struct FileOutcome {
     std::string error;               // one line, without the file name
     // With --decode gpu: "gpu" or "cpu" (the reader that decoded it), and why the GPU left it.
     std::string decoder, gpu_fallback;
+    // A camera raw file's levels and clipping; its result's R, G, B, A are R, G1, B, G2.
+    std::optional<io::SensorChannels> sensor;
 };
 
 // A file counted in a sum: its name and its index among the report's results (npos where the
@@ -97,6 +100,7 @@ bool is_utf8(std::string_view bytes);
 std::string utf8_or_replaced(std::string_view bytes);
 // "6a70": two lowercase hex digits a byte.
 std::string hex_bytes(std::string_view bytes);
+
 
 // "256 bins over [0, 256)", "257 bins over [0, 1] (bin 256 = 1.0 and above)", ...
 std::string describe_layout(const BinLayout& layout);

@@ -6,6 +6,7 @@
 
 #include "imghist/engine.hpp"
 #include "output_formats.hpp"
+#include "sensor_report.hpp"
 #include "sample_meaning.hpp"
 
 namespace imghist::cli {
@@ -169,6 +170,7 @@ json result_json(const FileOutcome& o, const std::optional<ExposureSettings>& ex
     j["backend"] = message_json(r.backend);
     j["device"] = message_json(r.device);
     j["histograms"] = histograms_json(r.channels);
+    if (o.sensor) put_sensor(j, *o.sensor);
     put_regions(j, r);
     put_exposure(j, r, exposure_settings);
     json notes = json::array();

@@ -6,6 +6,7 @@
 #include "output_formats.hpp"
 #include "output_text.hpp"
 #include "sample_meaning.hpp"
+#include "sensor_report.hpp"
 
 namespace imghist::cli {
 
@@ -109,7 +110,7 @@ std::optional<double> linear_percentile(const SampleStats& s, double p) {
 
 // The sample statistics: per channel one row of the samples' own numbers, then a line for any
 // percentile beyond the median, p1 and p99 the columns show.
-void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip) {
+void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip, const io::SensorChannels* sensor) {
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %12s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n", "", "samples", "mean",
                   "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
@@ -120,7 +121,7 @@ void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip) {
         const std::optional<SampleStats> s = c.sample_stats();
         if (!s) continue;
         std::snprintf(line, sizeof line, "  %-5s %12s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n",
-                      std::string(channel_name(c.channel)).c_str(), thousands(s->count).c_str(), or_dash(s->mean).c_str(),
+                      shown_channel_name(c.channel, sensor).c_str(), thousands(s->count).c_str(), or_dash(s->mean).c_str(),
                       or_dash(s->stddev).c_str(), or_dash(linear_percentile(*s, 50)).c_str(),
                       or_dash(linear_percentile(*s, 1)).c_str(), or_dash(linear_percentile(*s, 99)).c_str(),
                       or_dash(s->min).c_str(), or_dash(s->max).c_str(), share_or_dash(bins.clipped_low).c_str(),
@@ -130,7 +131,7 @@ void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip) {
         for (const SamplePercentile& q : s->percentiles)
             if (q.percent != 50 && q.percent != 1 && q.percent != 99)
                 others += (others.empty() ? "" : ", ") + ("p" + number(q.percent)) + " " + or_dash(std::optional(q.linear));
-        if (!others.empty()) more += "  " + std::string(channel_name(c.channel)) + ": " + others + "\n";
+        if (!others.empty()) more += "  " + shown_channel_name(c.channel, sensor) + ": " + others + "\n";
     }
     out << more;
     if (percentiles_dropped(r))
@@ -139,7 +140,8 @@ void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip) {
 }
 
 // The statistics: a header, then per channel a row in bins and (unless bins are values) one in values.
-void statistics_rows(std::ostream& out, const Result& r, const ClipColumns& clip, bool values_are_bins) {
+void statistics_rows(std::ostream& out, const Result& r, const ClipColumns& clip, bool values_are_bins,
+                     const io::SensorChannels* sensor) {
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
                   "mean", "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
@@ -147,7 +149,7 @@ void statistics_rows(std::ostream& out, const Result& r, const ClipColumns& clip
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
         std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
-                      std::string(channel_name(c.channel)).c_str(), values_are_bins ? "" : "bins", thousands(s.count).c_str(),
+                      shown_channel_name(c.channel, sensor).c_str(), values_are_bins ? "" : "bins", thousands(s.count).c_str(),
                       or_dash(s.mean, 2).c_str(), or_dash(s.stddev, 2).c_str(), or_dash(s.median).c_str(),
                       or_dash(s.p1).c_str(), or_dash(s.p99).c_str(), or_dash(s.min_bin).c_str(),
                       or_dash(s.max_bin).c_str(), share_or_dash(s.clipped_low).c_str(),
@@ -226,19 +228,20 @@ void exposure_line(std::ostream& out, const Result& r, const ExposureSettings& s
     if (const auto caveat = exposure_caveat(r.format)) out << "  note: " << *caveat << '\n';
 }
 
-void table_block(std::ostream& out, const std::string& heading, const Result& r,
-                 const std::vector<std::string>& notes, const std::optional<ExposureSettings>& exposure_settings) {
+void table_block(std::ostream& out, const std::string& heading, const Result& r, const std::vector<std::string>& notes,
+                 const std::optional<ExposureSettings>& exposure_settings, const io::SensorChannels* sensor = nullptr) {
     out << heading << '\n';
     // Channels of one result share their layout unless a format mixes sample types (never).
     const BinLayout& layout = r.channels.front().layout;
     const ClipColumns clip = clip_columns(r.format);
     layout_lines(out, r, layout, clip);
-    if (has_sample_stats(r)) sample_rows(out, r, clip);
-    else statistics_rows(out, r, clip, bin_is_value(r, layout));
+    if (has_sample_stats(r)) sample_rows(out, r, clip, sensor);
+    else statistics_rows(out, r, clip, bin_is_value(r, layout), sensor);
     tile_rows(out, r);
     for (const ChannelHistogram& c : r.channels) value_extremes_line(out, c);
     for (const ChannelHistogram& c : r.channels) outside_line(out, c);
     if (exposure_settings) exposure_line(out, r, *exposure_settings);
+    if (sensor) sensor_table(out, *sensor);
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
 }
 
@@ -267,7 +270,7 @@ private:
                                     std::to_string(r.height) + "  " +
                                     std::string(format_info(r.format).name) + "  " +
                                     display_text(r.backend) + " on " + display_text(r.device);
-        table_block(out_, heading, r, o.notes, exposure_);
+        table_block(out_, heading, r, o.notes, exposure_, o.sensor ? &*o.sensor : nullptr);
     }
     std::optional<ExposureSettings> exposure_;
     std::size_t blocks_ = 0;

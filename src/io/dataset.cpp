@@ -34,6 +34,7 @@ struct Decoded {
     std::string error;
     std::uint64_t file_bytes = 0;
     std::optional<Result> counted;  // counted by the decoder thread (count_decoded)
+    std::optional<SensorChannels> sensor;
 };
 
 // Why a file failed, in a catch block: the reader's or the engine's one-line message; any other
@@ -161,12 +162,24 @@ private:
     std::condition_variable room_, ready_;
 };
 
+// A camera raw image's samples are its colour positions (R, G1, B, G2), each counted alone: no
+// luminance of them, and the fourth, which the rgba16 view holds where alpha would be, counted
+// like the others and never used to select pixels.
+Request sensor_request(const Request& request) {
+    Request r = request;
+    r.mode = Mode::rgb;
+    r.count_alpha = true;
+    r.alpha_threshold.reset();
+    return r;
+}
+
 // Counts a decoded image: the engine's result with the reader's notes, or why not; the pixels
 // are freed either way.
 void count_decoded(Engine& engine, const Request& request, Decoded& d) {
     if (!d.image) return;
     try {
-        Result r = engine.compute(d.image->view, request);
+        d.sensor = d.image->sensor;
+        Result r = d.sensor ? engine.compute(d.image->view, sensor_request(request)) : engine.compute(d.image->view, request);
         r.notes.insert(r.notes.begin(), d.image->notes.begin(), d.image->notes.end());
         d.counted = std::move(r);
     } catch (...) {  // e.g. a device error: this file, not the run
@@ -180,6 +193,7 @@ void count_on_engine(Engine& engine, const Request& request, Decoded& d, FileHis
     count_decoded(engine, request, d);
     file.error = std::move(d.error);
     file.result = std::move(d.counted);
+    if (file.result) file.sensor = d.sensor;
 }
 
 // With the cpu backend, each decoder thread counts the files it decodes, on an engine of its

@@ -12,6 +12,12 @@
 #include <type_traits>
 
 #include "reader_internal.hpp"
+#if IMGHIST_IO_LIBRAW
+#include <libraw/libraw.h>
+#endif
+#if IMGHIST_IO_LIBHEIF
+#include <libheif/heif.h>
+#endif
 
 namespace imghist::io {
 
@@ -340,6 +346,7 @@ LoadedImage reading::read_with_oiio(const std::string& path, const std::string& 
     out.pixels = allocate_pixels(image_bytes(pixels, format_info(format).pixel_bytes()));
     const bool ok = read_channels(*in, path, spec, channels.channels, samples.read_type, out.pixels.get());
     check_read(*in, ok, reader);
+    if (const OIIO::ParamValue* icc = spec.find_attribute("ICCProfile")) out.notes.push_back(icc_profile_note(icc->type().size()));
     if (in->seek_subimage(1, 0))
         out.notes.push_back("the file holds more than one image; only the first was counted");
     (void)in->geterror();
@@ -377,6 +384,14 @@ bool left_channels_out(const LoadedImage& image) {
 
 namespace {
 
+// LibRaw's reader, for callers that count camera raw files per channel (ReadOptions::camera_raw).
+std::string checked_camera_raw(const ReadOptions& options) {
+    if (!options.camera_raw)
+        throw ReadError("camera raw file: it is counted per colour filter channel by the imghist command, which this "
+                        "caller of the reader does not ask for");
+    return kCameraRawReader;
+}
+
 // What is refused from the file's type, size and headers, with imghist's own code only: the
 // reader the file gets, or "" for a PNM that imghist reads itself.
 std::string checked_reader(const std::string& path, const FileHead& head, const ReadOptions& options) {
@@ -385,7 +400,12 @@ std::string checked_reader(const std::string& path, const FileHead& head, const 
     const std::string reader = choose_reader(path, head.bytes, head.count, options);
     if (reader == "png") check_png_chunks(path, head.size);
     if (reader == "gif") check_gif_screen(head, options);
-    if (reader == "tiff") refuse_camera_raw(path, head);
+    if (reader == "tiff")
+        if (const std::vector<std::string> marks = camera_raw_marks(path, head); !marks.empty()) {
+            if (!kHaveLibRaw) refuse_camera_raw(marks);
+            return checked_camera_raw(options);
+        }
+    if (reader == kCameraRawReader) return checked_camera_raw(options);
     if (reader == "bmp") check_bmp_header(head);
     return reader;
 }
@@ -403,6 +423,12 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
     // Some of OpenImageIO's decoders throw on corrupt files (a GIF header can make its reader
     // throw std::length_error): that is the file's fault, reported like any other.
     try {
+#if IMGHIST_IO_LIBRAW
+        if (reader == kCameraRawReader) return read_camera_raw(path, options, allocate_pixels);
+#endif
+#if IMGHIST_IO_LIBHEIF
+        if (reader == kHeifReader) return read_heif(path, options, allocate_pixels);
+#endif
 #if IMGHIST_IO_TURBOJPEG
         if (reader == "jpeg")
             if (std::optional<LoadedImage> image = read_jpeg(path, head.size, options, allocate_pixels))
@@ -417,12 +443,17 @@ LoadedImage read_image(const std::string& path, const ReadOptions& options, cons
 }
 
 std::string reader_version() {
-    const std::string oiio = "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
+    std::string version = "OpenImageIO " + std::string(OIIO::get_string_attribute("oiio:version", OIIO_VERSION_STRING));
 #if IMGHIST_IO_TURBOJPEG
-    return oiio + ", " IMGHIST_IO_TURBOJPEG_NAME " for JPEG";
-#else
-    return oiio;
+    version += ", " IMGHIST_IO_TURBOJPEG_NAME " for JPEG";
 #endif
+#if IMGHIST_IO_LIBRAW
+    version += ", LibRaw " + std::string(LibRaw::version()) + " for camera raw";
+#endif
+#if IMGHIST_IO_LIBHEIF
+    version += ", libheif " + std::string(heif_get_version()) + " for HEIC/AVIF";
+#endif
+    return version;
 }
 
 void configure_reader_threads(unsigned threads) {

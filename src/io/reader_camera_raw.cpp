@@ -1,7 +1,8 @@
 // Camera raw files built on TIFF (DNG, CR2, NEF, ARW, PEF, ...) start like any TIFF, and
 // OpenImageIO's TIFF reader gives their first image: a small preview, or the sensor's mosaic
-// before demosaicing, counted as gray. Neither is the photograph, so such files are refused from
-// their first directory (read here, 12 or 20 bytes an entry) before any reader sees them.
+// counted as gray. Neither is what a raw histogram counts, so such files are recognised from
+// their first directory (read here, 12 or 20 bytes an entry) before any reader sees them: LibRaw
+// reads them where imghist is built with it (reader_libraw.cpp), and they are refused otherwise.
 #include <algorithm>
 #include <fstream>
 #include <optional>
@@ -34,8 +35,8 @@ std::optional<std::uint64_t> entry_value(const unsigned char* entry, bool big_ti
 }
 
 // Why the first directory marks the file as camera raw; empty for an ordinary TIFF.
-std::vector<std::string> camera_raw_marks(std::ifstream& file, const unsigned char* head, bool big_tiff,
-                                          bool little_endian) {
+std::vector<std::string> first_directory_marks(std::ifstream& file, const unsigned char* head, bool big_tiff,
+                                             bool little_endian) {
     const std::uint64_t directory = big_tiff ? number(head + 8, 8, little_endian) : number(head + 4, 4, little_endian);
     const int count_bytes = big_tiff ? 8 : 2, entry_bytes = big_tiff ? 20 : 12;
     unsigned char count_field[8] = {};
@@ -61,19 +62,21 @@ std::vector<std::string> camera_raw_marks(std::ifstream& file, const unsigned ch
 
 }  // namespace
 
-void refuse_camera_raw(const std::string& path, const FileHead& head) {
-    if (head.count < 16) return;  // too short for a directory: the TIFF reader refuses it
+std::vector<std::string> camera_raw_marks(const std::string& path, const FileHead& head) {
+    if (head.count < 16) return {};  // too short for a directory: the TIFF reader refuses it
     const bool little_endian = head.bytes[0] == 'I', big_tiff = head.bytes[2] == '+' || head.bytes[3] == '+';
     std::ifstream file(path, std::ios::binary);
-    std::vector<std::string> marks = camera_raw_marks(file, head.bytes, big_tiff, little_endian);
+    std::vector<std::string> marks = first_directory_marks(file, head.bytes, big_tiff, little_endian);
     if (!big_tiff && head.bytes[8] == 'C' && head.bytes[9] == 'R') marks.insert(marks.begin(), "a Canon CR2 signature");
-    if (marks.empty()) return;
+    return marks;
+}
+
+void refuse_camera_raw(const std::vector<std::string>& marks) {
     std::string why;
     for (const std::string& mark : marks) why += (why.empty() ? "" : ", ") + mark;
     throw ReadError("camera raw file (" + why +
-                    "): imghist does not decode camera raw data, and reading it as TIFF would count its preview or "
-                    "its mosaic before demosaicing instead of the photograph; convert it with a raw converter "
-                    "(to 16-bit TIFF, for example) first");
+                    "): this imghist is built without LibRaw, and reading it as TIFF would count its preview or "
+                    "its mosaic as gray; convert it with a raw converter (to 16-bit TIFF, for example) first");
 }
 
 }  // namespace imghist::io::reading

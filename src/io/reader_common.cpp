@@ -46,6 +46,11 @@ std::string one_line(std::string text) {
     return out;
 }
 
+std::string icc_profile_note(std::size_t bytes) {
+    return "the file carries an ICC colour profile (" + std::to_string(bytes) +
+           " bytes): its stored values are counted, which an editor shows converted through the profile";
+}
+
 std::string join(const std::vector<std::string>& items) {
     std::string out;
     for (const std::string& s : items) out += (out.empty() ? "" : ",") + s;

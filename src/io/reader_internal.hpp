@@ -22,6 +22,8 @@ namespace imghist::io::reading {
 std::string one_line(std::string text);
 // "a,b,c".
 std::string join(const std::vector<std::string>& items);
+// The note of a file that carries an ICC profile of `bytes` bytes (Adobe RGB, Display P3, ...).
+std::string icc_profile_note(std::size_t bytes);
 // The message for an errno of stat() or open() on the input.
 std::string path_error(int error);
 
@@ -65,9 +67,39 @@ void check_bmp_header(const FileHead& head);
 
 // --- reader_camera_raw.cpp: TIFF-based camera raw files ------------------------------------
 
-// Refuses a TIFF whose first directory marks it as camera raw (DNG tags, a CFA or linear raw
-// photometric, a preview subfile type, a CR2 signature): its TIFF reading is not the photograph.
-void refuse_camera_raw(const std::string& path, const FileHead& head);
+// Whether imghist is built with LibRaw, and the name its reader of camera raw files goes by.
+#if IMGHIST_IO_LIBRAW
+inline constexpr bool kHaveLibRaw = true;
+#else
+inline constexpr bool kHaveLibRaw = false;
+#endif
+inline constexpr const char* kCameraRawReader = "libraw";
+
+// --- reader_heif.cpp: HEIC/HEIF and AVIF through libheif (built where IMGHIST_IO_LIBHEIF is 1)
+
+#if IMGHIST_IO_LIBHEIF
+inline constexpr bool kHaveLibHeif = true;
+#else
+inline constexpr bool kHaveLibHeif = false;
+#endif
+// OpenImageIO's name for its HEIF reader, which libheif replaces where imghist is built with it.
+inline constexpr const char* kHeifReader = "heif";
+// The primary image as rgb8/rgba8, or for more than 8 bits rgb16/rgba16 holding the values
+// unscaled (10-bit: 0 .. 1023); a note names an ICC profile.
+LoadedImage read_heif(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels);
+
+// Why the first directory marks a TIFF as camera raw (DNG tags, a CFA or linear raw photometric,
+// a preview subfile type, a CR2 signature); empty for an ordinary TIFF.
+std::vector<std::string> camera_raw_marks(const std::string& path, const FileHead& head);
+// The refusal of a camera raw file where imghist is built without LibRaw.
+[[noreturn]] void refuse_camera_raw(const std::vector<std::string>& marks);
+
+// --- reader_libraw.cpp: camera raw files through LibRaw (built where IMGHIST_IO_LIBRAW is 1) -
+
+// The visible Bayer mosaic as an rgba16 image of its 2 x 2 blocks (R, G1, B, G2), with the
+// sensor's levels and clipping (LoadedImage::sensor). ReadError for what LibRaw cannot decode,
+// for sensors other than RGB Bayer, for damaged data and for black levels at or above white.
+LoadedImage read_camera_raw(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels);
 
 // --- reader.cpp: OpenImageIO's readers -----------------------------------------------------
 

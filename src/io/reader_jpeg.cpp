@@ -1,12 +1,13 @@
 // JPEG files decoded with libjpeg-turbo's TurboJPEG API, which reads a dataset of photos markedly
 // faster than OpenImageIO's JPEG reader (docs/performance.md, "Datasets of files"). Both end in
 // the same libjpeg-turbo decoder with its defaults (ISLOW DCT, fancy upsampling, stored pixels:
-// no EXIF rotation, no ICC), so the pixels are the same. What TurboJPEG would give differently,
+// no EXIF rotation, no ICC conversion), so the pixels are the same. What TurboJPEG would give differently,
 // or complains about at all, is left to OpenImageIO, whose answer (its pixels or its error)
 // stays the reader's.
 #include <turbojpeg.h>
 
 #include <climits>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -49,6 +50,24 @@ bool fits_in_memory(std::uint64_t file_size, const ReadOptions& options) {
            (file_size - kMarkerBytes) / kBytesPerPixel <= options.max_pixels;
 }
 
+// The bytes of the ICC profile the JPEG carries in its APP2 "ICC_PROFILE" segments (0: none), as
+// OpenImageIO reports it: the segments before the first scan, each after its 14-byte header.
+std::size_t icc_profile_bytes(const unsigned char* data, std::size_t size) {
+    constexpr unsigned char kApp2 = 0xE2, kStartOfScan = 0xDA;
+    constexpr char kIccId[] = "ICC_PROFILE";  // with its NUL: 12 bytes, then sequence and count
+    std::size_t bytes = 0;
+    for (std::size_t at = 2; at + 4 <= size && data[at] == 0xFF;) {
+        const unsigned char marker = data[at + 1];
+        if (marker == 0xFF) { ++at; continue; }  // fill byte
+        if (marker == kStartOfScan) break;
+        const std::size_t length = std::size_t(data[at + 2]) << 8 | data[at + 3];
+        if (marker == kApp2 && length >= 16 && at + 4 + 12 <= size && std::memcmp(data + at + 4, kIccId, 12) == 0)
+            bytes += length - 16;
+        at += 2 + length;
+    }
+    return bytes;
+}
+
 }  // namespace
 
 std::optional<LoadedImage> read_jpeg(const std::string& path, std::uint64_t file_size, const ReadOptions& options,
@@ -84,6 +103,7 @@ std::optional<LoadedImage> read_jpeg(const std::string& path, std::uint64_t file
     if (tjDecompress2(tj, data.get(), size, reinterpret_cast<unsigned char*>(out.pixels.get()), width, row_bytes, height,
                       gray ? TJPF_GRAY : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0)
         return std::nullopt;  // (tjDecompress2 resets the handle itself)
+    if (const std::size_t icc = icc_profile_bytes(data.get(), size)) out.notes.push_back(icc_profile_note(icc));
     out.view = ImageView::packed(out.pixels.get(), std::uint32_t(width), std::uint32_t(height), format);
     return out;
 }

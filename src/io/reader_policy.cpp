@@ -20,7 +20,8 @@ namespace {
 
 // Formats read by default: OpenImageIO's thin wrappers over well-fuzzed libraries (libpng,
 // libjpeg, libtiff, OpenEXR, libwebp, giflib) and its small PNM/PFM, HDR and BMP readers (PNM
-// with 8/16-bit samples is read by imghist itself). Every other reader is OpenImageIO's own
+// with 8/16-bit samples is read by imghist itself); where imghist is built with them, libheif
+// for HEIC/AVIF and LibRaw for camera raw, in the command's isolated decoder processes. Every other reader is OpenImageIO's own
 // parser of a rarer format (IFF, TGA, DPX, PSD, ...); two of them broke under fuzzing (issue 11).
 struct TrustedFormat {
     const char* reader;  // OpenImageIO's name for it
@@ -33,12 +34,18 @@ constexpr TrustedFormat kTrusted[] = {
 
 // Readers never used: no image files (null invents one from any name, term only writes).
 const std::set<std::string> kNeverRead = {"null", "term"};
-// Readers a directory walk leaves out even with the flag: video, volumes, camera raw.
-const std::set<std::string> kNotWalked = {"ffmpeg", "openvdb", "raw"};
+// OpenImageIO's reader of camera raw files: imghist reads them through LibRaw itself.
+constexpr const char* kOiioCameraRawReader = "raw";
+// Readers a directory walk leaves out even with the flag: video, volumes, and camera raw unless
+// LibRaw reads it (then a walk takes its extensions by default).
+const std::set<std::string> kNotWalked = {"ffmpeg", "openvdb", kOiioCameraRawReader};
 
+// The trusted readers, and libheif's HEIF/AVIF where imghist is built with it (which
+// OpenImageIO's extension list names "heif").
 bool is_trusted(const std::string& reader) {
     return std::any_of(std::begin(kTrusted), std::end(kTrusted),
-                       [&](const TrustedFormat& f) { return reader == f.reader; });
+                       [&](const TrustedFormat& f) { return reader == f.reader; }) ||
+           (reading::kHaveLibHeif && reader == reading::kHeifReader);
 }
 
 // The trusted reader whose signature starts the file, or "".
@@ -57,6 +64,10 @@ std::string reader_for_content(const unsigned char* head, std::size_t n) {
     if (starts("BM"sv)) return "bmp";
     if (starts("RIFF"sv) && starts("WEBP"sv, 8)) return "webp";
     if (starts("GIF87a"sv) || starts("GIF89a"sv)) return "gif";
+    if (reading::kHaveLibHeif && starts("ftyp"sv, 4))  // an ISO media file: HEIF/AVIF by its brand
+        for (std::string_view brand : {"heic"sv, "heix"sv, "hevc"sv, "hevx"sv, "heim"sv, "heis"sv, "mif1"sv,
+                                       "msf1"sv, "mif2"sv, "avif"sv, "avis"sv})
+            if (starts(brand, 8)) return reading::kHeifReader;
     return "";
 }
 
@@ -110,6 +121,8 @@ std::string reader_for_extension(const std::string& path) {
 std::string trusted_format_names() {
     std::string out;
     for (const TrustedFormat& f : kTrusted) out += (out.empty() ? "" : ", ") + std::string(f.label);
+    if (reading::kHaveLibHeif) out += ", HEIC/AVIF (libheif)";
+    if (reading::kHaveLibRaw) out += ", camera raw (LibRaw)";
     return out;
 }
 
@@ -120,6 +133,9 @@ std::string reading::choose_reader(const std::string& path, const unsigned char*
     const std::string by_content = reader_for_content(head, n);
     if (!by_content.empty()) return by_content;
     std::string by_extension = reader_for_extension(path);
+    // Camera raw formats of their own (CR3, RAF, ORF, RW2, ...) have no common signature: the
+    // extensions OpenImageIO gives its LibRaw-based reader name them, and LibRaw checks the content.
+    if (reading::kHaveLibRaw && by_extension == kOiioCameraRawReader) return reading::kCameraRawReader;
     if (kNeverRead.count(by_extension)) by_extension.clear();
     const bool other_reader = !by_extension.empty() && !is_trusted(by_extension);
     if (options.untrusted_readers && other_reader) return by_extension;
@@ -184,7 +200,8 @@ const std::vector<std::string>& image_extensions(bool untrusted_readers) {
     const auto make = [](bool untrusted) {
         std::set<std::string> exts;
         for (const auto& [ext, reader] : reading::reader_extensions())
-            if (untrusted ? !kNeverRead.count(reader) && !kNotWalked.count(reader) : is_trusted(reader))
+            if ((untrusted ? !kNeverRead.count(reader) && !kNotWalked.count(reader) : is_trusted(reader)) ||
+                (reading::kHaveLibRaw && reader == kOiioCameraRawReader))
                 exts.insert(ext);
         return std::vector<std::string>(exts.begin(), exts.end());
     };

@@ -217,6 +217,19 @@ TEST_F(CliIsolationTest, HangingDecoderTimesOut) {
     EXPECT_LT(r.seconds, 30.0) << "the time limit was not applied";
 }
 
+// --- a decoder that allocates without end ---------------------------------------------------
+
+// A reader that asks for 64 GiB (the test hook, in untouched chunks) is stopped by the decoder's
+// memory limit, which --max-pixels sets: that file fails as out of memory, the others are read.
+TEST_F(CliIsolationTest, DecoderMemoryIsLimitedPerFile) {
+    const std::string bad = path("greedy_me.png");
+    const Batch b = batch_around(bad, "greedy_");
+    write_image(bad, PixelFormat::rgb8, 9);
+    std::vector<std::string> args = {"--format", "json", "--backend", "cpu", "--max-pixels", "1M"};
+    args.insert(args.end(), b.files.begin(), b.files.end());
+    expect_only_the_bad_file_lost(run(args, "alloc:greedy_me"), b, bad, "out of memory");
+}
+
 TEST_F(CliIsolationTest, FifoThatNeverOpensIsBounded) {
     // A FIFO nobody writes to blocks open() forever: rejected up front or cut off by the limit.
     const std::string fifo = path("never.png");

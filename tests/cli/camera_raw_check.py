@@ -1,0 +1,189 @@
+"""Camera raw files through the imghist command, against numpy and rawpy (ctest CameraRaw.*).
+
+DNG files are written here with tifffile, from mosaics of known values: every Bayer pattern,
+12- and 14-bit values, a different black level for each position, with and without an
+embedded preview first. Each file's counts per CFA channel are compared bit for bit with
+numpy over the known mosaic, and its levels and clipping with numpy too; rawpy (LibRaw's
+Python binding) decodes the same files independently, and must see the same mosaic, colours
+and levels. Then bad files (truncated, absurd dimensions, black above white) beside a good
+one: one error each, and the good one still counted; the absurd size also without a pixel limit.
+
+Usage: camera_raw_check.py IMGHIST SCRATCH_DIR. Missing numpy, tifffile or rawpy is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import rawpy
+import tifffile
+
+CFA_CODE = {"R": 0, "G": 1, "B": 2}
+PATTERNS = ("RGGB", "BGGR", "GRBG", "GBRG")
+# LibRaw's colour index of each channel imghist reports (rawpy.raw_colors uses the same).
+CHANNELS = {"R": 0, "G1": 1, "B": 2, "G2": 3}
+
+
+def dng_tags(black, white):
+    return [
+        (50706, "B", 4, (1, 4, 0, 0), True),  # DNGVersion
+        (50708, "s", 0, "imghist test camera", True),  # UniqueCameraModel
+        (50713, "H", 2, (2, 2), True),  # BlackLevelRepeatDim
+        (50714, "I", 4, tuple(int(b) for b in black), True),  # BlackLevel, row by row
+        (50717, "I", 1, (int(white),), True),  # WhiteLevel
+    ]
+
+
+def cfa_tags(pattern):
+    return [(33421, "H", 2, (2, 2), True), (33422, "B", 4, tuple(CFA_CODE[c] for c in pattern), True)]
+
+
+def write_dng(path, mosaic, pattern, black, white, preview=False):
+    """A DNG of `mosaic` (uint16, rows x columns); `black` per 2 x 2 position, row by row."""
+    with tifffile.TiffWriter(path) as tif:
+        if preview:  # a small RGB image first, the mosaic in its sub-IFD (as cameras write)
+            small = np.full((mosaic.shape[0] // 4, mosaic.shape[1] // 4, 3), 200, np.uint8)
+            tif.write(small, photometric="rgb", subfiletype=1, subifds=1, extratags=dng_tags(black, white))
+            tif.write(mosaic, photometric="cfa", subfiletype=0, extratags=cfa_tags(pattern) + dng_tags(black, white))
+        else:
+            tif.write(mosaic, photometric="cfa", extratags=cfa_tags(pattern) + dng_tags(black, white))
+
+
+def channel_positions(pattern):
+    """(row, column) of each channel in the 2 x 2 block: G1 is the green of the red row."""
+    at = {(p // 2, p % 2): colour for p, colour in enumerate(pattern)}
+    red_row = next(pos[0] for pos, colour in at.items() if colour == "R")
+    out = {}
+    for pos, colour in at.items():
+        out[colour if colour != "G" else ("G1" if pos[0] == red_row else "G2")] = pos
+    return out
+
+
+def run(imghist, args):
+    return subprocess.run([imghist, *args], capture_output=True, text=True, timeout=120)
+
+
+def counted(imghist, path):
+    r = run(imghist, ["--format", "json", "--bins", "65536", "--range", "0:65536", path])
+    assert r.returncode == 0, f"{path}: exit {r.returncode}\n{r.stdout}{r.stderr}"
+    results = json.loads(r.stdout)["results"]
+    assert len(results) == 1, r.stdout
+    return results[0]
+
+
+def check_file(imghist, path, mosaic, pattern, black, white, preview):
+    result = counted(imghist, path)
+    where = f"{os.path.basename(path)}"
+    raw = result["camera_raw"]
+    assert raw["pattern"] == pattern, (where, raw["pattern"])
+    assert raw["white_level"] == white, (where, raw)
+    assert result["width"] == mosaic.shape[1] // 2 and result["height"] == mosaic.shape[0] // 2, where
+    positions = channel_positions(pattern)
+    clipped_blocks = np.zeros((mosaic.shape[0] // 2, mosaic.shape[1] // 2), np.int64)
+    for name, (row, col) in positions.items():
+        values = mosaic[row::2, col::2]
+        expected = np.bincount(values.ravel(), minlength=65536)
+        got = np.asarray(result["histograms"][name]["counts"], dtype=np.int64)
+        assert np.array_equal(got, expected), f"{where}: channel {name} counts differ from numpy"
+        info = raw["channels"][name]
+        assert info["black_level"] == black[row * 2 + col], (where, name, info)
+        assert info["maximum"] == int(values.max()), (where, name, info)
+        assert info["clipped"] == int((values >= white).sum()), (where, name, info)
+        above_black = values.astype(np.int64) - black[row * 2 + col]
+        assert info["underexposed"] == int((above_black * 256 < white - black[row * 2 + col]).sum()), (where, name)
+        clipped_blocks += values >= white
+    assert raw["clipped_any"] == int((clipped_blocks > 0).sum()), (where, raw)
+    assert raw["clipped_all"] == int((clipped_blocks == 4).sum()), (where, raw)
+    assert any("preview was not counted" in n for n in result["notes"]) == preview, (where, result["notes"])
+    # rawpy decodes the same file on its own: the same mosaic, colours and levels.
+    with rawpy.imread(path) as r:
+        assert np.array_equal(r.raw_image_visible, mosaic), f"{where}: rawpy sees another mosaic"
+        assert r.white_level == white, (where, r.white_level)
+        for name, (row, col) in positions.items():
+            colour = int(r.raw_colors_visible[row, col])
+            assert colour == CHANNELS[name], (where, name, colour)
+            assert r.black_level_per_channel[colour] == raw["channels"][name]["black_level"], (where, name)
+
+
+def good_files(scratch):
+    rng = np.random.default_rng(53)
+    made = []
+    for bits in (12, 14):
+        top = (1 << bits) - 1
+        for k, pattern in enumerate(PATTERNS):
+            for preview in (False, True):
+                mosaic = rng.integers(0, top + 1, (48, 64), dtype=np.uint16)
+                mosaic[0:2, 0:2] = top  # one block clipped in every channel
+                white = top - 37 * (k + 1)  # a white level below the largest value written
+                black = [64 * bits + 16 * i for i in range(4)]
+                path = os.path.join(scratch, f"{pattern}_{bits}bit_{'preview' if preview else 'bare'}.dng")
+                write_dng(path, mosaic, pattern, black, white, preview)
+                made.append((path, mosaic, pattern, black, white, preview))
+    return made
+
+
+def tag_value_offset(path, name):
+    with tifffile.TiffFile(path) as tif:
+        return tif.pages[0].tags[name].valueoffset
+
+
+def bad_files(scratch):
+    """(file, what its error must say)."""
+    mosaic = np.full((32, 32), 1000, np.uint16)
+    whole = os.path.join(scratch, "whole.dng")
+    write_dng(whole, mosaic, "RGGB", [64] * 4, 4000)
+    data = open(whole, "rb").read()
+    truncated = os.path.join(scratch, "truncated.dng")
+    with tifffile.TiffFile(whole) as tif:  # cut inside the mosaic's data
+        cut = tif.pages[0].dataoffsets[0] + 600
+    open(truncated, "wb").write(data[:cut])
+    huge = os.path.join(scratch, "absurd_dimensions.dng")
+    patched = bytearray(data)
+    for name in ("ImageWidth", "ImageLength"):
+        at = tag_value_offset(whole, name)
+        patched[at : at + 4] = (60000).to_bytes(4, "little") if patched[:2] == b"II" else (60000).to_bytes(4, "big")
+    open(huge, "wb").write(bytes(patched))
+    dark = os.path.join(scratch, "black_above_white.dng")
+    write_dng(dark, mosaic, "RGGB", [64, 64, 5000, 64], 4000)
+    return [(truncated, "LibRaw cannot decode"), (huge, "exceeds the limit"), (dark, "not below its white level")]
+
+
+def main():
+    imghist, scratch = sys.argv[1], sys.argv[2]
+    os.makedirs(scratch, exist_ok=True)
+    made = good_files(scratch)
+    for path, mosaic, pattern, black, white, preview in made:
+        check_file(imghist, path, mosaic, pattern, black, white, preview)
+    print(f"camera raw: {len(made)} DNGs counted per CFA channel as numpy and rawpy read them")
+    # --subtract-black: each value less its channel's black level, 0 at or below it.
+    path, mosaic, pattern, black, white, _ = made[-1]
+    r = run(imghist, ["--format", "json", "--subtract-black", "--bins", "65536", "--range", "0:65536", path])
+    result = json.loads(r.stdout)["results"][0]
+    assert result["camera_raw"]["values"] == "black subtracted", result["camera_raw"]
+    for name, (row, col) in channel_positions(pattern).items():
+        less_black = np.maximum(mosaic[row::2, col::2].astype(np.int64) - black[row * 2 + col], 0)
+        expected = np.bincount(less_black.ravel(), minlength=65536)
+        assert np.array_equal(np.asarray(result["histograms"][name]["counts"]), expected), f"--subtract-black {name}"
+    bad = bad_files(scratch)
+    good = made[0][0]
+    r = run(imghist, ["--format", "json", *[b for b, _ in bad], good])
+    assert r.returncode == 1, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+    report = json.loads(r.stdout)
+    errors = {os.path.basename(e["file"]): e["error"] for e in report["errors"]}
+    for path, says in bad:
+        name = os.path.basename(path)
+        assert name in errors and says in errors[name], (name, errors)
+    assert len(errors) == len(bad), errors
+    assert [os.path.basename(x["file"]) for x in report["results"]] == [os.path.basename(good)], report["results"]
+    print("camera raw: " + "; ".join(f"{k}: {v}" for k, v in errors.items()))
+    # With no pixel limit the absurd size reaches LibRaw, which refuses it without allocating it.
+    r = run(imghist, ["--max-pixels", "0", bad[1][0]])
+    assert r.returncode == 1 and "LibRaw cannot decode" in r.stderr, f"exit {r.returncode}\n{r.stderr}"
+
+
+if __name__ == "__main__":
+    main()
