@@ -356,7 +356,7 @@ void bind_histogram_protocols(nb::class_<Result>& histogram) {
             for (const ChannelHistogram& c : r.channels)
                 if (channel_name(c.channel) == nb::cast<std::string>(name)) return true;
             return false;
-        })
+        }, nb::arg("name").none())  // any object, None too, is simply not a channel's name
         .def("__len__", [](const Result& r) { return r.channels.size(); })
         .def("__iter__", [](const Result& r) { return nb::iter(nb::cast(r.channels)); },
              "Iterates over the ChannelHistograms in order.")
