@@ -136,6 +136,9 @@ ChannelHistogram channel_from(const std::string& name, nb::handle d, bool intege
     nb::handle range = member(d, "range");
     if (!nb::isinstance<nb::sequence>(range) || nb::len(range) != 2) bad("'range' must be [lo, hi]");
     if (!nb::try_cast(range[0], c.layout.lo) || !nb::try_cast(range[1], c.layout.hi)) bad("'range' must hold numbers");
+    // As every layout an engine makes, and as the command line's merge reads them.
+    if (!std::isfinite(c.layout.lo) || !std::isfinite(c.layout.hi) || !(c.layout.lo < c.layout.hi))
+        bad("channel " + name + ": 'range' must be finite with lo < hi");
     if (PyObject* edges = PyDict_GetItemString(d.ptr(), "edges")) c.layout.edges = edges_from(edges, c.layout, name);
     c.layout.closed_top = member_as<bool>(d, "closed_top");
     c.layout.clamp = member_as<bool>(d, "clamp");

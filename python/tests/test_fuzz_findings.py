@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import imghist
 
@@ -16,3 +17,14 @@ def test_membership_of_any_object_is_an_answer():
     h = histogram()
     assert "R" in h and "Y" not in h
     assert None not in h and 0 not in h and b"R" not in h and ("R",) not in h
+
+
+def test_from_dict_refuses_a_range_no_engine_makes():
+    """A range that is inverted, empty or not finite is refused, as the command line's merge does (an
+    inverted one was accepted, and plot() then failed with "math domain error")."""
+    document = histogram().to_dict()
+    for bad_range in ([4294967396, 60000], [5, 5], [float("nan"), 256], [0, float("inf")]):
+        for channel in document["histograms"].values():
+            channel["range"] = bad_range
+        with pytest.raises(imghist.InvalidArgument, match="'range' must be finite with lo < hi"):
+            imghist.Histogram.from_dict(document)
