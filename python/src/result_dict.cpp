@@ -74,8 +74,9 @@ T member_as(nb::handle d, const char* key) {
     return out;
 }
 
+// `stats` may be absent (null): then, as for null, the count is unknown.
 std::optional<std::uint64_t> optional_count(nb::handle stats, const char* key) {
-    if (!nb::isinstance<nb::dict>(stats)) return std::nullopt;
+    if (!stats.is_valid() || !nb::isinstance<nb::dict>(stats)) return std::nullopt;
     PyObject* v = PyDict_GetItemString(stats.ptr(), key);
     if (!v || v == Py_None) return std::nullopt;
     return member_as<std::uint64_t>(stats, key);

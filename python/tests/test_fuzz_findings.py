@@ -28,3 +28,13 @@ def test_from_dict_refuses_a_range_no_engine_makes():
             channel["range"] = bad_range
         with pytest.raises(imghist.InvalidArgument, match="'range' must be finite with lo < hi"):
             imghist.Histogram.from_dict(document)
+
+
+def test_from_dict_without_stats_has_unknown_clipping():
+    """A channel without "stats" has unknown clipped counts (reading them crashed the interpreter)."""
+    document = histogram().to_dict()
+    del document["histograms"]["G"]["stats"]
+    h = imghist.Histogram.from_dict(document)
+    assert h["G"].clipped_low is None and h["G"].clipped_high is None
+    assert h["R"].clipped_low == histogram()["R"].clipped_low
+    np.testing.assert_array_equal(h.counts, histogram().counts)
