@@ -106,6 +106,9 @@ RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, 
                     nb::object alpha_threshold, bool extremes);
 // EngineOptions::device from None, an index or a name substring.
 std::string device_of(nb::handle device);
+// A str's text in UTF-8; InvalidArgument naming `what` for another type, or for a str that has
+// none (one holding a lone surrogate, as os.fsdecode makes of bytes that are not UTF-8).
+std::string utf8_of(nb::handle str, const std::string& what);
 
 // A new numpy array that owns `values` (moved to the heap, freed with the array). Returned as an
 // object: the getters' default policy (reference_internal) does not apply to an owned array.

@@ -183,7 +183,7 @@ std::vector<ChannelHistogram> channels_from(nb::handle histograms, bool integer,
     if (!nb::isinstance<nb::dict>(histograms) || nb::len(histograms) == 0) bad("'" + where + "' must be a non-empty dict");
     std::vector<ChannelHistogram> channels;
     for (auto [name, channel] : nb::borrow<nb::dict>(histograms))
-        channels.push_back(channel_from(nb::cast<std::string>(name), channel, integer));
+        channels.push_back(channel_from(utf8_of(name, "Histogram.from_dict: the channel name"), channel, integer));
     for (const ChannelHistogram& c : channels)
         if (!(c.layout == channels.front().layout)) bad("the channels have different bin layouts");
     return channels;

@@ -38,3 +38,24 @@ def test_from_dict_without_stats_has_unknown_clipping():
     assert h["G"].clipped_low is None and h["G"].clipped_high is None
     assert h["R"].clipped_low == histogram()["R"].clipped_low
     np.testing.assert_array_equal(h.counts, histogram().counts)
+
+
+LONE_SURROGATE = "\udcff"  # a str that has no UTF-8 text (os.fsdecode makes them of bytes that are not UTF-8)
+
+
+def test_text_without_utf8_is_refused_by_name():
+    """weights=, device= and from_dict's channel names holding a lone surrogate are refused as
+    InvalidArgument naming them, and `in` answers False (all four raised RuntimeError std::bad_cast)."""
+    image = np.zeros((2, 2, 3), np.uint8)
+    with pytest.raises(imghist.InvalidArgument, match="weights '.udcff' is not text that UTF-8 can hold"):
+        imghist.histogram(image, backend="reference", weights=LONE_SURROGATE)
+    with pytest.raises(imghist.InvalidArgument, match="device '.udcff' is not text that UTF-8 can hold"):
+        imghist.Engine("cpu", LONE_SURROGATE)
+    assert LONE_SURROGATE not in histogram()
+    document = histogram().to_dict()
+    document["histograms"][LONE_SURROGATE] = document["histograms"].pop("G")
+    with pytest.raises(imghist.InvalidArgument, match="the channel name '.udcff' is not text"):
+        imghist.Histogram.from_dict(document)
+    document["histograms"][7] = document["histograms"].pop(LONE_SURROGATE)
+    with pytest.raises(imghist.InvalidArgument, match="the channel name must be a str; got <class 'int'>"):
+        imghist.Histogram.from_dict(document)
