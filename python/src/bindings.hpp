@@ -143,6 +143,10 @@ Engine& engine_of(nb::handle py_engine, std::unique_lock<std::mutex>& lock);
 extern const char* const kHistogramFileDocText;
 void bind_files(nb::module_& m);
 
+// A message of the library (UTF-8, except the bytes of a file it may quote) as a str: bytes that
+// are not UTF-8 as \xNN escapes, the way the command line shows them (module.cpp).
+nb::str message_str(const std::string& text);
+
 void bind_errors(nb::module_& m);
 void bind_result(nb::module_& m);
 void bind_engine(nb::module_& m);

@@ -59,3 +59,22 @@ def test_text_without_utf8_is_refused_by_name():
     document["histograms"][7] = document["histograms"].pop(LONE_SURROGATE)
     with pytest.raises(imghist.InvalidArgument, match="the channel name must be a str; got <class 'int'>"):
         imghist.Histogram.from_dict(document)
+
+
+# A PNG whose chunk after IHDR has a type of bytes that are not UTF-8 and claims more bytes than
+# the file holds: the reader's message quotes the type.
+CORRUPT_PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x07\x00\x00\x00\x05\x10\x02\x02\xc8\xe6"
+               b"\xd1\x90\xda \xe4dj\xe3\xa5\x036q" + bytes(26))
+
+
+def test_read_errors_quoting_bytes_that_are_not_utf8_keep_their_message(tmp_path):
+    """The message keeps the bytes as \\xNN escapes, as the command line shows them (histogram_file
+    raised ReadError with an empty message, and histogram_files ended with RuntimeError)."""
+    path = tmp_path / "corrupt.png"
+    path.write_bytes(CORRUPT_PNG)
+    expected = r"corrupt PNG: chunk '\xa5" + "\x03" + "6q' at byte 33 claims 3831786211 bytes"
+    with pytest.raises(imghist.ReadError) as raised:
+        imghist.histogram_file(path, backend="reference")
+    assert expected in str(raised.value)
+    run = imghist.histogram_files([path], backend="reference").run()
+    assert run.failed == 1 and expected in run.errors[0][1]
