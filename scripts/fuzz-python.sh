@@ -22,7 +22,8 @@ python="$venv/bin/python"
 "$python" -m pip install --quiet --disable-pip-version-check "atheris==2.3.0"
 
 rm -rf "$work"
-mkdir -p "$work/seeds" "$work/corpus" "$work/findings"
+mkdir -p "$work/seeds" "$work/corpus" "$work/findings" "$work/tmp"
+export TMPDIR="$root/$work/tmp"  # the files the target writes, removed with the next run
 # Seeds of every action; the image files of the other fuzz targets' seeds (scripts/fuzz.sh makes
 # them) where that build exists.
 images=(examples/sample.png $(ls tests/data/repro/* | grep -v README.md))

@@ -147,7 +147,7 @@ def exercise(fdp, h, others=()) -> None:
     for other in (h,) + tuple(others):
         check_sum(h, other)
         check_sum(other, h)
-    if fdp.ConsumeProbability() < 0.02:
+    if values.maybe(fdp, 0.02):
         plot(h, fdp.ConsumeBool())
 
 
