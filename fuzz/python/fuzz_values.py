@@ -246,7 +246,9 @@ def keywords(fdp, picture, payload: bytes) -> dict:
     if given(0.1):
         kw["layout"] = pick(fdp, [None, "gray", "rgb", "rgba", "bgr", "bgra", "xyz", ""])
     if given(0.03):
-        kw[pick(fdp, ["bin", "device", "stream", "threads"])] = scalar(fdp)
+        kw[pick(fdp, ["bin", "stream", "threads"])] = scalar(fdp)
+    if given(0.03):  # a device name is matched as a substring of each backend's own device names
+        kw["device"] = pick(fdp, [0, "0", None, "auto", -1, 1.5, b"0", "", "\udcff", 2 ** 70])
     return kw
 
 
