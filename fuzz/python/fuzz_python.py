@@ -22,7 +22,8 @@ atheris keeps the input.
 Input layout: byte 0 the action (modulo 6), byte 1 the length N of the choice bytes, then N
 bytes for the choices (atheris.FuzzedDataProvider), then the payload (pixel bytes, JSON text or
 file bytes). make_seeds.py writes seeds in it.
-Run: python fuzz_python.py [libFuzzer options] CORPUS_DIR SEED_DIR  (scripts/fuzz-python.sh).
+Run: python fuzz_python.py [libFuzzer options] CORPUS_DIR SEED_DIR  (scripts/fuzz-python.sh);
+replay a finding: python fuzz_python.py FILE. python/tests/test_fuzz_findings.py keeps those fixed.
 """
 from __future__ import annotations
 

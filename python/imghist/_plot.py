@@ -107,6 +107,8 @@ class Axis:
 def nice_step(span: float, target: int) -> float:
     """A round step (1, 2, 2.5 or 5 times a power of ten) giving about `target` ticks over `span`."""
     raw = span / max(1, target)
+    if not raw > 0:  # the span of one integer value: none (the command line's log10(0) = -inf gives 0 too)
+        return 0.0
     mag = 10.0 ** math.floor(math.log10(raw))
     for m in (1.0, 2.0, 2.5, 5.0, 10.0):
         if m * mag >= raw:

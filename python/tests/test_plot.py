@@ -142,6 +142,18 @@ def test_float_shares_are_captioned_as_the_table_columns():
     assert f"B {100 * np.mean(hdr[:, :, 2] <= 0):.2f}%" in texts
 
 
+def test_integer_bins_of_one_value():
+    """Bins over one integer value ([5, 6) holds 5 only) are drawn, ticked at that value (their
+    axis span is 0: plot() raised ValueError math domain error)."""
+    image = np.random.default_rng(4).integers(3, 8, (10, 12), dtype=np.uint8)
+    for h, value in ((imghist.histogram(image, backend="cpu", bins=[5, 6]), 5),
+                     (imghist.histogram(image, backend="cpu", bins=1, range=(0, 1)), 0)):
+        ax = h.plot()
+        assert h.counts[0, 0] == np.count_nonzero(image == value)
+        np.testing.assert_array_equal(lines_of(ax, "gray")[0].get_ydata()[:1], [h.counts[0, 0]])
+        assert str(value) in [t.get_text() for t in ax.get_xticklabels()]
+
+
 def test_without_matplotlib(monkeypatch, rgba):
     h = imghist.histogram(rgba, backend="cpu")
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # import fails as if not installed
