@@ -6,7 +6,8 @@
 # The Python package is built and tested in a virtual environment (scripts/python-test.sh), then
 # as a wheel installed where nothing can build it (scripts/build-wheel.sh, scripts/check-wheel.sh).
 # Then the installed package is checked from a separate project (scripts/check-install.sh)
-# and each fuzz target runs for IMGHIST_FUZZ_SECONDS (default 90) seconds (scripts/fuzz.sh).
+# and each fuzz target runs for IMGHIST_FUZZ_SECONDS (default 90) seconds (scripts/fuzz.sh, and
+# scripts/fuzz-python.sh for the Python package).
 # It shares build/ with scripts/demo.sh, in either order: every option that decides what is
 # tested is set here, so a build/ that demo.sh configured gets its tests back.
 set -euo pipefail
@@ -44,3 +45,5 @@ bash scripts/check-wheel.sh
 bash scripts/check-install.sh "$build"
 # The fuzz targets (reader, API on cpu/opencl/vulkan, merge, options) under libFuzzer, ASan and UBSan, in their own clang build.
 bash scripts/fuzz.sh "${IMGHIST_FUZZ_SECONDS:-90}"
+# The Python package's API under atheris, with the package scripts/python-test.sh installed.
+IMGHIST_BUILD_DIR="$build" bash scripts/fuzz-python.sh "${IMGHIST_FUZZ_SECONDS:-90}"

@@ -1,7 +1,8 @@
 """Histogram.plot() and ChannelHistogram.plot(): the command line's chart (src/cli/plot*.cpp) in
 matplotlib. R, G, B (and A, dashed) are curves over luminance / gray drawn as filled grey areas;
 the linear scale fits the interior bins (end bins above it are marked at the top); under the
-plot, the share of each channel's samples clipped at the lowest and highest value.
+plot, the share of each channel's samples at the lowest and highest value (for floats, at or
+past 0 and 1).
 """
 from __future__ import annotations
 
@@ -106,6 +107,8 @@ class Axis:
 def nice_step(span: float, target: int) -> float:
     """A round step (1, 2, 2.5 or 5 times a power of ten) giving about `target` ticks over `span`."""
     raw = span / max(1, target)
+    if not raw > 0:  # the span of one integer value: none (the command line's log10(0) = -inf gives 0 too)
+        return 0.0
     mag = 10.0 ** math.floor(math.log10(raw))
     for m in (1.0, 2.0, 2.5, 5.0, 10.0):
         if m * mag >= raw:
@@ -265,11 +268,16 @@ def _draw_legend(ax, chart: Chart) -> None:
               fontsize=9, labelcolor=AXIS_TEXT, handlelength=1.0, borderaxespad=0.3)
 
 
+# Each end's caption, in the command line's words (clip_caption, src/cli/sample_meaning.cpp): float
+# shares at or past 0 and 1 are captioned as the table's columns, not as clipping, since 1.0 is
+# display white and scene-referred light goes past it unclipped. None: a channel of unknown format.
+CLIP_CAPTIONS = {"u8": ("clipped low (0)", "clipped high (255)"), "u16": ("clipped low (0)", "clipped high (65535)"),
+                 "float": ("<= 0", ">= 1"), None: ("clipped low", "clipped high")}
+
+
 def _clipping_pieces(chart: Chart, end: int) -> list:
     """(text, colour, bold) of one end's row (plot_clipping.cpp): label, each channel's share."""
-    extremes = {"float": ("<= 0", ">= 1"), "u8": ("0", "255"), "u16": ("0", "65535")}
-    extreme = extremes.get(chart.sample or "")
-    label = ("clipped low" if end == 0 else "clipped high") + (f" ({extreme[end]})" if extreme else "")
+    label = CLIP_CAPTIONS[chart.sample][end]
     pieces, clipping = [], []
     for c in chart.channels:
         share = c.stats()["clipped_low" if end == 0 else "clipped_high"]
@@ -343,8 +351,8 @@ def plot_histogram(self, ax=None, log: bool = False):
     (edges evenly spaced in log2, as ev= makes) are on an EV axis: x = log2(value), ticks at whole
     stops (chart_axis gives the positions). With few bins (<= 64) outlines are steps.
     The linear scale fits the interior bins; an end bin above it is marked by a triangle at the
-    top. Under the plot: each channel's share of samples clipped at the lowest and the highest
-    value, and the share outside a custom range that was not binned. Each channel's curve has
+    top. Under the plot: each channel's share of samples at the lowest and the highest value ("<= 0"
+    and ">= 1" for float images, whose values may go past 1 unclipped), and the share outside a custom range that was not binned. Each channel's curve has
     gid = its name (its Line2D, and the filled area of Y / gray). Needs matplotlib (ImportError
     with the fix otherwise).
     """

@@ -107,6 +107,9 @@ RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, 
                     nb::object alpha_threshold, bool extremes, nb::object sample_stats);
 // EngineOptions::device from None, an index or a name substring.
 std::string device_of(nb::handle device);
+// A str's text in UTF-8; InvalidArgument naming `what` for another type, or for a str that has
+// none (one holding a lone surrogate, as os.fsdecode makes of bytes that are not UTF-8).
+std::string utf8_of(nb::handle str, const std::string& what);
 
 // A new numpy array that owns `values` (moved to the heap, freed with the array). Returned as an
 // object: the getters' default policy (reference_internal) does not apply to an owned array.
@@ -149,6 +152,10 @@ extern const char* const kHistogramFileDocText;
 void bind_files(nb::module_& m);
 // cli_rules.cpp: the command line's directory walk and progress line (with the file reader).
 void bind_cli_rules(nb::module_& m);
+
+// A message of the library (UTF-8, except the bytes of a file it may quote) as a str: bytes that
+// are not UTF-8 as \xNN escapes, the way the command line shows them (module.cpp).
+nb::str message_str(const std::string& text);
 
 void bind_errors(nb::module_& m);
 void bind_result(nb::module_& m);

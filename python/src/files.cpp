@@ -125,8 +125,8 @@ nb::tuple histogram_files(nb::handle py_engine, nb::handle py_paths, nb::callabl
         summary = io::histogram_files(engine, paths, checked.request, [&](io::FileHistogram& f) {
             nb::gil_scoped_acquire held;
             nb::object result = f.result ? nb::cast(std::move(*f.result)) : nb::none();
-            nb::object error = f.error.empty() ? nb::none() : nb::object(nb::str(f.error.c_str()));
-            nb::object fallback = f.gpu_fallback.empty() ? nb::none() : nb::object(nb::str(f.gpu_fallback.c_str()));
+            nb::object error = f.error.empty() ? nb::none() : nb::object(message_str(f.error));
+            nb::object fallback = f.gpu_fallback.empty() ? nb::none() : nb::object(message_str(f.gpu_fallback));
             on_file(f.index, path_object(f.path), result, error, f.file_bytes, nb::str(f.decoder.c_str()), fallback);
         }, options);
         lock.unlock();
@@ -175,7 +175,7 @@ void bind_files(nb::module_& m) {
     m.def("gpu_decode_available", [] {
         std::string why;
         const bool ok = io::gpu_decode_available(&why);
-        return nb::make_tuple(ok, ok ? nb::none() : nb::object(nb::str(why.c_str())));
+        return nb::make_tuple(ok, ok ? nb::none() : nb::object(message_str(why)));
     }, "(available, reason): whether histogram_files(..., decode='gpu') can run here, and why not.");
     m.attr("_reader_version") = io::reader_version();
 #else

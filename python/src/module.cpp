@@ -55,7 +55,14 @@ nb::list backend_list() {
     return out;
 }
 
+// Sets the Python exception of class `cls` with the C++ exception's message.
+void set_python_error(PyObject* cls, const std::exception& e) { PyErr_SetObject(cls, message_str(e.what()).ptr()); }
+
 }  // namespace
+
+nb::str message_str(const std::string& text) {
+    return nb::steal<nb::str>(PyUnicode_DecodeUTF8(text.data(), Py_ssize_t(text.size()), "backslashreplace"));
+}
 
 void bind_errors(nb::module_& m) {
     PyObject* base = new_error(m, "Error", PyExc_Exception, "Base class of every error imghist raises.");
@@ -77,18 +84,18 @@ void bind_errors(nb::module_& m) {
         try {
             std::rethrow_exception(p);
         } catch (const InvalidArgument& e) {
-            PyErr_SetString(classes.invalid_argument, e.what());
+            set_python_error(classes.invalid_argument, e);
         } catch (const MergeError& e) {
-            PyErr_SetString(classes.merge_error, e.what());
+            set_python_error(classes.merge_error, e);
         } catch (const BackendUnavailable& e) {
-            PyErr_SetString(classes.backend_unavailable, e.what());
+            set_python_error(classes.backend_unavailable, e);
         } catch (const DeviceError& e) {
-            PyErr_SetString(classes.device_error, e.what());
+            set_python_error(classes.device_error, e);
         } catch (const Error& e) {
-            PyErr_SetString(classes.error, e.what());
+            set_python_error(classes.error, e);
 #if defined(IMGHIST_PYTHON_IO)
         } catch (const io::ReadError& e) {
-            PyErr_SetString(classes.read_error, e.what());
+            set_python_error(classes.read_error, e);
 #endif
         }
     });

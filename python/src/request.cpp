@@ -39,7 +39,7 @@ double number_of(nb::handle value, const std::string& what) {
 
 LumaWeights weights_of(nb::handle weights) {
     if (weights.is_none()) return LumaWeights::rec709();
-    if (nb::isinstance<nb::str>(weights)) return LumaWeights::parse(nb::cast<std::string>(weights));
+    if (nb::isinstance<nb::str>(weights)) return LumaWeights::parse(utf8_of(weights, "weights"));
     if (!nb::isinstance<nb::sequence>(weights) || nb::len(weights) != 3)
         throw InvalidArgument("weights must be 'rec709', 'rec601', 'rec2020', 'WR,WG,WB' or (wr, wg, wb); got " +
                               nb::cast<std::string>(nb::repr(weights)));
@@ -226,10 +226,22 @@ RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, 
                        std::move(alpha_threshold), extremes, std::move(sample_stats)};
 }
 
+std::string utf8_of(nb::handle str, const std::string& what) {
+    if (!nb::isinstance<nb::str>(str)) throw InvalidArgument(what + " must be a str; got " + python_type_name(str));
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(str.ptr(), &size);
+    if (!text) {
+        PyErr_Clear();
+        throw InvalidArgument(what + " " + nb::cast<std::string>(nb::repr(str)) +
+                              " is not text that UTF-8 can hold (it has a lone surrogate)");
+    }
+    return std::string(text, std::size_t(size));
+}
+
 std::string device_of(nb::handle device) {
     if (!device.is_valid() || device.is_none()) return {};
     if (nb::isinstance<nb::str>(device)) {
-        std::string name = nb::cast<std::string>(device);
+        std::string name = utf8_of(device, "device");
         if (name.empty()) throw InvalidArgument("device must be None, an index or a non-empty name");
         return name;
     }

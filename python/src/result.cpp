@@ -358,10 +358,10 @@ void bind_histogram_protocols(nb::class_<Result>& histogram) {
              "The ChannelHistogram of that name; KeyError if absent.")
         .def("__contains__", [](const Result& r, nb::handle name) {
             if (!nb::isinstance<nb::str>(name)) return false;
-            for (const ChannelHistogram& c : r.channels)
-                if (channel_name(c.channel) == nb::cast<std::string>(name)) return true;
+            for (const ChannelHistogram& c : r.channels)  // compared as str: any str is an answer
+                if (nb::str(std::string(channel_name(c.channel)).c_str()).equal(name)) return true;
             return false;
-        })
+        }, nb::arg("name").none())  // any object, None too, is simply not a channel's name
         .def("__len__", [](const Result& r) { return r.channels.size(); })
         .def("__iter__", [](const Result& r) { return nb::iter(nb::cast(r.channels)); },
              "Iterates over the ChannelHistograms in order.")

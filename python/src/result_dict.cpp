@@ -75,8 +75,9 @@ T member_as(nb::handle d, const char* key) {
     return out;
 }
 
+// `stats` may be absent (null): then, as for null, the count is unknown.
 std::optional<std::uint64_t> optional_count(nb::handle stats, const char* key) {
-    if (!nb::isinstance<nb::dict>(stats)) return std::nullopt;
+    if (!stats.is_valid() || !nb::isinstance<nb::dict>(stats)) return std::nullopt;
     PyObject* v = PyDict_GetItemString(stats.ptr(), key);
     if (!v || v == Py_None) return std::nullopt;
     return member_as<std::uint64_t>(stats, key);
@@ -137,6 +138,9 @@ ChannelHistogram channel_from(const std::string& name, nb::handle d, bool intege
     nb::handle range = member(d, "range");
     if (!nb::isinstance<nb::sequence>(range) || nb::len(range) != 2) bad("'range' must be [lo, hi]");
     if (!nb::try_cast(range[0], c.layout.lo) || !nb::try_cast(range[1], c.layout.hi)) bad("'range' must hold numbers");
+    // As every layout an engine makes, and as the command line's merge reads them.
+    if (!std::isfinite(c.layout.lo) || !std::isfinite(c.layout.hi) || !(c.layout.lo < c.layout.hi))
+        bad("channel " + name + ": 'range' must be finite with lo < hi");
     if (PyObject* edges = PyDict_GetItemString(d.ptr(), "edges")) c.layout.edges = edges_from(edges, c.layout, name);
     c.layout.closed_top = member_as<bool>(d, "closed_top");
     c.layout.clamp = member_as<bool>(d, "clamp");
@@ -181,7 +185,7 @@ std::vector<ChannelHistogram> channels_from(nb::handle histograms, bool integer,
     if (!nb::isinstance<nb::dict>(histograms) || nb::len(histograms) == 0) bad("'" + where + "' must be a non-empty dict");
     std::vector<ChannelHistogram> channels;
     for (auto [name, channel] : nb::borrow<nb::dict>(histograms))
-        channels.push_back(channel_from(nb::cast<std::string>(name), channel, integer));
+        channels.push_back(channel_from(utf8_of(name, "Histogram.from_dict: the channel name"), channel, integer));
     for (const ChannelHistogram& c : channels)
         if (!(c.layout == channels.front().layout)) bad("the channels have different bin layouts");
     return channels;

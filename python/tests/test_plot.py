@@ -123,12 +123,35 @@ def test_gray_float_and_alpha():
     assert is_grey(fills_of(ax, "gray")[0].get_facecolor()[0])
     assert "last bin: 1.0 and above" in ax.get_xlabel()
     texts = texts_of(ax)
-    assert f"gray {100 * np.mean(gray <= 0):.2f}%" in texts and "clipped high (>= 1)" in texts
+    assert f"gray {100 * np.mean(gray <= 0):.2f}%" in texts and ">= 1" in texts
     rgba = np.random.default_rng(2).integers(0, 65536, (20, 30, 4), dtype=np.uint16)
     ax = imghist.histogram(rgba, backend="cpu", alpha=True, mode="rgb").plot()
     assert [line.get_gid() for line in ax.get_lines()] == ["R", "G", "B", "A"]
     assert lines_of(ax, "A")[0].get_linestyle() == "--" and ax.get_xlabel() == "16-bit value"
     assert not fills_of(ax, "A")
+
+
+def test_float_shares_are_captioned_as_the_table_columns():
+    """Float samples at or past 0 and 1 are not clipping (1.0 is display white; scene light goes
+    past it): the captions are the command line's table columns, "<= 0" and ">= 1"."""
+    hdr = np.random.default_rng(3).uniform(-0.5, 40.0, (20, 30, 3)).astype(np.float32)
+    texts = texts_of(imghist.histogram(hdr, backend="cpu", mode="rgb").plot())
+    assert "<= 0" in texts and ">= 1" in texts
+    assert not [t for t in texts if "clipped" in t]
+    assert f"R {100 * np.mean(hdr[:, :, 0] >= 1):.1f}%" in texts
+    assert f"B {100 * np.mean(hdr[:, :, 2] <= 0):.2f}%" in texts
+
+
+def test_integer_bins_of_one_value():
+    """Bins over one integer value ([5, 6) holds 5 only) are drawn, ticked at that value (their
+    axis span is 0: plot() raised ValueError math domain error)."""
+    image = np.random.default_rng(4).integers(3, 8, (10, 12), dtype=np.uint8)
+    for h, value in ((imghist.histogram(image, backend="cpu", bins=[5, 6]), 5),
+                     (imghist.histogram(image, backend="cpu", bins=1, range=(0, 1)), 0)):
+        ax = h.plot()
+        assert h.counts[0, 0] == np.count_nonzero(image == value)
+        np.testing.assert_array_equal(lines_of(ax, "gray")[0].get_ydata()[:1], [h.counts[0, 0]])
+        assert str(value) in [t.get_text() for t in ax.get_xticklabels()]
 
 
 def test_without_matplotlib(monkeypatch, rgba):

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plot_draw.hpp"
+#include "sample_meaning.hpp"
 
 namespace imghist::cli::plotting {
 
@@ -19,11 +20,8 @@ struct Piece {
 
 // The label and each channel's share at this end (0 = low, 1 = high), exact whatever the bins.
 std::vector<Piece> clipping_pieces(const Result& result, int end) {
-    const FormatInfo& fi = format_info(result.format);
-    const char* extreme = fi.is_float() ? (end == 0 ? "<= 0" : ">= 1")
-                                        : (end == 0 ? "0" : fi.sample == SampleType::u8 ? "255" : "65535");
     std::vector<Piece> pieces;
-    pieces.push_back({std::string(end == 0 ? "clipped low (" : "clipped high (") + extreme + ")", kAxisText, false});
+    pieces.push_back({clip_caption(result.format, end), kAxisText, false});
     for (const auto& c : result.channels) {
         const ChannelStats s = c.stats();
         const std::optional<double> share = end == 0 ? s.clipped_low : s.clipped_high;

@@ -16,6 +16,16 @@ ClipColumns clip_columns(PixelFormat format) {
             "clipped in display-referred data, but scene-referred (HDR) data goes past 1 unclipped"};
 }
 
+std::string clip_caption(PixelFormat format, int end) {
+    const FormatInfo& fi = format_info(format);
+    if (fi.is_float()) {  // not clipping (see clip_columns): the table's words
+        const ClipColumns words = clip_columns(format);
+        return end == 0 ? words.low : words.high;
+    }
+    if (end == 0) return "clipped low (0)";
+    return fi.sample == SampleType::u8 ? "clipped high (255)" : "clipped high (65535)";
+}
+
 std::optional<std::string> exposure_caveat(PixelFormat format) {
     const FormatInfo& fi = format_info(format);
     if (fi.is_float()) return std::nullopt;

@@ -17,6 +17,9 @@ struct ClipColumns {
     const char* meaning;
 };
 ClipColumns clip_columns(PixelFormat format);
+// The chart's caption of one end's shares (end 0 low, 1 high): "clipped low (0)", "clipped high
+// (255)" for integer formats; the table's column words for float ones.
+std::string clip_caption(PixelFormat format, int end);
 
 // Why --exposure's EV is not the scene's for this format (display-encoded integer values read
 // as linear light), and how to linearise; none for float files.
