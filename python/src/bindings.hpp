@@ -126,6 +126,8 @@ nb::object counts_of(const Result& result);
 nb::dict result_to_dict(const Result& result);
 Result result_from_dict(nb::handle dict);
 nb::dict stats_dict(const ChannelHistogram& channel);
+// A number as the command line's JSON writes it: integral values as ints (result_dict.cpp).
+nb::object json_number(double v);
 // Sample statistics (sample_stats.cpp): .sample_stats() of a channel (None without them) and of
 // a result, normalize(), and the "sample_stats" member of to_dict / from_dict.
 nb::object sample_stats_of(const ChannelHistogram& channel);

@@ -8,6 +8,12 @@
 
 namespace imghist::python {
 
+// Integral range bounds are ints, as the command line writes them (its json_number).
+nb::object json_number(double v) {
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return nb::int_(std::int64_t(v));
+    return nb::float_(v);
+}
+
 namespace {
 
 // A statistic as Python sees it: None when it is empty.
@@ -17,11 +23,6 @@ nb::object stat_object(const std::optional<T>& v) {
 }
 nb::object stat_object(std::uint64_t v) { return nb::cast(v); }
 
-// Integral range bounds are ints, as the command line writes them (its json_number).
-nb::object json_number(double v) {
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return nb::int_(std::int64_t(v));
-    return nb::float_(v);
-}
 
 nb::dict channel_dict(const ChannelHistogram& c) {
     nb::dict d;

@@ -90,13 +90,13 @@ void put_sample_stats(nb::dict& d, const ChannelHistogram& c) {
     j["sum_of_squares"] = m.sum_of_squares.to_string();
     for (const auto& [key, v] : {std::pair{"mean", s.mean}, {"variance", s.variance}, {"sample_variance", s.sample_variance},
                                  {"stddev", s.stddev}, {"sample_stddev", s.sample_stddev}, {"min", s.min}, {"max", s.max}})
-        j[key] = number_or_none(v);
+        j[key] = v ? json_number(*v) : nb::object(nb::none());
     nb::list percentiles;
     for (const SamplePercentile& p : s.percentiles) {
         nb::dict e;
-        e["p"] = p.percent;
-        e["nearest_rank"] = p.nearest_rank;
-        e["linear"] = p.linear;
+        e["p"] = json_number(p.percent);
+        e["nearest_rank"] = json_number(p.nearest_rank);
+        e["linear"] = json_number(p.linear);
         percentiles.append(e);
     }
     j["percentiles"] = percentiles;

@@ -389,6 +389,8 @@ def assert_to_dict_is_the_command_lines_json(tmp_path, image, fmt, kwargs, args)
     expected = cli_json(cli, str(path), fmt, image.shape, *args)
     # The command line finds the value extremes of half and float images unless told not to.
     kwargs = dict(extremes=np.issubdtype(image.dtype, np.floating) and "--no-extremes" not in args, **kwargs)
+    # ... and the sample statistics unless told not to.
+    kwargs.setdefault("sample_stats", "--no-sample-stats" not in args)
     got = imghist.histogram(image, backend="cpu", **kwargs).to_dict()
     assert got == expected
     assert json.dumps(got) == json.dumps(expected)  # also the keys' order and the numbers' types
