@@ -67,7 +67,7 @@ CORRUPT_PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x07\x00\x00\x00
                b"\xd1\x90\xda \xe4dj\xe3\xa5\x036q" + bytes(26))
 
 
-def test_read_errors_quoting_bytes_that_are_not_utf8_keep_their_message(tmp_path):
+def test_read_errors_quoting_bytes_that_are_not_utf8_keep_their_message(tmp_path, file_reader):
     """The message keeps the bytes as \\xNN escapes, as the command line shows them (histogram_file
     raised ReadError with an empty message, and histogram_files ended with RuntimeError)."""
     path = tmp_path / "corrupt.png"

@@ -147,7 +147,12 @@ for c in ["image", "format", "channel", "kind", "bin", "count"]:
 assert df["bin"].dtype.kind == "i", df["bin"].dtype
 assert df["count"].dtype.kind in "iu", df["count"].dtype
 assert df["lo"].dtype.kind == "f" and df["hi"].dtype.kind == "f"
-assert set(df["kind"]) == {"bin", "below", "above", "nans"}, set(df["kind"])
+assert {"bin", "below", "above", "nans"} <= set(df["kind"]), set(df["kind"])
+# The samples' statistics: one row each, the number in both lo and hi.
+stat_kinds = set(df["kind"]) - {"bin", "below", "above", "nans"}
+assert stat_kinds <= {"mean", "stddev", "sample_stddev", "min", "max", "p1", "p50", "p99"}, stat_kinds
+stat_rows = df[df.kind.isin(stat_kinds)]
+assert (stat_rows["lo"] == stat_rows["hi"]).all()
 assert not df[df.kind != "nans"][["lo", "hi"]].isna().any().any()
 bins = df[df.kind == "bin"]
 assert (bins["bin"] >= 0).all() and (bins["lo"] <= bins["hi"]).all()
