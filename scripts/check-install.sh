@@ -73,6 +73,10 @@ mkdir "$tools"
 for t in cmake ninja c++ g++ cc gcc as ld pkg-config; do ln -s "$(command -v "$t")" "$tools/$t"; done
 consumer_env=(env -u CUDA_PATH -u CUDA_HOME -u CPATH -u LIBRARY_PATH PATH="$tools"
               PKG_CONFIG_LIBDIR="$libdir/pkgconfig" PKG_CONFIG_PATH=)
+# imghist::io finds LibRaw and libheif with pkg-config, as its build did: its consumers see the
+# system's .pc files after the prefix's (the audits still refuse any file of a GPU toolkit).
+io_env=(env -u CUDA_PATH -u CUDA_HOME -u CPATH -u LIBRARY_PATH PATH="$tools"
+        PKG_CONFIG_LIBDIR="$libdir/pkgconfig:$(pkg-config --variable pc_path pkg-config)" PKG_CONFIG_PATH=)
 
 "${consumer_env[@]}" cmake -S "$root/tests/consumer" -B "$prefix/consumer-build" -G Ninja \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON \
@@ -96,12 +100,12 @@ LD_LIBRARY_PATH="$libdir" "$prefix/consumer-pc"
 # 3. imghist::io, where the build has it: find_package(imghist COMPONENTS io) reads a file.
 io_text=""
 if [ -f "$libdir/cmake/imghist/imghistIoTargets.cmake" ]; then
-  "${consumer_env[@]}" cmake -S "$root/tests/consumer_io" -B "$prefix/consumer-io-build" -G Ninja \
+  "${io_env[@]}" cmake -S "$root/tests/consumer_io" -B "$prefix/consumer-io-build" -G Ninja \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
     --no-warn-unused-cli > "$prefix/consumer-io-configure.log" ||
     { cat "$prefix/consumer-io-configure.log"; fail "find_package(imghist COMPONENTS io) consumer: configure failed"; }
-  "${consumer_env[@]}" cmake --build "$prefix/consumer-io-build" > "$prefix/consumer-io-build.log" ||
+  "${io_env[@]}" cmake --build "$prefix/consumer-io-build" > "$prefix/consumer-io-build.log" ||
     { cat "$prefix/consumer-io-build.log"; fail "find_package(imghist COMPONENTS io) consumer: build failed"; }
   "$prefix/consumer-io-build/consumer_io" "$prefix/consumer-io.pgm"
   io_text=", find_package(imghist COMPONENTS io) too"
@@ -112,12 +116,12 @@ fi
 # wrapper, so mpicc joins the tools in view; Open MPI refuses root without the two variables.
 if [ -f "$libdir/cmake/imghist/imghistMpiTargets.cmake" ]; then
   ln -s "$(command -v mpicc)" "$tools/mpicc"
-  "${consumer_env[@]}" cmake -S "$root/tests/consumer_mpi" -B "$prefix/consumer-mpi-build" -G Ninja \
+  "${io_env[@]}" cmake -S "$root/tests/consumer_mpi" -B "$prefix/consumer-mpi-build" -G Ninja \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
     --no-warn-unused-cli > "$prefix/consumer-mpi-configure.log" ||
     { cat "$prefix/consumer-mpi-configure.log"; fail "find_package(imghist COMPONENTS io mpi) consumer: configure failed"; }
-  "${consumer_env[@]}" cmake --build "$prefix/consumer-mpi-build" > "$prefix/consumer-mpi-build.log" ||
+  "${io_env[@]}" cmake --build "$prefix/consumer-mpi-build" > "$prefix/consumer-mpi-build.log" ||
     { cat "$prefix/consumer-mpi-build.log"; fail "find_package(imghist COMPONENTS io mpi) consumer: build failed"; }
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$prefix/consumer-mpi-build/consumer_mpi" "$prefix/missing.pgm"
   io_text="$io_text, and COMPONENTS io mpi"
