@@ -1,39 +1,19 @@
 #include "core/sample_stats_pass.hpp"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <optional>
 
 #include "contract/binning.h"
-#include "contract/exact_sum.h"
 #include "contract/half.h"
 #include "contract/luminance.h"
 #include "core/host_threads.hpp"
-#include "core/order_statistics.hpp"
 #include "core/plan.hpp"
 #include "core/selection.hpp"
 
 namespace imghist {
 
 namespace {
-using u128 = unsigned __int128;
-
-// How a channel's samples are held: by value (8- and 16-bit samples, integer luminance, half
-// samples by their bits), or as fp32 bits summed by exponent bucket (float samples, float luminance).
-enum class Kind { integer_codes, half_codes, float_values };
-
-Kind kind_of(const HistogramPlan& plan, int source) {
-    if (!plan.is_float()) return Kind::integer_codes;
-    if (source != kLumaSource && plan.info.sample == SampleType::f16) return Kind::half_codes;
-    return Kind::float_values;
-}
-
-std::size_t code_count(const HistogramPlan& plan, Kind kind) {
-    if (kind == Kind::float_values) return 0;
-    return plan.info.sample == SampleType::u8 ? 256 : 65536;
-}
-
 float half_value(std::uint32_t h) { return std::bit_cast<float>(ih_half_to_float_bits(h)); }
 
 // One channel's samples of `pixels` packed pixels as 32-bit words: integer values, half bits,
@@ -72,47 +52,28 @@ void channel_row(const HistogramPlan& plan, int source, const std::byte* pixels,
 
 // One channel's first-pass state in one thread.
 struct ChannelAccumulator {
-    Kind kind = Kind::integer_codes;
+    SampleKind kind = SampleKind::integer_codes;
     std::vector<std::uint64_t> codes;  // integer and half kinds: a counter per value
-    // float kind: Σm per sign and bucket, Σm² per bucket, the top 16 key bits' counts
-    std::array<u128, IH_SUM_BUCKETS> positive{}, negative{}, squares{};
-    std::vector<std::uint64_t> top;
-    std::uint64_t positive_infinities = 0, negative_infinities = 0;
+    std::optional<FloatSums> sums;     // float kind
 
-    ChannelAccumulator(Kind k, std::size_t codes_size) : kind(k), codes(codes_size, 0) {
-        if (kind == Kind::float_values) top.assign(65536, 0);
+    ChannelAccumulator(SampleKind k, std::size_t codes_size) : kind(k), codes(codes_size, 0) {
+        if (kind == SampleKind::float_values) sums.emplace();
     }
 
     void add(const std::vector<std::uint32_t>& values) {
-        if (kind != Kind::float_values) {
+        if (!sums) {
             for (const std::uint32_t v : values) ++codes[v];
             return;
         }
-        for (const std::uint32_t bits : values) {
-            if (!ih_is_finite_bits(bits)) {
-                positive_infinities += bits == IH_POS_INF_BITS;
-                negative_infinities += bits == IH_NEG_INF_BITS;
-                continue;
-            }
-            const std::uint32_t bucket = ih_sum_bucket(bits), m = ih_sum_mantissa(bits);
-            (ih_sum_negative(bits) ? negative : positive)[bucket] += m;
-            squares[bucket] += std::uint64_t(m) * m;
-            ++top[ih_float_key(bits) >> 16];
-        }
+        for (const std::uint32_t bits : values) sums->add(bits);
     }
 
     void merge(const ChannelAccumulator& other) {
         for (std::size_t i = 0; i < codes.size(); ++i) codes[i] += other.codes[i];
-        for (std::size_t i = 0; i < top.size(); ++i) top[i] += other.top[i];
-        for (std::size_t b = 0; b < IH_SUM_BUCKETS; ++b) {
-            positive[b] += other.positive[b];
-            negative[b] += other.negative[b];
-            squares[b] += other.squares[b];
-        }
-        positive_infinities += other.positive_infinities;
-        negative_infinities += other.negative_infinities;
+        if (sums) sums->merge(*other.sums);
     }
 };
+
 
 // Runs visit(share, pixels, count) over the counted pixels, row by row (the selected ones packed),
 // in up to host_pass_threads() shares made by make_share(), then merges them into the first.
@@ -142,117 +103,6 @@ struct FirstPass {
     }
 };
 
-// The value a code stands for.
-double code_value(Kind kind, std::size_t code) {
-    return kind == Kind::half_codes ? double(half_value(std::uint32_t(code))) : double(code);
-}
-
-// The half codes of finite values in the contract's total order (ih_float_key of the widened
-// bits, -0 beside +0), and the codes 0 .. n-1 of integer values: the orders counts are read in.
-const std::vector<std::size_t>& finite_halves_in_order() {
-    static const std::vector<std::size_t> order = [] {
-        std::vector<std::size_t> codes;
-        for (std::uint32_t h = 0; h < 65536; ++h)
-            if (ih_is_finite_bits(ih_half_to_float_bits(h))) codes.push_back(h);
-        std::stable_sort(codes.begin(), codes.end(), [](std::size_t a, std::size_t b) {
-            return ih_float_key(ih_half_to_float_bits(std::uint32_t(a))) < ih_float_key(ih_half_to_float_bits(std::uint32_t(b)));
-        });
-        return codes;
-    }();
-    return order;
-}
-const std::vector<std::size_t>& integers_up_to(std::size_t n) {
-    static const std::vector<std::size_t> all = [] {
-        std::vector<std::size_t> codes(65536);
-        for (std::size_t v = 0; v < codes.size(); ++v) codes[v] = v;
-        return codes;
-    }();
-    static const std::vector<std::size_t> bytes(all.begin(), all.begin() + 256);
-    return n == 256 ? bytes : all;
-}
-
-// Moments and percentiles of a channel counted by value. Half codes are visited in the float
-// total order (negative values first, largest magnitude first); NaN codes are skipped (the
-// histogram counts them) and infinities counted apart.
-ChannelSampleStats stats_of_codes(const ChannelAccumulator& acc, const std::vector<double>& percents) {
-    ChannelSampleStats out;
-    const std::vector<std::size_t>& order = acc.kind == Kind::half_codes ? finite_halves_in_order()
-                                                                         : integers_up_to(acc.codes.size());
-    if (acc.kind == Kind::half_codes)
-        for (std::uint32_t h = 0; h < 65536; ++h) {
-            const std::uint32_t bits = ih_half_to_float_bits(h);
-            out.positive_infinities += bits == IH_POS_INF_BITS ? acc.codes[h] : 0;
-            out.negative_infinities += bits == IH_NEG_INF_BITS ? acc.codes[h] : 0;
-        }
-    std::vector<std::uint64_t> counts;
-    counts.reserve(order.size());
-    SampleMoments& m = out.moments;
-    for (const std::size_t code : order) {
-        const std::uint64_t n = acc.codes[code];
-        counts.push_back(n);
-        if (n == 0) continue;
-        const double v = code_value(acc.kind, code);
-        const ExactNumber value = ExactNumber::from_double(v), times = ExactNumber::from_parts(false, n, 0);
-        m.count += n;
-        m.sum += value * times;
-        m.sum_of_squares += value * value * times;
-        if (!m.min) m.min = v == 0 ? 0.0 : v;  // -0 is 0
-        m.max = v == 0 ? 0.0 : v;
-    }
-    out.percentiles = percentiles_of_counts(percents, counts, [&](std::size_t i) {
-        const double v = code_value(acc.kind, order[i]);
-        return v == 0 ? 0.0 : v;
-    });
-    return out;
-}
-
-// The exact sums of a float channel from its buckets.
-SampleMoments moments_of_buckets(const ChannelAccumulator& acc) {
-    SampleMoments m;
-    for (std::uint32_t b = 0; b < IH_SUM_BUCKETS; ++b) {
-        const std::int64_t e = std::int64_t(b) - IH_SUM_EXPONENT_BIAS;
-        if (acc.positive[b] != 0) m.sum += ExactNumber::from_parts(false, acc.positive[b], e);
-        if (acc.negative[b] != 0) m.sum += ExactNumber::from_parts(true, acc.negative[b], e);
-        if (acc.squares[b] != 0) m.sum_of_squares += ExactNumber::from_parts(false, acc.squares[b], 2 * e);
-    }
-    for (const std::uint64_t n : acc.top) m.count += n;
-    return m;
-}
-
-float value_of_key(std::uint32_t key) { return std::bit_cast<float>(ih_float_bits_of_key(key)); }
-}  // namespace
-
-namespace {
-// A float channel's ranks to resolve: where each falls among the top-16 key buckets.
-struct RankSelection {
-    std::vector<std::uint64_t> ranks;      // ascending
-    std::vector<std::uint32_t> bucket_of;  // per rank: its top-16 bucket
-    std::vector<std::uint64_t> offset;     // per rank: its rank among that bucket's samples
-    std::vector<std::uint32_t> targets;    // the distinct buckets, ascending
-    std::vector<std::int32_t> target_index;  // 65536: bucket -> index in targets, or -1
-};
-
-RankSelection select_buckets(const std::vector<std::uint64_t>& top, std::vector<std::uint64_t> ranks) {
-    RankSelection s;
-    s.ranks = std::move(ranks);
-    s.target_index.assign(65536, -1);
-    std::uint64_t below = 0;
-    std::size_t next = 0;
-    for (std::uint32_t t = 0; t < 65536 && next < s.ranks.size(); ++t) {
-        while (next < s.ranks.size() && s.ranks[next] < below + top[t]) {
-            s.bucket_of.push_back(t);
-            s.offset.push_back(s.ranks[next] - below);
-            if (s.target_index[t] < 0) {
-                s.target_index[t] = std::int32_t(s.targets.size());
-                s.targets.push_back(t);
-            }
-            ++next;
-        }
-        below += top[t];
-    }
-    return s;
-}
-
 // The second pass's state in one thread: per float channel, the low 16 key bits' counts of each
 // target bucket.
 struct SecondPass {
@@ -262,31 +112,18 @@ struct SecondPass {
             for (std::size_t i = 0; i < low[c].size(); ++i) low[c][i] += other.low[c][i];
     }
 };
-
-// The rank-th values of a float channel, from its second pass's counts.
-std::vector<double> resolve_ranks(const RankSelection& s, const std::vector<std::uint64_t>& low) {
-    std::vector<double> values;
-    for (std::size_t i = 0; i < s.ranks.size(); ++i) {
-        const auto* counts = low.data() + std::size_t(s.target_index[s.bucket_of[i]]) * 65536;
-        std::uint64_t below = 0;
-        std::uint32_t l = 0;
-        while (below + counts[l] <= s.offset[i]) below += counts[l++];
-        values.push_back(double(value_of_key((s.bucket_of[i] << 16) | l)));
-    }
-    return values;
-}
 }  // namespace
 
 std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
                                                   const PixelSelector* selector, const std::vector<double>& percents) {
     const std::size_t channels = plan.channels.size();
-    std::vector<Kind> kinds;
-    for (const int source : plan.sources) kinds.push_back(kind_of(plan, source));
+    std::vector<SampleKind> kinds;
+    for (const int source : plan.sources) kinds.push_back(sample_kind_of(plan, source));
     FirstPass first = over_counted_pixels<FirstPass>(
         image, selector,
         [&] {
             FirstPass p;
-            for (const Kind k : kinds) p.channels.emplace_back(k, code_count(plan, k));
+            for (const SampleKind k : kinds) p.channels.emplace_back(k, code_count(plan, k));
             return p;
         },
         [&](FirstPass& p, const std::byte* pixels, std::size_t count) {
@@ -301,22 +138,13 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
     bool second_pass = false;
     for (std::size_t c = 0; c < channels; ++c) {
         const ChannelAccumulator& acc = first.channels[c];
-        if (acc.kind != Kind::float_values) {
-            out[c] = stats_of_codes(acc, percents);
+        if (!acc.sums) {
+            out[c] = stats_of_codes(acc.kind, acc.codes, percents);
             continue;
         }
-        out[c].moments = moments_of_buckets(acc);
-        out[c].positive_infinities = acc.positive_infinities;
-        out[c].negative_infinities = acc.negative_infinities;
-        const std::uint64_t n = out[c].moments.count;
-        if (n == 0) continue;
-        std::vector<std::uint64_t> ranks = ranks_needed(n, percents);
-        ranks.push_back(0);  // the minimum and the maximum
-        ranks.push_back(n - 1);
-        std::sort(ranks.begin(), ranks.end());
-        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-        selections[c] = select_buckets(acc.top, std::move(ranks));
-        second_pass = true;
+        out[c] = moments_of_sums(*acc.sums);
+        selections[c] = select_ranks(out[c].moments.count, acc.sums->top, percents);
+        second_pass = second_pass || !selections[c].targets.empty();
     }
     if (!second_pass) return out;
     SecondPass second = over_counted_pixels<SecondPass>(
@@ -339,17 +167,8 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
                 }
             }
         });
-    for (std::size_t c = 0; c < channels; ++c) {
-        const RankSelection& s = selections[c];
-        if (s.ranks.empty()) continue;
-        const std::vector<double> values = resolve_ranks(s, second.low[c]);
-        const auto value_at = [&](std::uint64_t rank) {
-            return values[std::size_t(std::lower_bound(s.ranks.begin(), s.ranks.end(), rank) - s.ranks.begin())];
-        };
-        out[c].moments.min = value_at(0);
-        out[c].moments.max = value_at(out[c].moments.count - 1);
-        out[c].percentiles = percentiles_of(out[c].moments.count, percents, value_at);
-    }
+    for (std::size_t c = 0; c < channels; ++c)
+        finish_order_statistics(selections[c], second.low[c], percents, out[c]);
     return out;
 }
 
@@ -359,7 +178,7 @@ namespace {
 // statistics need no pass over the pixels.
 bool bins_are_values(const HistogramPlan& plan) {
     const BinLayout& l = plan.layout;
-    const std::size_t values = code_count(plan, Kind::integer_codes);
+    const std::size_t values = code_count(plan, SampleKind::integer_codes);
     return !plan.is_float() && l.edges.empty() && l.lo == 0 && l.hi == double(values) && l.bins == values;
 }
 }  // namespace
@@ -369,9 +188,7 @@ void add_sample_stats(const ImageView& image, const Request& request, const Hist
     if (!request.sample_stats) return;
     if (bins_are_values(plan)) {
         for (ChannelHistogram& c : result.channels) {
-            ChannelAccumulator counts(Kind::integer_codes, 0);
-            counts.codes = c.counts;
-            const ChannelSampleStats found = stats_of_codes(counts, request.percentiles);
+            const ChannelSampleStats found = stats_of_codes(SampleKind::integer_codes, c.counts, request.percentiles);
             c.sample_moments = found.moments;
             c.sample_percentiles = found.percentiles;
         }

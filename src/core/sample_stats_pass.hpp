@@ -13,18 +13,12 @@
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
 #include "imghist/result.hpp"
-#include "imghist/sample_stats.hpp"
+#include "core/sample_stats_sums.hpp"
 
 namespace imghist {
 
 class HistogramPlan;
 class PixelSelector;
-
-struct ChannelSampleStats {
-    SampleMoments moments;
-    std::vector<SamplePercentile> percentiles;
-    std::uint64_t positive_infinities = 0, negative_infinities = 0;
-};
 
 // Each plan channel's statistics over the pixels of `image` that `selector` lets through (every
 // pixel when it is null).
