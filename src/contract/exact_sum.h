@@ -33,4 +33,32 @@ IH_FN IH_U32 ih_sum_negative(IH_U32 bits)
     return bits >> 31;
 }
 
+/* m^2 = high * 2^24 + low with both below 2^24, in 32-bit arithmetic only (GLSL has no 64-bit
+ * multiply by default): m = a * 2^12 + b, so m^2 = a^2 * 2^24 + 2ab * 2^12 + b^2. Summed in 64-bit
+ * counters, each part holds 2^40 samples before it could overflow. */
+IH_FN IH_U32 ih_sum_square_low(IH_U32 m)
+{
+    return (m * m) & IH_U(0x00FFFFFF); /* the product wraps modulo 2^32: its low 24 bits are m^2's */
+}
+IH_FN IH_U32 ih_sum_square_high(IH_U32 m)
+{
+    IH_U32 a = m >> 12, b = m & IH_U(0xFFF);
+    return a * a + ((IH_U(2) * a * b + ((b * b) >> 12)) >> 12);
+}
+
+/* The device passes' layout of one channel's first-pass statistics (core/sample_stats_sums.hpp):
+ * IH_STATS_SLOTS 64-bit counters. [0, IH_STATS_CODES): the count of each code (an integer sample
+ * or integer luminance by value, a half sample by its bits; NaN codes included) or, for float
+ * samples, of the top 16 bits of each finite sample's ih_float_key. Then, for float samples only,
+ * per bucket: Σm of the positive samples, Σm of the negative ones, Σ ih_sum_square_high(m),
+ * Σ ih_sum_square_low(m); and the +Inf and -Inf counts. */
+#define IH_STATS_CODES IH_U(65536)
+#define IH_STATS_POSITIVE IH_STATS_CODES
+#define IH_STATS_NEGATIVE (IH_STATS_POSITIVE + IH_SUM_BUCKETS)
+#define IH_STATS_SQUARES_HIGH (IH_STATS_NEGATIVE + IH_SUM_BUCKETS)
+#define IH_STATS_SQUARES_LOW (IH_STATS_SQUARES_HIGH + IH_SUM_BUCKETS)
+#define IH_STATS_POS_INF (IH_STATS_SQUARES_LOW + IH_SUM_BUCKETS)
+#define IH_STATS_NEG_INF (IH_STATS_POS_INF + IH_U(1))
+#define IH_STATS_SLOTS (IH_STATS_NEG_INF + IH_U(1))
+
 #endif

@@ -20,6 +20,7 @@ class ExtremesFinder;
 class HistogramPlan;
 class PixelSelector;
 struct AlphaTest;
+struct RankSelection;
 
 class SlotCounter {
 public:
@@ -85,6 +86,23 @@ public:
     // accumulate() for pixels in the device's memory (the interop calls); the default refuses.
     virtual void accumulate_device(const DeviceImage& image, const HistogramPlan& plan,
                                    std::span<std::uint64_t> slots);
+
+    // Request::sample_stats of a device image, found where its pixels lie (core/device_sample_stats.cpp;
+    // docs/semantics.md, "Sample statistics"), over the pixels `mask` (a gray8 device image of
+    // its size, or null) and `alpha` select, as accumulate_selected_device(). The first pass: per
+    // plan channel c, IH_STATS_SLOTS counters in the contract's layout (contract/exact_sum.h)
+    // into sums[c * IH_STATS_SLOTS ...], zeroed. A backend that cannot returns false having
+    // counted nothing, and the Result says that the statistics were not found.
+    virtual bool accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                               const HistogramPlan& plan, std::span<std::uint64_t> sums);
+    // The second pass, for the order statistics of float samples: per plan channel c, over its
+    // finite samples whose ih_float_key's top 16 bits are selections[c].targets[t], the count of
+    // each low 16 bits into lows[offset_c + t * 65536 + low16], where the channels' blocks of
+    // targets.size() * 65536 counters follow one another (offset_0 = 0); zeroed. Only called
+    // after accumulate_sample_sums_device() returned true, and only when some channel has targets.
+    virtual void accumulate_key_lows_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                            const HistogramPlan& plan, std::span<const RankSelection> selections,
+                                            std::span<std::uint64_t> lows);
 
     // Whether count_image() gives device images every clipping count, with a second pass where
     // the histogram does not prove them (vulkan.hpp's compute()), or only the proven ones, so

@@ -71,7 +71,7 @@ Result count_whole_of(SlotCounter& counter, const Pixels& image, const Request& 
         counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
     if (in_pass.finder()) set_value_extremes(result.channels, in_pass.finder()->channels());
-    add_host_statistics(image, request, counting.plan, nullptr, result, in_pass.finder().has_value());
+    add_image_statistics(counter, image, request, counting.plan, result, in_pass.finder().has_value());
     return result;
 }
 
@@ -96,7 +96,7 @@ Result count_pixels(SlotCounter& counter, const Pixels& image, const Request& re
                 results.push_back(count_one_region(counter, views[i], requests[i], backend, device));
             return results;
         });
-    add_area_sample_stats(image, request, *result);
+    add_area_sample_stats(counter, image, request, *result);
     return std::move(*result);
 }
 }  // namespace

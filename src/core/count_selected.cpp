@@ -25,13 +25,11 @@ Result selected_result(std::optional<Result> result, const Pixels& image, const 
         const std::vector<std::uint64_t> slots(plan.total_slots(), 0);
         result = plan.make_result(image, slots, std::move(backend), std::move(device));
         for (ChannelHistogram& c : result->channels) c.clipped_low_count = c.clipped_high_count = 0;
-        if constexpr (std::is_same_v<Pixels, DeviceImage>) add_host_statistics(image, plain, plan, nullptr, *result);
-        else {
-            if (plain.value_extremes && plan.is_float())
-                set_value_extremes(result->channels, std::vector<ValueExtremes>(plan.channels.size()));
-            if (plain.sample_stats)
-                for (ChannelHistogram& c : result->channels) c.sample_moments = SampleMoments{};
-        }
+        if constexpr (std::is_same_v<Pixels, DeviceImage>) add_value_extremes(image, plain, plan, nullptr, *result);
+        else if (plain.value_extremes && plan.is_float())
+            set_value_extremes(result->channels, std::vector<ValueExtremes>(plan.channels.size()));
+        if (plain.sample_stats)
+            for (ChannelHistogram& c : result->channels) c.sample_moments = SampleMoments{};
     }
     result->width = image.width;
     result->height = image.height;
@@ -123,7 +121,7 @@ Result count_selected(SlotCounter& counter, const DeviceImage& image, const Requ
             counter.accumulate_selected_device(image, mask, alpha, *counting.clipping, slots);
         });
     result.notes = counter.take_notes();
-    add_host_statistics(image, plain, counting.plan, nullptr, result);
+    add_device_statistics(counter, image, mask, alpha, plain, counting.plan, result);
     return selected_result(std::move(result), image, plain, *counted, std::move(backend), std::move(device));
 }
 

@@ -258,9 +258,13 @@ std::optional<Result> tiles_in_one_pass(SlotCounter& counter, const Pixels& imag
                                                                                             clipping.total_slots()),
                              tile_results[i]);
     }
-    for (std::size_t i = 0; i < regions.size(); ++i)
-        add_host_statistics(image.crop(regions[i]), plain, counting.plan, selectors.empty() ? nullptr : &selectors[i],
-                            tile_results[i]);
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        if constexpr (std::is_same_v<Pixels, ImageView>)
+            add_host_statistics(image.crop(regions[i]), plain, counting.plan, selectors.empty() ? nullptr : &selectors[i],
+                                tile_results[i]);
+        else  // a device image's grid in one pass has no selection (accumulate_tiles_device)
+            add_image_statistics(counter, image.crop(regions[i]), plain, counting.plan, tile_results[i]);
+    }
     Result result = assemble_tiles(std::move(tile_results), regions, request.tiles);
     result.width = image.width;
     result.height = image.height;
@@ -271,7 +275,7 @@ std::optional<Result> tiles_in_one_pass(SlotCounter& counter, const Pixels& imag
 // A tiled result's sample statistics of the whole counted area: the tiles' percentiles do not
 // add up, so the sum of the tiles has none of its own until found over the area.
 template <class Pixels>
-void area_sample_stats(const Pixels& image, const Request& request, Result& result) {
+void area_sample_stats(SlotCounter& counter, const Pixels& image, const Request& request, Result& result) {
     if (!request.sample_stats || request.tiles.count() <= 1) return;
     const Pixels area = image.crop(result.region);
     const Request region = region_request(request, result.region);
@@ -285,7 +289,8 @@ void area_sample_stats(const Pixels& image, const Request& request, Result& resu
         if (region.selects_pixels()) selector.emplace(area, region);
         add_sample_stats(area, plain, plan, selector ? &*selector : nullptr, result);
     } else {
-        add_sample_stats(area, plain, plan, nullptr, result);
+        const AlphaTest alpha = alpha_test_of(region.alpha_threshold, image.info().sample);
+        add_sample_stats(counter, area, region.device_mask ? &*region.device_mask : nullptr, alpha, plain, plan, result);
     }
 }
 }  // namespace
@@ -304,11 +309,11 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const Device
                                               const std::string& backend, const std::string& device) {
     return tiles_in_one_pass(counter, image, request, backend, device);
 }
-void add_area_sample_stats(const ImageView& image, const Request& request, Result& result) {
-    area_sample_stats(image, request, result);
+void add_area_sample_stats(SlotCounter& counter, const ImageView& image, const Request& request, Result& result) {
+    area_sample_stats(counter, image, request, result);
 }
-void add_area_sample_stats(const DeviceImage& image, const Request& request, Result& result) {
-    area_sample_stats(image, request, result);
+void add_area_sample_stats(SlotCounter& counter, const DeviceImage& image, const Request& request, Result& result) {
+    area_sample_stats(counter, image, request, result);
 }
 
 }  // namespace imghist

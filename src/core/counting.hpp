@@ -85,7 +85,7 @@ std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const ImageV
                                               const std::string& backend, const std::string& device);
 std::optional<Result> count_tiles_in_one_pass(SlotCounter& counter, const DeviceImage& image, const Request& request,
                                               const std::string& backend, const std::string& device);
-void add_area_sample_stats(const ImageView& image, const Request& request, Result& result);
-void add_area_sample_stats(const DeviceImage& image, const Request& request, Result& result);
+void add_area_sample_stats(SlotCounter& counter, const ImageView& image, const Request& request, Result& result);
+void add_area_sample_stats(SlotCounter& counter, const DeviceImage& image, const Request& request, Result& result);
 
 }  // namespace imghist

@@ -201,9 +201,4 @@ void add_sample_stats(const ImageView& image, const Request& request, const Hist
     }
 }
 
-void add_sample_stats(const DeviceImage&, const Request& request, const HistogramPlan&, const PixelSelector*,
-                      Result& result) {
-    if (request.sample_stats) result.notes.push_back("sample statistics are found for images in host memory only");
-}
-
 }  // namespace imghist

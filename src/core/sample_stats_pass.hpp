@@ -19,17 +19,21 @@ namespace imghist {
 
 class HistogramPlan;
 class PixelSelector;
+class SlotCounter;
+struct AlphaTest;
 
 // Each plan channel's statistics over the pixels of `image` that `selector` lets through (every
 // pixel when it is null).
 std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
                                                   const PixelSelector* selector, const std::vector<double>& percents);
 
-// Request::sample_stats for `result`, a count of `image` by `plan`: found on the host for host
-// images; a note for images in device memory.
+// Request::sample_stats for `result`, a count of `image` by `plan`, found on the host.
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result);
-void add_sample_stats(const DeviceImage& image, const Request& request, const HistogramPlan& plan,
-                      const PixelSelector* selector, Result& result);
+// The same for an image in device memory, found by the backend of `counter` where the pixels
+// lie (SlotCounter::accumulate_sample_sums_device), over the pixels `mask` and `alpha` select
+// (device_sample_stats.cpp); a note where the backend cannot.
+void add_sample_stats(SlotCounter& counter, const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                      const Request& request, const HistogramPlan& plan, Result& result);
 
 }  // namespace imghist

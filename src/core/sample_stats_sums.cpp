@@ -44,6 +44,19 @@ void FloatSums::merge(const FloatSums& other) {
     negative_infinities += other.negative_infinities;
 }
 
+FloatSums float_sums_of_slots(const std::uint64_t* slots) {
+    FloatSums sums;
+    std::copy_n(slots, sums.top.size(), sums.top.begin());
+    for (std::uint32_t b = 0; b < IH_SUM_BUCKETS; ++b) {
+        sums.positive[b] = slots[IH_STATS_POSITIVE + b];
+        sums.negative[b] = slots[IH_STATS_NEGATIVE + b];
+        sums.squares[b] = (FloatSums::u128(slots[IH_STATS_SQUARES_HIGH + b]) << 24) + slots[IH_STATS_SQUARES_LOW + b];
+    }
+    sums.positive_infinities = slots[IH_STATS_POS_INF];
+    sums.negative_infinities = slots[IH_STATS_NEG_INF];
+    return sums;
+}
+
 namespace {
 float half_value(std::uint32_t h) { return std::bit_cast<float>(ih_half_to_float_bits(h)); }
 

@@ -45,6 +45,11 @@ struct FloatSums {
     void merge(const FloatSums& other);
 };
 
+// A channel's first-pass statistics counted by a device, IH_STATS_SLOTS counters in the contract's
+// layout (exact_sum.h): a float channel's sums (the codes of the others are the first
+// code_count() counters as they are).
+FloatSums float_sums_of_slots(const std::uint64_t* slots);
+
 // Moments and percentiles of a channel counted by value (`codes` indexed by the integer value or
 // the half's bits). Half codes are read in the float total order; NaN codes are skipped (the
 // histogram counts them) and infinities counted apart.

@@ -78,6 +78,17 @@ std::optional<std::uint64_t> SlotCounter::accumulate_selected_device(const Devic
     return std::nullopt;
 }
 
+bool SlotCounter::accumulate_sample_sums_device(const DeviceImage&, const DeviceImage*, const AlphaTest&,
+                                                const HistogramPlan&, std::span<std::uint64_t>) {
+    return false;
+}
+
+void SlotCounter::accumulate_key_lows_device(const DeviceImage&, const DeviceImage*, const AlphaTest&,
+                                             const HistogramPlan&, std::span<const RankSelection>,
+                                             std::span<std::uint64_t>) {
+    throw InvalidArgument("this backend does not find sample statistics of device images");
+}
+
 void SlotCounter::accumulate_device(const DeviceImage&, const HistogramPlan&, std::span<std::uint64_t>) {
     throw InvalidArgument("this backend does not read device images");
 }
