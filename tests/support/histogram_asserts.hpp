@@ -1,5 +1,5 @@
 // The one bit-for-bit comparison every backend test uses: same channels, layouts, counts,
-// nan, below and above, and the exact clipping counts where `got` has them (the interop paths
+// nan, below and above, the sample statistics, and the exact clipping counts where `got` has them (the interop paths
 // may leave them unknown; Engine::compute never does, which its tests check). Shows the first few differing bins of each channel.
 #pragma once
 
@@ -25,6 +25,8 @@ inline void expect_same_channels(const std::vector<ChannelHistogram>& got, const
         EXPECT_EQ(g.above, w.above);
         if (g.clipped_low_count) EXPECT_EQ(g.clipped_low_count, w.clipped_low_count);
         if (g.clipped_high_count) EXPECT_EQ(g.clipped_high_count, w.clipped_high_count);
+        EXPECT_EQ(g.sample_moments, w.sample_moments);  // both absent, or the same exact sums, min and max
+        EXPECT_EQ(g.sample_percentiles, w.sample_percentiles);
         ASSERT_EQ(g.counts.size(), w.counts.size());
         int shown = 0;
         for (std::size_t k = 0; k < w.counts.size() && shown < 5; ++k)
