@@ -193,19 +193,21 @@ void tile_rows(std::ostream& out, const Result& r) {
 }
 
 // "R: 3 NaN (not binned), 12 below 0 (counted in the first bin)": nothing when every sample was binned.
-void outside_line(std::ostream& out, const ChannelHistogram& c) {
+// A camera raw file on the EV axis from white has no EV at or below black, and is clipped at white.
+void outside_line(std::ostream& out, const ChannelHistogram& c, const io::SensorChannels* sensor) {
     if (c.nan == 0 && c.below == 0 && c.above == 0) return;
-    const bool binned = c.layout.clamp || c.layout.closed_top;
-    out << "  " << channel_name(c.channel) << ":";
+    const bool binned = c.layout.clamp || c.layout.closed_top, from_white = sensor && sensor->ev_per_stop;
+    out << "  " << shown_channel_name(c.channel, sensor) << ":";
     const char* sep = " ";
     if (c.nan) { out << sep << thousands(c.nan) << " NaN (not binned)"; sep = ", "; }
     if (c.below) {
-        out << sep << thousands(c.below) << " below " << number(c.layout.lo)
+        out << sep << thousands(c.below)
+            << (from_white ? " at or below black (no EV)" : " below " + number(c.layout.lo))
             << (binned ? " (counted in the first bin)" : " (not binned)");
         sep = ", ";
     }
     if (c.above) {
-        out << sep << thousands(c.above) << " above " << number(c.layout.hi)
+        out << sep << thousands(c.above) << (from_white ? " at or above white (clipped)" : " above " + number(c.layout.hi))
             << (binned ? " (counted in the last bin)" : " (not binned)");
     }
     out << '\n';
@@ -239,7 +241,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     else statistics_rows(out, r, clip, bin_is_value(r, layout), sensor);
     tile_rows(out, r);
     for (const ChannelHistogram& c : r.channels) value_extremes_line(out, c);
-    for (const ChannelHistogram& c : r.channels) outside_line(out, c);
+    for (const ChannelHistogram& c : r.channels) outside_line(out, c, sensor);
     if (exposure_settings) exposure_line(out, r, *exposure_settings);
     if (sensor) sensor_table(out, *sensor);
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';

@@ -9,24 +9,19 @@ namespace imghist::cli {
 
 namespace {
 
-// The channel of the image that holds sensor channel `c` (R, G1, B, G2 as R, G, B, A).
-constexpr Channel kHeldAs[io::SensorChannels::kChannels] = {Channel::R, Channel::G, Channel::B, Channel::A};
-
 double share(std::uint64_t part, std::uint64_t whole) { return whole ? double(part) / double(whole) : 0.0; }
 
 }  // namespace
 
 std::string shown_channel_name(Channel channel, const io::SensorChannels* sensor) {
-    if (sensor)
-        for (int c = 0; c < io::SensorChannels::kChannels; ++c)
-            if (kHeldAs[c] == channel) return io::sensor_channel_name(c);
-    return std::string(channel_name(channel));
+    const int c = sensor ? io::sensor_channel_of(channel) : -1;
+    return c >= 0 ? io::sensor_channel_name(c) : std::string(channel_name(channel));
 }
 
 void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor) {
     nlohmann::ordered_json renamed = nlohmann::ordered_json::object(), channels = nlohmann::ordered_json::object();
     for (int c = 0; c < io::SensorChannels::kChannels; ++c) {
-        const std::string held_as(channel_name(kHeldAs[c]));
+        const std::string held_as(channel_name(io::sensor_held_as(c)));
         if (j["histograms"].contains(held_as)) renamed[io::sensor_channel_name(c)] = std::move(j["histograms"][held_as]);
         channels[io::sensor_channel_name(c)] = {{"black_level", sensor.black[c]},
                                                {"maximum", sensor.maximum[c]},
@@ -37,6 +32,8 @@ void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor) {
     j["camera_raw"] = {{"pattern", std::string(sensor.pattern)},
                        {"bits", sensor.bits},
                        {"values", sensor.black_subtracted ? "black subtracted" : "as stored"},
+                       {"axis", sensor.ev_per_stop ? "EV below white" : "raw units"},
+                       {"bins_per_stop", sensor.ev_per_stop},
                        {"white_level", sensor.white},
                        {"channels", std::move(channels)},
                        {"blocks", sensor.blocks},
@@ -49,6 +46,9 @@ void sensor_table(std::ostream& out, const io::SensorChannels& sensor) {
         << "-bit, one pixel per 2 x 2 block; "
         << (sensor.black_subtracted ? "counted less the black level (--subtract-black); levels in raw units\n"
                                     : "values as stored (black level not subtracted)\n");
+    if (sensor.ev_per_stop)
+        out << "  bins: EV below the white level (0 EV = white), " << sensor.ev_per_stop
+            << " per stop; at or below black: below, at or above white: above\n";
     char line[160];
     std::snprintf(line, sizeof line, "  %-5s %9s %9s %9s %21s %23s\n", "", "black", "white", "max", "clipped (>= white)",
                   "under (< white - 8 EV)");

@@ -131,6 +131,62 @@ def tag_value_offset(path, name):
         return tif.pages[0].tags[name].valueoffset
 
 
+def ev_from_white_expected(values, black, white, per_stop):
+    """numpy's EV histogram of one channel: log2((v - black) / (white - black)) in bins of
+    1/per_stop stop over [-16, 0); (counts, below, above)."""
+    above_black = values.astype(np.int64).ravel() - black
+    inside = (above_black > 0) & (above_black < white - black)
+    ev = np.log2(above_black[inside] / (white - black))
+    bins = np.floor((ev + 16) * per_stop).astype(np.int64)
+    counts = np.bincount(bins, minlength=16 * per_stop)
+    return counts, int((above_black <= 0).sum()), int((above_black >= white - black).sum())
+
+
+def boundary_mosaic(black, span):
+    """A 14-bit mosaic holding each whole stop below white exactly (black + span / 2^j) and its
+    neighbours, where a rounding of the edges would move samples to the next bin."""
+    values = [black - 1, black, black + 1, black + span - 1, black + span, black + span + 1]
+    for j in range(1, 13):
+        values += [black + (span >> j) + d for d in (-1, 0, 1)]
+    flat = np.resize(np.asarray(values, np.uint16), 48 * 64)
+    return flat.reshape(48, 64)
+
+
+def check_ev_from_white(imghist, scratch, made):
+    """--ev-from-white N: each channel against numpy's log2 of the known mosaic; files with
+    different levels add up on the one axis; other options' bins are refused."""
+    black, span = 512, 4096  # whole stops below white land on whole numbers
+    mosaic = boundary_mosaic(black, span)
+    exact = os.path.join(scratch, "ev_boundaries.dng")
+    write_dng(exact, mosaic, "GRBG", [black] * 4, black + span)
+    cases = [(exact, mosaic, "GRBG", [black] * 4, black + span)] + [m[:5] for m in made[::5]]
+    for per_stop in (1, 3, 8):
+        for subtract in ([], ["--subtract-black"]):
+            r = run(imghist, ["--format", "json", "--ev-from-white", str(per_stop), *subtract, *[c[0] for c in cases]])
+            assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+            for result, (path, values, pattern, blacks, white) in zip(json.loads(r.stdout)["results"], cases, strict=True):
+                assert result["camera_raw"]["axis"] == "EV below white", result["camera_raw"]
+                for name, (row, col) in channel_positions(pattern).items():
+                    got = result["histograms"][name]
+                    counts, below, above = ev_from_white_expected(values[row::2, col::2], blacks[row * 2 + col], white, per_stop)
+                    where = f"{os.path.basename(path)} {name} --ev-from-white {per_stop} {subtract}"
+                    assert np.array_equal(np.asarray(got["counts"]), counts), where
+                    assert (got["below"], got["above"]) == (below, above), (where, got["below"], got["above"], below, above)
+                    assert got["edges"][0] == -16 and got["edges"][-1] == 0 and len(got["edges"]) == 16 * per_stop + 1
+    # Two files of different levels add up on the one axis, bin by bin.
+    two = [cases[1][0], cases[2][0]]
+    r = run(imghist, ["--format", "json", "--sum-only", "--ev-from-white", "3", *two])
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+    summed = json.loads(r.stdout)["sums"][0]["histograms"]
+    alone = [json.loads(run(imghist, ["--format", "json", "--ev-from-white", "3", p]).stdout)["results"][0] for p in two]
+    for name, held_as in zip(CHANNELS, "RGBA"):
+        assert summed[held_as]["counts"] == [a + b for a, b in zip(*(x["histograms"][name]["counts"] for x in alone))], name
+    r = run(imghist, ["--ev-from-white", "3", "--bins", "64", exact])
+    assert r.returncode == 2 and "--ev-from-white" in r.stderr, (r.returncode, r.stderr)
+    r = run(imghist, ["--ev-from-white", "0", exact])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+
+
 def bad_files(scratch):
     """(file, what its error must say)."""
     mosaic = np.full((32, 32), 1000, np.uint16)
@@ -168,6 +224,8 @@ def main():
         less_black = np.maximum(mosaic[row::2, col::2].astype(np.int64) - black[row * 2 + col], 0)
         expected = np.bincount(less_black.ravel(), minlength=65536)
         assert np.array_equal(np.asarray(result["histograms"][name]["counts"]), expected), f"--subtract-black {name}"
+    check_ev_from_white(imghist, scratch, made)
+    print("camera raw: --ev-from-white counted as numpy's log2 of the mosaics")
     bad = bad_files(scratch)
     good = made[0][0]
     r = run(imghist, ["--format", "json", *[b for b, _ in bad], good])
