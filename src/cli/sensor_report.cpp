@@ -1,6 +1,7 @@
 #include "sensor_report.hpp"
 
 #include <cstdio>
+#include <limits>
 
 #include "output.hpp"
 #include "output_text.hpp"
@@ -13,22 +14,38 @@ double share(std::uint64_t part, std::uint64_t whole) { return whole ? double(pa
 
 }  // namespace
 
-std::string shown_channel_name(Channel channel, const io::SensorChannels* sensor) {
-    const int c = sensor ? io::sensor_channel_of(channel) : -1;
+std::string shown_channel_name(Channel channel, bool camera_raw) {
+    const int c = camera_raw ? io::sensor_channel_of(channel) : -1;
     return c >= 0 ? io::sensor_channel_name(c) : std::string(channel_name(channel));
 }
 
-void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor) {
-    nlohmann::ordered_json renamed = nlohmann::ordered_json::object(), channels = nlohmann::ordered_json::object();
+std::optional<Channel> sensor_channel_named(const std::string& name) {
+    for (int c = 0; c < io::SensorChannels::kChannels; ++c)
+        if (name == io::sensor_channel_name(c)) return io::sensor_held_as(c);
+    return std::nullopt;
+}
+
+bool camera_raw_histograms(const nlohmann::ordered_json& histograms) {
+    return histograms.is_object() && (histograms.contains("G1") || histograms.contains("G2"));
+}
+
+void rename_sensor_channels(nlohmann::ordered_json& histograms) {
+    nlohmann::ordered_json renamed = nlohmann::ordered_json::object();
     for (int c = 0; c < io::SensorChannels::kChannels; ++c) {
         const std::string held_as(channel_name(io::sensor_held_as(c)));
-        if (j["histograms"].contains(held_as)) renamed[io::sensor_channel_name(c)] = std::move(j["histograms"][held_as]);
+        if (histograms.contains(held_as)) renamed[io::sensor_channel_name(c)] = std::move(histograms[held_as]);
+    }
+    histograms = std::move(renamed);
+}
+
+void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor) {
+    nlohmann::ordered_json channels = nlohmann::ordered_json::object();
+    rename_sensor_channels(j["histograms"]);
+    for (int c = 0; c < io::SensorChannels::kChannels; ++c)
         channels[io::sensor_channel_name(c)] = {{"black_level", sensor.black[c]},
                                                {"maximum", sensor.maximum[c]},
                                                {"clipped", sensor.clipped[c]},
                                                {"underexposed", sensor.underexposed[c]}};
-    }
-    j["histograms"] = std::move(renamed);
     j["camera_raw"] = {{"pattern", std::string(sensor.pattern)},
                        {"bits", sensor.bits},
                        {"values", sensor.black_subtracted ? "black subtracted" : "as stored"},
@@ -62,6 +79,24 @@ void sensor_table(std::ostream& out, const io::SensorChannels& sensor) {
     }
     out << "  clipped blocks: " << count_and_share(sensor.clipped_any) << " in any channel, "
         << count_and_share(sensor.clipped_all) << " in all\n";
+}
+
+void sensor_csv_rows(std::ostream& out, const std::string& lead, const io::SensorChannels& sensor) {
+    const auto row = [&](const std::string& channel, const char* kind, double lo, double hi, std::uint64_t count) {
+        out << lead << channel << ',' << kind << ",-1," << number(lo) << ',' << number(hi) << ',' << count << '\n';
+    };
+    const double inf = std::numeric_limits<double>::infinity(), white = sensor.white;
+    for (int c = 0; c < io::SensorChannels::kChannels; ++c) {
+        const std::string name = io::sensor_channel_name(c);
+        const double black = sensor.black[c];
+        row(name, "black_level", black, black, sensor.blocks);
+        row(name, "white_level", white, white, sensor.blocks);
+        row(name, "maximum", sensor.maximum[c], sensor.maximum[c], sensor.blocks);
+        row(name, "clipped", white, inf, sensor.clipped[c]);
+        row(name, "underexposed", -inf, black + (white - black) / 256, sensor.underexposed[c]);
+    }
+    row("any", "clipped_blocks", white, inf, sensor.clipped_any);
+    row("all", "clipped_blocks", white, inf, sensor.clipped_all);
 }
 
 }  // namespace imghist::cli

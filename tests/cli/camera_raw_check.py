@@ -13,6 +13,8 @@ Usage: camera_raw_check.py IMGHIST SCRATCH_DIR. Missing numpy, tifffile or rawpy
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -179,12 +181,56 @@ def check_ev_from_white(imghist, scratch, made):
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
     summed = json.loads(r.stdout)["sums"][0]["histograms"]
     alone = [json.loads(run(imghist, ["--format", "json", "--ev-from-white", "3", p]).stdout)["results"][0] for p in two]
-    for name, held_as in zip(CHANNELS, "RGBA"):
-        assert summed[held_as]["counts"] == [a + b for a, b in zip(*(x["histograms"][name]["counts"] for x in alone))], name
+    for name in CHANNELS:
+        assert summed[name]["counts"] == [a + b for a, b in zip(*(x["histograms"][name]["counts"] for x in alone))], name
     r = run(imghist, ["--ev-from-white", "3", "--bins", "64", exact])
     assert r.returncode == 2 and "--ev-from-white" in r.stderr, (r.returncode, r.stderr)
     r = run(imghist, ["--ev-from-white", "0", exact])
     assert r.returncode == 2, (r.returncode, r.stderr)
+
+
+def check_sums_and_csv(imghist, scratch, made):
+    """Sums of raw files keep the channels' names and stay apart from an rgba16 image of the same
+    bins; imghist merge reads them back; CSV names the channels and gives the sensor's rows."""
+    rgba = os.path.join(scratch, "rgba16.tif")
+    tifffile.imwrite(rgba, np.full((8, 8, 4), 1000, np.uint16), photometric="rgb", extrasamples=["unassalpha"])
+    raws = [made[0][0], made[3][0]]
+    # --mode rgb --alpha: the image's channels are R, G, B, A, as a raw file's are held.
+    r = run(imghist, ["--format", "json", "--sum", "--mode", "rgb", "--alpha", *raws, rgba])
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+    report = json.loads(r.stdout)
+    sums = {tuple(s["histograms"]): s for s in report["sums"]}
+    assert set(sums) == {("R", "G1", "B", "G2"), ("R", "G", "B", "A")}, list(sums)
+    assert [os.path.basename(f) for f in sums[("R", "G1", "B", "G2")]["files"]] == [os.path.basename(p) for p in raws]
+    results = report["results"][:2]
+    for name in CHANNELS:
+        expected = [a + b for a, b in zip(*(x["histograms"][name]["counts"] for x in results))]
+        assert sums[("R", "G1", "B", "G2")]["histograms"][name]["counts"] == expected, name
+    saved = os.path.join(scratch, "raw_report.json")
+    open(saved, "w").write(r.stdout)
+    r = run(imghist, ["merge", "--format", "json", saved])  # refused "unknown channel G1" before
+    assert r.returncode == 0, f"merge: exit {r.returncode}\n{r.stdout}{r.stderr}"
+    merged = {tuple(s["histograms"]): s for s in json.loads(r.stdout)["sums"]}
+    assert merged[("R", "G1", "B", "G2")]["histograms"] == sums[("R", "G1", "B", "G2")]["histograms"]
+    # CSV: the channels by name, and per channel the levels, maximum, clipping and under-exposure.
+    path, mosaic, pattern, black, white, _ = made[1]
+    r = run(imghist, ["--format", "csv", path])
+    assert r.returncode == 0, f"csv: exit {r.returncode}\n{r.stderr}"
+    rows = {(row["channel"], row["kind"]): row for row in csv.DictReader(io.StringIO(r.stdout)) if row["kind"] != "bin"}
+    blocks = (mosaic.shape[0] // 2) * (mosaic.shape[1] // 2)
+    clipped_blocks = np.zeros((mosaic.shape[0] // 2, mosaic.shape[1] // 2), np.int64)
+    for name, (row, col) in channel_positions(pattern).items():
+        values, b = mosaic[row::2, col::2].astype(np.int64), black[row * 2 + col]
+        clipped_blocks += values >= white
+        expected = {"black_level": (b, b, blocks), "white_level": (white, white, blocks),
+                    "maximum": (values.max(), values.max(), blocks), "clipped": (white, float("inf"), (values >= white).sum()),
+                    "underexposed": (float("-inf"), b + (white - b) / 256, ((values - b) * 256 < white - b).sum())}
+        for kind, (lo, hi, count) in expected.items():
+            got = rows[(name, kind)]
+            assert (float(got["lo"]), float(got["hi"]), int(got["count"])) == (lo, hi, count), (name, kind, got)
+        assert rows[(name, "below")]["format"] == "camera-raw-rgba16", rows[(name, "below")]
+    assert int(rows[("any", "clipped_blocks")]["count"]) == int((clipped_blocks > 0).sum())
+    assert int(rows[("all", "clipped_blocks")]["count"]) == int((clipped_blocks == 4).sum())
 
 
 def bad_files(scratch):
@@ -226,6 +272,8 @@ def main():
         assert np.array_equal(np.asarray(result["histograms"][name]["counts"]), expected), f"--subtract-black {name}"
     check_ev_from_white(imghist, scratch, made)
     print("camera raw: --ev-from-white counted as numpy's log2 of the mosaics")
+    check_sums_and_csv(imghist, scratch, made)
+    print("camera raw: sums, imghist merge and CSV name the channels R, G1, B, G2; CSV has the sensor's rows")
     bad = bad_files(scratch)
     good = made[0][0]
     r = run(imghist, ["--format", "json", *[b for b, _ in bad], good])
