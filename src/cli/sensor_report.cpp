@@ -99,4 +99,52 @@ void sensor_csv_rows(std::ostream& out, const std::string& lead, const io::Senso
     row("all", "clipped_blocks", white, inf, sensor.clipped_all);
 }
 
+namespace {
+
+// "black 512", or "black R/B 512" when other channels have another level.
+void add_level_marks(std::vector<LevelMark>& marks, const char* kind, const std::uint32_t (&levels)[4],
+                     const std::uint32_t (&at)[4]) {
+    bool done[io::SensorChannels::kChannels] = {};
+    for (int c = 0; c < io::SensorChannels::kChannels; ++c) {
+        if (done[c]) continue;
+        std::string names;
+        int shared = 0;
+        for (int d = c; d < io::SensorChannels::kChannels; ++d)
+            if (!done[d] && at[d] == at[c] && levels[d] == levels[c]) {
+                done[d] = true;
+                names += (shared++ ? "/" : "") + std::string(io::sensor_channel_name(d));
+            }
+        const std::string who = shared == io::SensorChannels::kChannels ? "" : names + " ";
+        marks.push_back({double(at[c]) + 0.5, std::string(kind) + " " + who + std::to_string(levels[c])});
+    }
+}
+
+}  // namespace
+
+std::vector<LevelMark> sensor_marks(const ChartAxis& axis, const BinLayout& layout, const io::SensorChannels& sensor) {
+    std::vector<LevelMark> marks;
+    if (on_ev_axis_from_white(layout, true)) {
+        marks = {{-8.0, "8 EV below white"}, {0.0, "white " + std::to_string(sensor.white)}};
+    } else {
+        std::uint32_t black_at[4], white_at[4], white[4];
+        for (int c = 0; c < io::SensorChannels::kChannels; ++c) {  // in the values the image holds
+            black_at[c] = sensor.black_subtracted ? 0 : sensor.black[c];
+            white_at[c] = sensor.black_subtracted ? sensor.white - sensor.black[c] : sensor.white;
+            white[c] = sensor.white;
+        }
+        add_level_marks(marks, "black", sensor.black, black_at);
+        add_level_marks(marks, "white", white, white_at);
+    }
+    std::erase_if(marks, [&](const LevelMark& m) {
+        return axis.bounds.empty() || m.at < axis.bounds.front() || m.at > axis.bounds.back();
+    });
+    return marks;
+}
+
+std::string sensor_axis_title(const io::SensorChannels& sensor) {
+    return sensor.ev_per_stop ? "EV below the white level (0 EV = white), " + std::to_string(sensor.ev_per_stop) +
+                                    " bins per stop"
+                              : "";
+}
+
 }  // namespace imghist::cli

@@ -8,7 +8,9 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "chart_axis.hpp"
 #include "imghist/io.hpp"
 #include "imghist/request.hpp"
 
@@ -32,6 +34,20 @@ void rename_sensor_channels(nlohmann::ordered_json& histograms);
 // Renames a camera raw result's "histograms" keys and adds its "camera_raw" object to the
 // result's JSON `j`.
 void put_sensor(nlohmann::ordered_json& j, const io::SensorChannels& sensor);
+
+// A level marked on a camera raw file's chart: where on its x axis (axis units) and its label.
+struct LevelMark {
+    double at;
+    std::string label;
+    bool operator==(const LevelMark&) const = default;
+};
+// The levels a raw file's chart marks (docs/cli.md, "Charts"): on raw units each channel's black
+// level and the white level, at the value's centre, channels of one position marked once; on the
+// EV axis from white (--ev-from-white) the white level at 0 EV and the under-exposure limit,
+// 8 EV below. Marks outside the axis are left out.
+std::vector<LevelMark> sensor_marks(const ChartAxis& axis, const BinLayout& layout, const io::SensorChannels& sensor);
+// The x axis title of a raw file's chart on the EV axis from white; empty on raw units.
+std::string sensor_axis_title(const io::SensorChannels& sensor);
 
 // The CSV rows of the sensor (docs/cli.md, "CSV"), each starting with `lead` (image,format,).
 void sensor_csv_rows(std::ostream& out, const std::string& lead, const io::SensorChannels& sensor);

@@ -8,7 +8,7 @@ Python binding) decodes the same files independently, and must see the same mosa
 and levels. Then bad files (truncated, absurd dimensions, black above white) beside a good
 one: one error each, and the good one still counted; the absurd size also without a pixel limit.
 
-Usage: camera_raw_check.py IMGHIST SCRATCH_DIR. Missing numpy, tifffile or rawpy is a failure.
+Usage: camera_raw_check.py IMGHIST SCRATCH_DIR. Missing numpy, tifffile, rawpy or PIL is a failure.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import sys
 import numpy as np
 import rawpy
 import tifffile
+from PIL import Image
 
 CFA_CODE = {"R": 0, "G": 1, "B": 2}
 PATTERNS = ("RGGB", "BGGR", "GRBG", "GBRG")
@@ -233,6 +234,34 @@ def check_sums_and_csv(imghist, scratch, made):
     assert int(rows[("all", "clipped_blocks")]["count"]) == int((clipped_blocks == 4).sum())
 
 
+def mark_pixels(png, at, first, last):
+    """Pixels of the level marks' colour in the chart's column at axis value `at` (an axis from
+    `first` to `last`), over the plot's height; the chart's frame is that of plot_draw.hpp."""
+    left, width, top, bottom, scale = 76, 960 - 76 - 30, 84, 540 - 104, 2
+    x = round(left + width * (at - first) / (last - first))
+    pixels = np.asarray(Image.open(png).convert("RGB"), np.int64)[top * scale : bottom * scale, scale * x - 1 : scale * x + 4]
+    mark = np.array([204, 128, 255])  # kLevelMark
+    return int((np.abs(pixels - mark).max(axis=2) < 40).sum())
+
+
+def check_level_marks(imghist, scratch):
+    """The chart of a raw file marks each channel's black level and the white level on raw
+    units, and the white level and 8 EV below it on the EV axis from white; nothing elsewhere."""
+    mosaic = np.random.default_rng(4).integers(400, 4096, (64, 96), dtype=np.uint16)
+    path = os.path.join(scratch, "levels.dng")
+    write_dng(path, mosaic, "RGGB", [512, 512, 528, 512], 4000)  # G2 (row 1, column 1) darker
+    raw_units, ev_axis = os.path.join(scratch, "levels.png"), os.path.join(scratch, "levels_ev.png")
+    for args in (["--bins", "4096", "--range", "0:4096", "--plot", raw_units], ["--ev-from-white", "8", "--plot", ev_axis]):
+        r = run(imghist, [*args, path])
+        assert r.returncode == 0, f"{args}: exit {r.returncode}\n{r.stderr}"
+    for png, first, last, marked, unmarked in ((raw_units, 0, 4096, (512.5, 528.5, 4000.5), (2000.5, 3000.5)),
+                                               (ev_axis, -16, 0, (-8, 0), (-12, -4))):
+        for at in marked:
+            assert mark_pixels(png, at, first, last) > 100, (png, at, mark_pixels(png, at, first, last))
+        for at in unmarked:
+            assert mark_pixels(png, at, first, last) == 0, (png, at, mark_pixels(png, at, first, last))
+
+
 def bad_files(scratch):
     """(file, what its error must say)."""
     mosaic = np.full((32, 32), 1000, np.uint16)
@@ -274,6 +303,8 @@ def main():
     print("camera raw: --ev-from-white counted as numpy's log2 of the mosaics")
     check_sums_and_csv(imghist, scratch, made)
     print("camera raw: sums, imghist merge and CSV name the channels R, G1, B, G2; CSV has the sensor's rows")
+    check_level_marks(imghist, scratch)
+    print("camera raw: the charts mark the black and white levels")
     bad = bad_files(scratch)
     good = made[0][0]
     r = run(imghist, ["--format", "json", *[b for b, _ in bad], good])
