@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "imghist/image.hpp"
+#include "imghist/request.hpp"
 
 namespace imghist::io {
 
@@ -61,12 +62,24 @@ struct SensorChannels {
     std::uint64_t clipped_any = 0, clipped_all = 0;  // blocks with one / every channel clipped
     std::uint64_t blocks = 0;                     // the blocks counted (the image's pixels)
     bool black_subtracted = false;                // the image holds value - black (ReadOptions)
+    std::uint32_t ev_per_stop = 0;                // counted on an EV axis from white (ReadOptions)
     bool operator==(const SensorChannels&) const = default;
 };
 // "R", "G1", "B", "G2": the name of the image's sample `channel` of a camera raw file.
 inline const char* sensor_channel_name(int channel) {
     constexpr const char* kNames[SensorChannels::kChannels] = {"R", "G1", "B", "G2"};
     return channel >= 0 && channel < SensorChannels::kChannels ? kNames[channel] : "?";
+}
+// The image's channel that holds sensor channel `channel` (R, G1, B, G2 as R, G, B, A), and back
+// (-1 for any other channel).
+inline Channel sensor_held_as(int channel) {
+    constexpr Channel kHeldAs[SensorChannels::kChannels] = {Channel::R, Channel::G, Channel::B, Channel::A};
+    return kHeldAs[channel];
+}
+inline int sensor_channel_of(Channel held_as) {
+    for (int c = 0; c < SensorChannels::kChannels; ++c)
+        if (sensor_held_as(c) == held_as) return c;
+    return -1;
 }
 
 // Pixels read from one file, owned, with the view that describes them.
@@ -92,6 +105,9 @@ struct ReadOptions {
     std::uint64_t max_pixels = 0;     // 0 = no limit
     bool untrusted_readers = false;   // also OpenImageIO's less safe readers, chosen by extension
     bool subtract_black = false;      // camera raw: each value less its channel's black level (0 at or below)
+    // Camera raw: count on an EV axis from the white level, this many bins per stop (at most
+    // kMaxEvFromWhitePerStop, src/io/ev_from_white.hpp); 0 counts raw units.
+    std::uint32_t ev_from_white = 0;
     // Camera raw files are read as their CFA block image (LoadedImage::sensor), which must be
     // counted per channel (R, G1, B, G2: Mode::rgb with the fourth counted, as histogram_files
     // does); false refuses them, so that a caller that counts images as photos never gets one.

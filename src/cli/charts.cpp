@@ -97,7 +97,8 @@ std::vector<Chart> plan_charts(const std::string& plot_path, bool log, const std
     const auto file_chart = [&](const std::string& path, const FileOutcome& o) {
         charts.push_back({path, &*o.result,
                           {display_text(fs::path(o.file).filename().string()),
-                           subtitle_for(*o.result, std::string(format_info(o.result->format).name)), log},
+                           subtitle_for(*o.result, std::string(format_info(o.result->format).name)), log,
+                           o.sensor ? &*o.sensor : nullptr},
                           o.file});
     };
     if (plot_path.find("{}") != std::string::npos) {
@@ -126,7 +127,7 @@ std::vector<Chart> plan_charts(const std::string& plot_path, bool log, const std
                            std::to_string(g.pixels) + " pixels  \u00B7  " + formats_label(g) + "  \u00B7  " +
                                describe_layout(g.result.channels.front().layout) + "  \u00B7  " +
                                display_text(g.result.backend),
-                           log},
+                           log, nullptr, g.camera_raw},
                           "the sum of " + formats_label(g)});
     }
     return charts;

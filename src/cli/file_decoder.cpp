@@ -22,6 +22,7 @@
 
 #include "decoder_process.hpp"
 #include "decoder_protocol.hpp"
+#include "io/ev_from_white.hpp"
 #include "interrupt.hpp"
 
 extern char** environ;
@@ -33,10 +34,14 @@ using namespace protocol;
 namespace {
 
 // A camera raw file's 2 x 2 colours: R, G, B, G in some order, and the end of the string.
-bool valid_pattern(const char (&pattern)[5]) {
-    std::string colours(pattern, 4);
+// What the reader could have sent: a Bayer pattern, levels the reader checked, an EV axis the
+// options allow (the bins it makes are allocated here).
+bool valid_sensor(const io::SensorChannels& sensor) {
+    std::string colours(sensor.pattern, 4);
     std::sort(colours.begin(), colours.end());
-    return colours == "BGGR" && pattern[4] == '\0';
+    bool valid = colours == "BGGR" && sensor.pattern[4] == '\0' && sensor.ev_per_stop <= io::kMaxEvFromWhitePerStop;
+    for (std::uint32_t black : sensor.black) valid = valid && black < sensor.white;
+    return valid;
 }
 
 std::string seconds_text(double s) {
@@ -327,7 +332,7 @@ io::LoadedImage FileDecoder::take_answer(const char* message, std::size_t size, 
         for (std::uint32_t i = 0; i < notes; ++i) image.notes.push_back(r.get_string());
         if (r.get<std::uint8_t>() != 0) {
             image.sensor = r.get<io::SensorChannels>();
-            if (PixelFormat(format) != PixelFormat::rgba16 || !valid_pattern(image.sensor->pattern))
+            if (PixelFormat(format) != PixelFormat::rgba16 || !valid_sensor(*image.sensor))
                 throw bad_answer("sensor");
         }
         map_pixels(image, fd, slot, width, height, PixelFormat(format));

@@ -142,7 +142,7 @@ private:
             } else if (j.contains("histograms")) {
                 const MergeEntry e = result_entry(j, where);
                 check(e);
-                if (!has_sums) results.add(e.result, members(e.files), e.pixels, e.formats);
+                if (!has_sums) results.add(e.result, members(e.files), e.pixels, e.formats, e.camera_raw);
             } else if (j.contains("interrupted")) {
                 interrupted(j["interrupted"]);
             } else {
@@ -162,7 +162,7 @@ private:
         for (const SumGroup& g : results.groups()) {
             std::vector<std::string> files;
             for (const SumMember& m : g.members) files.push_back(m.file);
-            add_checked(g.result, std::move(files), g.pixels, g.formats, input_);
+            add_checked(g.result, std::move(files), g.pixels, g.formats, g.camera_raw, input_);
         }
     }
 
@@ -194,11 +194,11 @@ private:
 
     void add(const MergeEntry& e) {
         check(e);
-        add_checked(e.result, e.files, e.pixels, e.formats, e.where);
+        add_checked(e.result, e.files, e.pixels, e.formats, e.camera_raw, e.where);
     }
 
     void add_checked(const Result& r, std::vector<std::string> names, std::uint64_t pixels,
-                     const std::vector<PixelFormat>& formats, const std::string& where) {
+                     const std::vector<PixelFormat>& formats, bool camera_raw, const std::string& where) {
         add_total(total_, r, pixels);
         if (total_ >> 64) fail(where, "the counts of the inputs add up to more than 64 bits hold");
         std::vector<SumMember> members;
@@ -207,7 +207,7 @@ private:
             if (!first && it->second != index_) repeated(name, inputs_[it->second]);
             members.push_back(SumMember{std::move(name), kNoResult});
         }
-        merged_.sums.add(r, std::move(members), pixels, formats);
+        merged_.sums.add(r, std::move(members), pixels, formats, camera_raw);
     }
 
     void repeated(const std::string& name, const std::string& earlier) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "merge.hpp"
+#include "sensor_report.hpp"
 
 namespace imghist::cli {
 
@@ -204,9 +205,9 @@ Result result_from(const json& entry, const std::string& where, PixelFormat form
     const std::string at = field(where, "histograms");
     const json& histograms = member(entry, where, "histograms");
     if (!histograms.is_object() || histograms.empty()) fail(at, "not an object of channels");
-    const bool integer = !format_info(format).is_float();
+    const bool integer = !format_info(format).is_float(), camera_raw = camera_raw_histograms(histograms);
     for (const auto& [name, j] : histograms.items()) {
-        const auto channel = channel_named(name);
+        const auto channel = camera_raw ? sensor_channel_named(name) : channel_named(name);
         if (!channel) fail(at, "unknown channel " + excerpt(name, 64, "\""));
         r.channels.push_back(channel_from(j, at + "." + name, *channel, integer));
     }
@@ -249,6 +250,7 @@ MergeEntry result_entry(const json& entry, const std::string& where) {
     e.where = where;
     e.formats = {format_named(member(entry, where, "format"), field(where, "format"))};
     e.result = result_from(entry, where, e.formats.front());
+    e.camera_raw = camera_raw_histograms(entry["histograms"]);
     const std::uint64_t width = u64(entry, where, "width"), height = u64(entry, where, "height");
     if (width > UINT32_MAX || height > UINT32_MAX) fail(where, "width or height above 2^32 - 1");
     e.pixels = width * height;
@@ -265,6 +267,7 @@ MergeEntry sum_entry(const json& entry, const std::string& where) {
     for (std::size_t i = 0; i < formats.size(); ++i)
         e.formats.push_back(format_named(formats[i], field(where, "formats") + "[" + std::to_string(i) + "]"));
     e.result = result_from(entry, where, e.formats.front());
+    e.camera_raw = camera_raw_histograms(entry["histograms"]);
     const json& files = member(entry, where, "files");
     if (!files.is_array()) fail(field(where, "files"), "not an array");
     for (std::size_t i = 0; i < files.size(); ++i) {

@@ -23,6 +23,7 @@ struct MergeEntry {
     std::vector<std::string> files;  // the result's file, or the files of the sum
     std::uint64_t pixels = 0;        // the images' pixels, as a sum's "pixels" counts them
     std::vector<PixelFormat> formats;
+    bool camera_raw = false;  // histograms keyed R, G1, B, G2
     EntryPixels counted;
     std::string where;  // for messages: "p1.json: sums[0]"
 };

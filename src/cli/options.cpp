@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include "help_text.hpp"
+#include "io/ev_from_white.hpp"
 
 namespace imghist::cli {
 
@@ -109,6 +110,10 @@ void add_reading_options(CLI::App& app, CommandLine& line) {
                  "OpenImageIO's less safe readers, chosen by extension; directories then take "
                  "their extensions too. Use only on files you trust");
     app.add_flag("--subtract-black", line.read_options.subtract_black, "Camera raw files: count each value less its channel's black level (0 at or below it)");
+    app.add_option("--ev-from-white", line.read_options.ev_from_white,
+                   "Camera raw files: count on an EV axis from the white level, N bins per stop over the 16 "
+                   "stops below it (0 EV = white)")
+        ->check(CLI::Range(1u, io::kMaxEvFromWhitePerStop))->type_name("N");
     app.add_option("--raw", line.raw_text,
                    "Read every input as headerless native-endian pixels (read in this process: no "
                    "decoder); FORMAT is one of " + io::raw_format_names() + "; STRIDE = bytes per row")

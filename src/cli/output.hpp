@@ -43,6 +43,8 @@ struct SumGroup {
     std::vector<SumMember> members;  // in input order
     std::uint64_t pixels = 0;
     std::vector<PixelFormat> formats;  // the members' pixel formats, in order of appearance
+    // Camera raw files (channels R, G1, B, G2), summed apart from images of the same layout.
+    bool camera_raw = false;
 };
 
 // The sums, grown one result at a time so no result is kept: groups in order of their first file.
@@ -51,7 +53,7 @@ public:
     // Merges `r` into the first group Result::merge accepts, or starts a group. `pixels` and
     // `formats` are those of the members (a group read back from JSON brings several).
     void add(const Result& r, std::vector<SumMember> members, std::uint64_t pixels,
-             const std::vector<PixelFormat>& formats);
+             const std::vector<PixelFormat>& formats, bool camera_raw = false);
     void add(const FileOutcome& o, std::size_t result_index);
     const std::vector<SumGroup>& groups() const { return groups_; }
 
@@ -59,8 +61,10 @@ private:
     std::vector<SumGroup> groups_;
 };
 
-// "rgb8", or "rgb8+rgba8" when the members differ in pixel format (but not in bins).
+// "rgb8", or "rgb8+rgba8" when the members differ in pixel format (but not in bins); for
+// camera raw files "camera-raw-rgba16", apart from rgba16 images in CSV and chart names.
 std::string formats_label(const SumGroup& group);
+inline std::string camera_raw_label(const std::string& format) { return "camera-raw-" + format; }
 
 inline constexpr std::size_t kNoResult = std::size_t(-1);
 

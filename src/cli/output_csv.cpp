@@ -5,6 +5,7 @@
 
 #include "output_formats.hpp"
 #include "output_text.hpp"
+#include "sensor_report.hpp"
 
 namespace imghist::cli {
 
@@ -37,13 +38,15 @@ void sample_stat_rows(std::ostream& out, const std::string& row, const ChannelHi
 }
 
 // One row per bin, then one each for the samples below and above the range and the NaNs;
-// every row has numbers in bin, lo, hi and count (docs/cli.md, "CSV").
-void csv_rows(std::ostream& out, const std::string& image, const std::string& format, const Result& r) {
+// every row has numbers in bin, lo, hi and count (docs/cli.md, "CSV"). A camera raw result's
+// channels are named R, G1, B, G2, and a file's sensor rows follow.
+void csv_rows(std::ostream& out, const std::string& image, const std::string& format, const Result& r,
+              bool camera_raw, const io::SensorChannels* sensor = nullptr) {
     const std::string lead = csv_field(display_text(image)) + ',' + format + ',';
     const std::string inf = number(std::numeric_limits<double>::infinity());
     const std::string nan = number(std::numeric_limits<double>::quiet_NaN());
     for (const ChannelHistogram& c : r.channels) {
-        const std::string row = lead + std::string(channel_name(c.channel)) + ',';
+        const std::string row = lead + shown_channel_name(c.channel, camera_raw) + ',';
         for (std::uint32_t k = 0; k < c.layout.bins; ++k) {
             const double lo = bin_lower_edge(c.layout, k);
             const double hi = (c.layout.closed_top && k + 1 == c.layout.bins)
@@ -56,6 +59,7 @@ void csv_rows(std::ostream& out, const std::string& image, const std::string& fo
         out << row << "nans,-1," << nan << ',' << nan << ',' << c.nan << '\n';
         sample_stat_rows(out, row, c);
     }
+    if (sensor) sensor_csv_rows(out, lead, *sensor);
 }
 
 class CsvReport final : public TextReport {
@@ -66,13 +70,16 @@ public:
     bool finish(const std::vector<SumGroup>* sums, const Interruption*) override {
         if (sums)
             for (std::size_t k = 0; k < sums->size(); ++k)  // one image name per sum, as a group key
-                csv_rows(out_, "(sum " + std::to_string(k + 1) + ")", formats_label((*sums)[k]), (*sums)[k].result);
+                csv_rows(out_, "(sum " + std::to_string(k + 1) + ")", formats_label((*sums)[k]), (*sums)[k].result,
+                         (*sums)[k].camera_raw);
         return true;
     }
 
 private:
     void write(const FileOutcome& o) override {
-        csv_rows(out_, o.file, std::string(format_info(o.result->format).name), *o.result);
+        const std::string format(format_info(o.result->format).name);
+        csv_rows(out_, o.file, o.sensor ? camera_raw_label(format) : format, *o.result, o.sensor.has_value(),
+                 o.sensor ? &*o.sensor : nullptr);
     }
 };
 

@@ -197,6 +197,7 @@ json sum_json(const SumGroup& g, bool indexed, const std::optional<ExposureSetti
     s["backend"] = message_json(g.result.backend);
     s["device"] = message_json(g.result.device);
     s["histograms"] = histograms_json(g.result.channels);
+    if (g.camera_raw) rename_sensor_channels(s["histograms"]);
     put_exposure(s, g.result, exposure_settings);
     return s;
 }

@@ -110,7 +110,7 @@ std::optional<double> linear_percentile(const SampleStats& s, double p) {
 
 // The sample statistics: per channel one row of the samples' own numbers, then a line for any
 // percentile beyond the median, p1 and p99 the columns show.
-void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip, const io::SensorChannels* sensor) {
+void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip, bool camera_raw) {
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %12s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n", "", "samples", "mean",
                   "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
@@ -121,7 +121,7 @@ void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip, co
         const std::optional<SampleStats> s = c.sample_stats();
         if (!s) continue;
         std::snprintf(line, sizeof line, "  %-5s %12s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n",
-                      shown_channel_name(c.channel, sensor).c_str(), thousands(s->count).c_str(), or_dash(s->mean).c_str(),
+                      shown_channel_name(c.channel, camera_raw).c_str(), thousands(s->count).c_str(), or_dash(s->mean).c_str(),
                       or_dash(s->stddev).c_str(), or_dash(linear_percentile(*s, 50)).c_str(),
                       or_dash(linear_percentile(*s, 1)).c_str(), or_dash(linear_percentile(*s, 99)).c_str(),
                       or_dash(s->min).c_str(), or_dash(s->max).c_str(), share_or_dash(bins.clipped_low).c_str(),
@@ -131,7 +131,7 @@ void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip, co
         for (const SamplePercentile& q : s->percentiles)
             if (q.percent != 50 && q.percent != 1 && q.percent != 99)
                 others += (others.empty() ? "" : ", ") + ("p" + number(q.percent)) + " " + or_dash(std::optional(q.linear));
-        if (!others.empty()) more += "  " + shown_channel_name(c.channel, sensor) + ": " + others + "\n";
+        if (!others.empty()) more += "  " + shown_channel_name(c.channel, camera_raw) + ": " + others + "\n";
     }
     out << more;
     if (percentiles_dropped(r))
@@ -141,7 +141,7 @@ void sample_rows(std::ostream& out, const Result& r, const ClipColumns& clip, co
 
 // The statistics: a header, then per channel a row in bins and (unless bins are values) one in values.
 void statistics_rows(std::ostream& out, const Result& r, const ClipColumns& clip, bool values_are_bins,
-                     const io::SensorChannels* sensor) {
+                     bool camera_raw) {
     char line[320];
     std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "", "pixels",
                   "mean", "stddev", "median", "p1", "p99", "min", "max", clip.low, clip.high);
@@ -149,7 +149,7 @@ void statistics_rows(std::ostream& out, const Result& r, const ClipColumns& clip
     for (const ChannelHistogram& c : r.channels) {
         const ChannelStats s = c.stats();
         std::snprintf(line, sizeof line, "  %-5s %-6s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
-                      shown_channel_name(c.channel, sensor).c_str(), values_are_bins ? "" : "bins", thousands(s.count).c_str(),
+                      shown_channel_name(c.channel, camera_raw).c_str(), values_are_bins ? "" : "bins", thousands(s.count).c_str(),
                       or_dash(s.mean, 2).c_str(), or_dash(s.stddev, 2).c_str(), or_dash(s.median).c_str(),
                       or_dash(s.p1).c_str(), or_dash(s.p99).c_str(), or_dash(s.min_bin).c_str(),
                       or_dash(s.max_bin).c_str(), share_or_dash(s.clipped_low).c_str(),
@@ -193,19 +193,21 @@ void tile_rows(std::ostream& out, const Result& r) {
 }
 
 // "R: 3 NaN (not binned), 12 below 0 (counted in the first bin)": nothing when every sample was binned.
-void outside_line(std::ostream& out, const ChannelHistogram& c) {
+// A camera raw file on the EV axis from white has no EV at or below black, and is clipped at white.
+void outside_line(std::ostream& out, const ChannelHistogram& c, bool camera_raw) {
     if (c.nan == 0 && c.below == 0 && c.above == 0) return;
-    const bool binned = c.layout.clamp || c.layout.closed_top;
-    out << "  " << channel_name(c.channel) << ":";
+    const bool binned = c.layout.clamp || c.layout.closed_top, from_white = on_ev_axis_from_white(c.layout, camera_raw);
+    out << "  " << shown_channel_name(c.channel, camera_raw) << ":";
     const char* sep = " ";
     if (c.nan) { out << sep << thousands(c.nan) << " NaN (not binned)"; sep = ", "; }
     if (c.below) {
-        out << sep << thousands(c.below) << " below " << number(c.layout.lo)
+        out << sep << thousands(c.below)
+            << (from_white ? " at or below black (no EV)" : " below " + number(c.layout.lo))
             << (binned ? " (counted in the first bin)" : " (not binned)");
         sep = ", ";
     }
     if (c.above) {
-        out << sep << thousands(c.above) << " above " << number(c.layout.hi)
+        out << sep << thousands(c.above) << (from_white ? " at or above white (clipped)" : " above " + number(c.layout.hi))
             << (binned ? " (counted in the last bin)" : " (not binned)");
     }
     out << '\n';
@@ -228,18 +230,22 @@ void exposure_line(std::ostream& out, const Result& r, const ExposureSettings& s
     if (const auto caveat = exposure_caveat(r.format)) out << "  note: " << *caveat << '\n';
 }
 
+// `camera_raw`: the result's channels are a camera raw file's R, G1, B, G2 (a file's, with its
+// `sensor`, or a sum's, without).
 void table_block(std::ostream& out, const std::string& heading, const Result& r, const std::vector<std::string>& notes,
-                 const std::optional<ExposureSettings>& exposure_settings, const io::SensorChannels* sensor = nullptr) {
+                 const std::optional<ExposureSettings>& exposure_settings, const io::SensorChannels* sensor = nullptr,
+                 bool camera_raw = false) {
+    camera_raw = camera_raw || sensor;
     out << heading << '\n';
     // Channels of one result share their layout unless a format mixes sample types (never).
     const BinLayout& layout = r.channels.front().layout;
     const ClipColumns clip = clip_columns(r.format);
     layout_lines(out, r, layout, clip);
-    if (has_sample_stats(r)) sample_rows(out, r, clip, sensor);
-    else statistics_rows(out, r, clip, bin_is_value(r, layout), sensor);
+    if (has_sample_stats(r)) sample_rows(out, r, clip, camera_raw);
+    else statistics_rows(out, r, clip, bin_is_value(r, layout), camera_raw);
     tile_rows(out, r);
     for (const ChannelHistogram& c : r.channels) value_extremes_line(out, c);
-    for (const ChannelHistogram& c : r.channels) outside_line(out, c);
+    for (const ChannelHistogram& c : r.channels) outside_line(out, c, camera_raw);
     if (exposure_settings) exposure_line(out, r, *exposure_settings);
     if (sensor) sensor_table(out, *sensor);
     for (const std::string& n : notes) out << "  note: " << display_text(n) << '\n';
@@ -257,7 +263,7 @@ public:
             const std::string heading = "sum of " + std::to_string(g.members.size()) + " file" +
                                         (g.members.size() == 1 ? "" : "s") + "  " + thousands(g.pixels) +
                                         " pixels  " + formats_label(g) + "\n  files: " + files_named(g.members);
-            table_block(out_, heading, g.result, {}, exposure_);
+            table_block(out_, heading, g.result, {}, exposure_, nullptr, g.camera_raw);
         }
         return true;
     }

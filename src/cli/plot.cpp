@@ -13,6 +13,7 @@
 #include <cairo-svg.h>
 
 #include "plot_draw.hpp"
+#include "sensor_report.hpp"
 #endif
 
 namespace imghist::cli {
@@ -48,7 +49,13 @@ bool plot_available() { return true; }
 
 namespace plotting {
 
-ChannelStyle style_for(Channel c) {
+ChannelStyle style_for(Channel c, bool camera_raw) {
+    if (camera_raw && c == Channel::A) return {{0.62, 0.95, 0.45}, 0.00, 0.90, 1.4, true, "G2"};
+    if (camera_raw && c != Channel::Y && c != Channel::gray) {
+        ChannelStyle s = style_for(c);
+        s.label = io::sensor_channel_name(io::sensor_channel_of(c));
+        return s;
+    }
     switch (c) {
         case Channel::R: return {{1.00, 0.32, 0.30}, 0.07, 0.95, 1.5, false, "Red"};
         case Channel::G: return {{0.32, 0.86, 0.38}, 0.07, 0.95, 1.5, false, "Green"};
@@ -169,12 +176,12 @@ void draw_background(cairo_t* cr, const Frame& f) {
 }
 
 // The legend, right-aligned on the title line, last channel rightmost; returns its left edge.
-double draw_legend(cairo_t* cr, const Result& result) {
+double draw_legend(cairo_t* cr, const Result& result, bool camera_raw) {
     font(cr, 12.5);
     double lx = kWidth - kRight;
     const double legend_y = 34;
     for (auto it = result.channels.rbegin(); it != result.channels.rend(); ++it) {
-        const ChannelStyle s = style_for(it->channel);
+        const ChannelStyle s = style_for(it->channel, camera_raw);
         lx -= text_width(cr, s.label);
         set_rgb(cr, kAxisText);
         text(cr, lx, legend_y + 4.5, s.label);
@@ -229,14 +236,14 @@ void draw_curves(cairo_t* cr, const Frame& f, const std::vector<const ChannelHis
     cairo_clip(cr);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     for (const auto* c : order) {
-        const ChannelStyle s = style_for(c->channel);
+        const ChannelStyle s = style_for(c->channel, f.camera_raw);
         if (s.fill_alpha <= 0) continue;
         trace(cr, f, *c, true);
         set_rgb(cr, s.colour, s.fill_alpha);
         cairo_fill(cr);
     }
     for (const auto* c : order) {
-        const ChannelStyle s = style_for(c->channel);
+        const ChannelStyle s = style_for(c->channel, f.camera_raw);
         if (s.line_width <= 0) continue;
         trace(cr, f, *c, false);
         set_rgb(cr, s.colour, s.line_alpha);
@@ -263,7 +270,7 @@ void draw_cut_markers(cairo_t* cr, const Frame& f, const std::vector<const Chann
             cairo_line_to(cr, x + 5, y + 7);
             cairo_line_to(cr, x - 5, y + 7);
             cairo_close_path(cr);
-            set_rgb(cr, style_for(c->channel).colour, 0.95);
+            set_rgb(cr, style_for(c->channel, f.camera_raw).colour, 0.95);
             cairo_fill(cr);
         }
     }
@@ -276,17 +283,39 @@ void draw_frame(cairo_t* cr, const Frame& f) {
     cairo_stroke(cr);
 }
 
+// A camera raw file's levels (sensor_marks): a dashed vertical line each, labelled at the top,
+// the labels of the right half left of their line.
+void draw_level_marks(cairo_t* cr, const Frame& f, const std::vector<LevelMark>& marks) {
+    font(cr, 11);
+    set_rgb(cr, kLevelMark);
+    cairo_set_line_width(cr, 1.2);
+    for (std::size_t i = 0; i < marks.size(); ++i) {
+        const double x = std::round(f.x_of(marks[i].at)) + 0.5;
+        const double dash[] = {4, 3};
+        cairo_set_dash(cr, dash, 2, 0);
+        cairo_move_to(cr, x, f.y0);
+        cairo_line_to(cr, x, f.base());
+        cairo_stroke(cr);
+        cairo_set_dash(cr, nullptr, 0, 0);
+        const bool right_half = x > f.x0 + f.w / 2;
+        text(cr, right_half ? x - 4 : x + 4, f.y0 + 14 + 13 * double(i % 2), marks[i].label, right_half ? 1.0 : 0.0);
+    }
+}
+
 void draw(cairo_t* cr, const Result& result, const PlotOptions& opt) {
     const BinLayout layout = result.channels.front().layout;
     const std::vector<const ChannelHistogram*> order = drawing_order(result);
-    const ChartAxis axis = chart_axis(layout, format_info(result.format).sample);
+    ChartAxis axis = chart_axis(layout, format_info(result.format).sample);
+    if (opt.sensor && opt.sensor->ev_per_stop) axis.title = sensor_axis_title(*opt.sensor);
+    const bool camera_raw = opt.camera_raw || opt.sensor;
     const Frame f{kLeft, kTop, kWidth - kLeft - kRight, kHeight - kTop - kBottom, layout.bins,
-                  &axis, opt.log, counts_top(order, opt.log)};
+                  &axis, opt.log, counts_top(order, opt.log), camera_raw};
     draw_background(cr, f);
-    draw_titles(cr, opt, draw_legend(cr, result));
+    draw_titles(cr, opt, draw_legend(cr, result, camera_raw));
     draw_axes(cr, f);
     draw_curves(cr, f, order);
     draw_cut_markers(cr, f, order);
+    if (opt.sensor) draw_level_marks(cr, f, sensor_marks(axis, layout, *opt.sensor));
     draw_frame(cr, f);
     draw_clipping(cr, f, result);
 }

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "imghist/io.hpp"
 #include "imghist/result.hpp"
 
 namespace imghist::cli {
@@ -11,6 +12,10 @@ struct PlotOptions {
     std::string title;     // usually the file name
     std::string subtitle;  // size, format, backend
     bool log = false;      // log10 counts axis
+    // A camera raw file's sensor: its levels marked, its channels named R, G1, B, G2 (a sum of
+    // raw files: camera_raw alone, the names without the levels).
+    const io::SensorChannels* sensor = nullptr;
+    bool camera_raw = false;
 };
 
 // False when imghist was built without cairo.

@@ -7,6 +7,7 @@
 
 #include "plot_draw.hpp"
 #include "sample_meaning.hpp"
+#include "sensor_report.hpp"
 
 namespace imghist::cli::plotting {
 
@@ -19,15 +20,15 @@ struct Piece {
 };
 
 // The label and each channel's share at this end (0 = low, 1 = high), exact whatever the bins.
-std::vector<Piece> clipping_pieces(const Result& result, int end) {
+std::vector<Piece> clipping_pieces(const Result& result, int end, bool camera_raw) {
     std::vector<Piece> pieces;
     pieces.push_back({clip_caption(result.format, end), kAxisText, false});
     for (const auto& c : result.channels) {
         const ChannelStats s = c.stats();
         const std::optional<double> share = end == 0 ? s.clipped_low : s.clipped_high;
-        const std::string name(channel_name(c.channel));
+        const std::string name = shown_channel_name(c.channel, camera_raw);
         pieces.push_back({name + " " + (share ? percent(*share) : "-"),
-                          share.value_or(0) > 0 ? style_for(c.channel).colour : kDim, share.value_or(0) >= 0.01});
+                          share.value_or(0) > 0 ? style_for(c.channel, camera_raw).colour : kDim, share.value_or(0) >= 0.01});
     }
     if (end == 1) std::rotate(pieces.begin(), pieces.begin() + 1, pieces.end());
     return pieces;
@@ -96,7 +97,7 @@ void draw_pieces(cairo_t* cr, const Frame& f, const std::vector<Piece>& pieces, 
 void draw_clipping(cairo_t* cr, const Frame& f, const Result& result) {
     const double row = f.base() + 66;
     for (int end = 0; end < 2; ++end) {
-        const std::vector<Piece> pieces = clipping_pieces(result, end);
+        const std::vector<Piece> pieces = clipping_pieces(result, end, f.camera_raw);
         draw_outside_note(cr, f, result, end, row);
         draw_indicator(cr, f, indicator_colour(result, end), end, row);
         draw_pieces(cr, f, pieces, end, row);

@@ -25,6 +25,7 @@ struct Rgb {
 constexpr Rgb kBackground{0.137, 0.137, 0.141}, kPlotBackground{0.086, 0.086, 0.090};
 constexpr Rgb kGrid{0.22, 0.22, 0.23}, kAxisText{0.62, 0.62, 0.64}, kTitle{0.93, 0.93, 0.94};
 constexpr Rgb kDim{0.42, 0.42, 0.44};
+constexpr Rgb kLevelMark{0.80, 0.50, 1.00};  // a camera raw file's black and white levels
 
 struct ChannelStyle {
     Rgb colour;
@@ -32,7 +33,8 @@ struct ChannelStyle {
     bool dashed;
     const char* label;
 };
-ChannelStyle style_for(Channel c);
+// `camera_raw`: the channels are a raw file's R, G1, B, G2 (G2, held as A, drawn green, dashed).
+ChannelStyle style_for(Channel c, bool camera_raw = false);
 // Luminance and gray are drawn as filled areas, the colours as curves.
 bool is_area(Channel c);
 
@@ -52,6 +54,7 @@ struct Frame {
     const ChartAxis* axis;
     bool log;
     double top;
+    bool camera_raw = false;  // the channels are named R, G1, B, G2
     double base() const { return y0 + h; }
     // x of boundary k of the bars (fractional k: between two boundaries).
     double x_of_bin(double k) const { return x0 + w * axis->fraction_of_bin(k); }

@@ -33,6 +33,9 @@ Request request_for(const CommandLine& line) {
         throw UsageError("--edges and --ev both give the edges: use one");
     if ((!line.edges_text.empty() || !line.ev_text.empty()) && (line.bins_given || !line.range_text.empty()))
         throw UsageError("--edges and --ev give the bins and range: drop --bins and --range");
+    if (line.read_options.ev_from_white &&
+        (line.bins_given || !line.range_text.empty() || !line.edges_text.empty() || !line.ev_text.empty()))
+        throw UsageError("--ev-from-white gives the bins of camera raw files: drop --bins, --range, --edges and --ev");
     if (!line.edges_text.empty()) request.bins.edges = parse_edges(line.edges_text);
     if (!line.ev_text.empty()) request.bins.edges = parse_ev(line.ev_text);
     if (line.exposure.on && request.bins.edges.empty()) {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "imghist/error.hpp"
+#include "io/ev_from_white.hpp"
 #include "io/pixel_pool.hpp"
 #ifdef IMGHIST_IO_GPU_DECODE
 #include "imghist/cuda_decode.hpp"
@@ -162,24 +163,15 @@ private:
     std::condition_variable room_, ready_;
 };
 
-// A camera raw image's samples are its colour positions (R, G1, B, G2), each counted alone: no
-// luminance of them, and the fourth, which the rgba16 view holds where alpha would be, counted
-// like the others and never used to select pixels.
-Request sensor_request(const Request& request) {
-    Request r = request;
-    r.mode = Mode::rgb;
-    r.count_alpha = true;
-    r.alpha_threshold.reset();
-    return r;
-}
-
 // Counts a decoded image: the engine's result with the reader's notes, or why not; the pixels
 // are freed either way.
 void count_decoded(Engine& engine, const Request& request, Decoded& d) {
     if (!d.image) return;
     try {
         d.sensor = d.image->sensor;
-        Result r = d.sensor ? engine.compute(d.image->view, sensor_request(request)) : engine.compute(d.image->view, request);
+        Result r = d.sensor ? engine.compute(d.image->view, sensor_request(request, *d.sensor))
+                            : engine.compute(d.image->view, request);
+        if (d.sensor) regroup_ev_from_white(r, *d.sensor);
         r.notes.insert(r.notes.begin(), d.image->notes.begin(), d.image->notes.end());
         d.counted = std::move(r);
     } catch (...) {  // e.g. a device error: this file, not the run

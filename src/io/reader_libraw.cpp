@@ -156,6 +156,7 @@ LoadedImage read_camera_raw(const std::string& path, const ReadOptions& options,
     sensor.bits = std::uint32_t(raw->imgdata.color.raw_bps);
     black_levels(raw->imgdata.rawdata.color, at, sensor, out.notes);
     sensor.black_subtracted = options.subtract_black;
+    sensor.ev_per_stop = options.ev_from_white;
     const auto& sizes = raw->imgdata.sizes;
     const std::uint32_t width = sizes.width / 2u, height = sizes.height / 2u;
     out.pixels = allocate_pixels(image_bytes(std::uint64_t(width) * height, 4 * sizeof(std::uint16_t)));

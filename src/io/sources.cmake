@@ -5,7 +5,8 @@ set(IMGHIST_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/reader_policy.cpp ${CMAKE_CURRENT_LIST_DIR}/reader_pnm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reader_tiff.cpp ${CMAKE_CURRENT_LIST_DIR}/reader_camera_raw.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reader_raw.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/dataset.cpp ${CMAKE_CURRENT_LIST_DIR}/pixel_pool.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/dataset.cpp ${CMAKE_CURRENT_LIST_DIR}/ev_from_white.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pixel_pool.cpp)
 
 # JPEG decoding with TurboJPEG (reader_jpeg.cpp) for `target`, as IMGHIST_TURBOJPEG (ON, OFF or
 # AUTO) asks: without it OpenImageIO decodes JPEGs. Sets IMGHIST_IO_TURBOJPEG (ON/OFF) and

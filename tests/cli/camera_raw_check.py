@@ -8,11 +8,13 @@ Python binding) decodes the same files independently, and must see the same mosa
 and levels. Then bad files (truncated, absurd dimensions, black above white) beside a good
 one: one error each, and the good one still counted; the absurd size also without a pixel limit.
 
-Usage: camera_raw_check.py IMGHIST SCRATCH_DIR. Missing numpy, tifffile or rawpy is a failure.
+Usage: camera_raw_check.py IMGHIST SCRATCH_DIR. Missing numpy, tifffile, rawpy or PIL is a failure.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -21,6 +23,7 @@ import sys
 import numpy as np
 import rawpy
 import tifffile
+from PIL import Image
 
 CFA_CODE = {"R": 0, "G": 1, "B": 2}
 PATTERNS = ("RGGB", "BGGR", "GRBG", "GBRG")
@@ -131,6 +134,134 @@ def tag_value_offset(path, name):
         return tif.pages[0].tags[name].valueoffset
 
 
+def ev_from_white_expected(values, black, white, per_stop):
+    """numpy's EV histogram of one channel: log2((v - black) / (white - black)) in bins of
+    1/per_stop stop over [-16, 0); (counts, below, above)."""
+    above_black = values.astype(np.int64).ravel() - black
+    inside = (above_black > 0) & (above_black < white - black)
+    ev = np.log2(above_black[inside] / (white - black))
+    bins = np.floor((ev + 16) * per_stop).astype(np.int64)
+    counts = np.bincount(bins, minlength=16 * per_stop)
+    return counts, int((above_black <= 0).sum()), int((above_black >= white - black).sum())
+
+
+def boundary_mosaic(black, span):
+    """A 14-bit mosaic holding each whole stop below white exactly (black + span / 2^j) and its
+    neighbours, where a rounding of the edges would move samples to the next bin."""
+    values = [black - 1, black, black + 1, black + span - 1, black + span, black + span + 1]
+    for j in range(1, 13):
+        values += [black + (span >> j) + d for d in (-1, 0, 1)]
+    flat = np.resize(np.asarray(values, np.uint16), 48 * 64)
+    return flat.reshape(48, 64)
+
+
+def check_ev_from_white(imghist, scratch, made):
+    """--ev-from-white N: each channel against numpy's log2 of the known mosaic; files with
+    different levels add up on the one axis; other options' bins are refused."""
+    black, span = 512, 4096  # whole stops below white land on whole numbers
+    mosaic = boundary_mosaic(black, span)
+    exact = os.path.join(scratch, "ev_boundaries.dng")
+    write_dng(exact, mosaic, "GRBG", [black] * 4, black + span)
+    cases = [(exact, mosaic, "GRBG", [black] * 4, black + span)] + [m[:5] for m in made[::5]]
+    for per_stop in (1, 3, 8):
+        for subtract in ([], ["--subtract-black"]):
+            r = run(imghist, ["--format", "json", "--ev-from-white", str(per_stop), *subtract, *[c[0] for c in cases]])
+            assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+            for result, (path, values, pattern, blacks, white) in zip(json.loads(r.stdout)["results"], cases, strict=True):
+                assert result["camera_raw"]["axis"] == "EV below white", result["camera_raw"]
+                for name, (row, col) in channel_positions(pattern).items():
+                    got = result["histograms"][name]
+                    counts, below, above = ev_from_white_expected(values[row::2, col::2], blacks[row * 2 + col], white, per_stop)
+                    where = f"{os.path.basename(path)} {name} --ev-from-white {per_stop} {subtract}"
+                    assert np.array_equal(np.asarray(got["counts"]), counts), where
+                    assert (got["below"], got["above"]) == (below, above), (where, got["below"], got["above"], below, above)
+                    assert got["edges"][0] == -16 and got["edges"][-1] == 0 and len(got["edges"]) == 16 * per_stop + 1
+    # Two files of different levels add up on the one axis, bin by bin.
+    two = [cases[1][0], cases[2][0]]
+    r = run(imghist, ["--format", "json", "--sum-only", "--ev-from-white", "3", *two])
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+    summed = json.loads(r.stdout)["sums"][0]["histograms"]
+    alone = [json.loads(run(imghist, ["--format", "json", "--ev-from-white", "3", p]).stdout)["results"][0] for p in two]
+    for name in CHANNELS:
+        assert summed[name]["counts"] == [a + b for a, b in zip(*(x["histograms"][name]["counts"] for x in alone))], name
+    r = run(imghist, ["--ev-from-white", "3", "--bins", "64", exact])
+    assert r.returncode == 2 and "--ev-from-white" in r.stderr, (r.returncode, r.stderr)
+    r = run(imghist, ["--ev-from-white", "0", exact])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+
+
+def check_sums_and_csv(imghist, scratch, made):
+    """Sums of raw files keep the channels' names and stay apart from an rgba16 image of the same
+    bins; imghist merge reads them back; CSV names the channels and gives the sensor's rows."""
+    rgba = os.path.join(scratch, "rgba16.tif")
+    tifffile.imwrite(rgba, np.full((8, 8, 4), 1000, np.uint16), photometric="rgb", extrasamples=["unassalpha"])
+    raws = [made[0][0], made[3][0]]
+    # --mode rgb --alpha: the image's channels are R, G, B, A, as a raw file's are held.
+    r = run(imghist, ["--format", "json", "--sum", "--mode", "rgb", "--alpha", *raws, rgba])
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+    report = json.loads(r.stdout)
+    sums = {tuple(s["histograms"]): s for s in report["sums"]}
+    assert set(sums) == {("R", "G1", "B", "G2"), ("R", "G", "B", "A")}, list(sums)
+    assert [os.path.basename(f) for f in sums[("R", "G1", "B", "G2")]["files"]] == [os.path.basename(p) for p in raws]
+    results = report["results"][:2]
+    for name in CHANNELS:
+        expected = [a + b for a, b in zip(*(x["histograms"][name]["counts"] for x in results))]
+        assert sums[("R", "G1", "B", "G2")]["histograms"][name]["counts"] == expected, name
+    saved = os.path.join(scratch, "raw_report.json")
+    open(saved, "w").write(r.stdout)
+    r = run(imghist, ["merge", "--format", "json", saved])  # refused "unknown channel G1" before
+    assert r.returncode == 0, f"merge: exit {r.returncode}\n{r.stdout}{r.stderr}"
+    merged = {tuple(s["histograms"]): s for s in json.loads(r.stdout)["sums"]}
+    assert merged[("R", "G1", "B", "G2")]["histograms"] == sums[("R", "G1", "B", "G2")]["histograms"]
+    # CSV: the channels by name, and per channel the levels, maximum, clipping and under-exposure.
+    path, mosaic, pattern, black, white, _ = made[1]
+    r = run(imghist, ["--format", "csv", path])
+    assert r.returncode == 0, f"csv: exit {r.returncode}\n{r.stderr}"
+    rows = {(row["channel"], row["kind"]): row for row in csv.DictReader(io.StringIO(r.stdout)) if row["kind"] != "bin"}
+    blocks = (mosaic.shape[0] // 2) * (mosaic.shape[1] // 2)
+    clipped_blocks = np.zeros((mosaic.shape[0] // 2, mosaic.shape[1] // 2), np.int64)
+    for name, (row, col) in channel_positions(pattern).items():
+        values, b = mosaic[row::2, col::2].astype(np.int64), black[row * 2 + col]
+        clipped_blocks += values >= white
+        expected = {"black_level": (b, b, blocks), "white_level": (white, white, blocks),
+                    "maximum": (values.max(), values.max(), blocks), "clipped": (white, float("inf"), (values >= white).sum()),
+                    "underexposed": (float("-inf"), b + (white - b) / 256, ((values - b) * 256 < white - b).sum())}
+        for kind, (lo, hi, count) in expected.items():
+            got = rows[(name, kind)]
+            assert (float(got["lo"]), float(got["hi"]), int(got["count"])) == (lo, hi, count), (name, kind, got)
+        assert rows[(name, "below")]["format"] == "camera-raw-rgba16", rows[(name, "below")]
+    assert int(rows[("any", "clipped_blocks")]["count"]) == int((clipped_blocks > 0).sum())
+    assert int(rows[("all", "clipped_blocks")]["count"]) == int((clipped_blocks == 4).sum())
+
+
+def mark_pixels(png, at, first, last):
+    """Pixels of the level marks' colour in the chart's column at axis value `at` (an axis from
+    `first` to `last`), over the plot's height; the chart's frame is that of plot_draw.hpp."""
+    left, width, top, bottom, scale = 76, 960 - 76 - 30, 84, 540 - 104, 2
+    x = round(left + width * (at - first) / (last - first))
+    pixels = np.asarray(Image.open(png).convert("RGB"), np.int64)[top * scale : bottom * scale, scale * x - 1 : scale * x + 4]
+    mark = np.array([204, 128, 255])  # kLevelMark
+    return int((np.abs(pixels - mark).max(axis=2) < 40).sum())
+
+
+def check_level_marks(imghist, scratch):
+    """The chart of a raw file marks each channel's black level and the white level on raw
+    units, and the white level and 8 EV below it on the EV axis from white; nothing elsewhere."""
+    mosaic = np.random.default_rng(4).integers(400, 4096, (64, 96), dtype=np.uint16)
+    path = os.path.join(scratch, "levels.dng")
+    write_dng(path, mosaic, "RGGB", [512, 512, 528, 512], 4000)  # G2 (row 1, column 1) darker
+    raw_units, ev_axis = os.path.join(scratch, "levels.png"), os.path.join(scratch, "levels_ev.png")
+    for args in (["--bins", "4096", "--range", "0:4096", "--plot", raw_units], ["--ev-from-white", "8", "--plot", ev_axis]):
+        r = run(imghist, [*args, path])
+        assert r.returncode == 0, f"{args}: exit {r.returncode}\n{r.stderr}"
+    for png, first, last, marked, unmarked in ((raw_units, 0, 4096, (512.5, 528.5, 4000.5), (2000.5, 3000.5)),
+                                               (ev_axis, -16, 0, (-8, 0), (-12, -4))):
+        for at in marked:
+            assert mark_pixels(png, at, first, last) > 100, (png, at, mark_pixels(png, at, first, last))
+        for at in unmarked:
+            assert mark_pixels(png, at, first, last) == 0, (png, at, mark_pixels(png, at, first, last))
+
+
 def bad_files(scratch):
     """(file, what its error must say)."""
     mosaic = np.full((32, 32), 1000, np.uint16)
@@ -168,6 +299,12 @@ def main():
         less_black = np.maximum(mosaic[row::2, col::2].astype(np.int64) - black[row * 2 + col], 0)
         expected = np.bincount(less_black.ravel(), minlength=65536)
         assert np.array_equal(np.asarray(result["histograms"][name]["counts"]), expected), f"--subtract-black {name}"
+    check_ev_from_white(imghist, scratch, made)
+    print("camera raw: --ev-from-white counted as numpy's log2 of the mosaics")
+    check_sums_and_csv(imghist, scratch, made)
+    print("camera raw: sums, imghist merge and CSV name the channels R, G1, B, G2; CSV has the sensor's rows")
+    check_level_marks(imghist, scratch)
+    print("camera raw: the charts mark the black and white levels")
     bad = bad_files(scratch)
     good = made[0][0]
     r = run(imghist, ["--format", "json", *[b for b, _ in bad], good])
