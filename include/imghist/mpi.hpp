@@ -1,8 +1,10 @@
 // One dataset's histogram over many processes (imghist::mpi, built where MPI is found): the
 // files are split over the ranks of a communicator, each rank runs the dataset pipeline
 // (dataset.hpp) on its share, and the sums are added with one MPI_Allreduce of their uint64
-// counts. Per-file errors never enter the sums; a rank whose files all fail, or that has no
-// file, still joins the reduction.
+// counts; their sample statistics and value extremes (Request::sample_stats, value_extremes)
+// are gathered losslessly and added as Result::merge adds them, so the sums equal one
+// process's bit for bit. Per-file errors never enter the sums; a rank whose files all fail, or
+// that has no file, still joins the reduction.
 #pragma once
 
 #include <mpi.h>
@@ -31,7 +33,8 @@ struct FileSummary {
 struct DistributedSummary {
     // The exact sums over every rank's files, the same on every rank, in the order each kind of
     // histogram first appears in `paths` (as io::histogram_files orders them), each with the
-    // width, height, format, backend and device of its first file and the notes of all.
+    // width, height, format, backend and device of its first file and the notes of all; the
+    // exact sample moments, and the percentiles where Result::merge can give them (absent elsewhere).
     std::vector<Result> sums;
     std::size_t files = 0, counted = 0, failed = 0;  // over every rank
     std::uint64_t bytes = 0;

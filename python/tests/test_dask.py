@@ -1,11 +1,13 @@
-"""imghist.dask.histogram_files() on a LocalCluster of two worker processes (issue 16).
+"""imghist.dask.histogram_files() on a LocalCluster of two worker processes.
 
 A few hundred real files (JPEGs and PNGs written by Pillow, a scikit-image dependency) with bad
 ones among them: truncated JPEGs and PNGs, files that are no image, missing paths and 2-channel
 TIFFs (refused: imghist reads no 2-channel layout but gray + alpha). Gray + alpha PNGs are
 counted as gray (docs/cli.md, "Reading policy"), so the dataset has two kinds of sums. Whatever
 Dask does (partitions, a worker killed mid-run), the sums must equal one process's
-imghist.histogram_files() bit for bit and the errors must be exactly the bad files.
+imghist.histogram_files() bit for bit and the errors must be exactly the bad files. A folder of
+8-bit, 16-bit and float files gives the same sample statistics through Dask as in one process,
+whatever the order of the files and partitions.
 
 Dask and distributed are test dependencies (pyproject.toml's test extra): these tests never skip.
 """
@@ -28,6 +30,8 @@ from PIL import Image
 import distributed
 import imghist
 import imghist.dask
+from image_files import write_pfm, write_png
+from test_sample_stats import expected, sqrt_rounded
 
 GOOD, BAD_EVERY = 300, 6  # every 6th file is bad or odd: 50 of them
 
@@ -213,3 +217,74 @@ def test_without_a_client_dask_s_own_scheduler_runs_it(dataset):
         """)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["5"]
+
+
+PERCENTS = [0, 1, 50, 99.5, 100]
+
+
+@pytest.fixture(scope="module")
+def mixed_folder(tmp_path_factory):
+    """(folder, {format: [arrays]}): 8-bit and 16-bit RGB PNGs and float RGB PFMs with values
+    past [0, 1], below 0, NaN and ±Inf, each written from the array kept here."""
+    folder = tmp_path_factory.mktemp("dask-mixed")
+    rng = np.random.default_rng(51)
+    arrays: dict = {"rgb8": [], "rgb16": [], "rgb_f32": []}
+    for i in range(30):
+        shape = (int(rng.integers(3, 30)), int(rng.integers(3, 30)), 3)
+        kind = ("rgb8", "rgb16", "rgb_f32")[i % 3]
+        if kind == "rgb_f32":
+            pixels = rng.uniform(-0.5, 3, shape).astype(np.float32)
+            pixels.flat[i % 5::11] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45][i % 6]
+            write_pfm(folder / f"m{i:02d}.pfm", pixels)
+        else:
+            pixels = rng.integers(0, 256 if kind == "rgb8" else 65536, shape, dtype=np.uint8 if kind == "rgb8" else np.uint16)
+            write_png(folder / f"m{i:02d}.png", pixels)
+        arrays[kind].append(pixels)
+    return folder, arrays
+
+
+def _by_format(sums) -> dict:
+    """The sums by their files' format: one kind each here, whichever file came first."""
+    by_format = {s.format: s for s in sums}
+    assert len(by_format) == len(sums)
+    return by_format
+
+
+def test_sample_statistics_equal_one_process_in_any_order(client, mixed_folder):
+    folder, arrays = mixed_folder
+    one = _by_format(imghist.histogram_files([str(folder)], backend="cpu", sample_stats=PERCENTS).run().sums)
+    assert sorted(one) == sorted(arrays)
+    # One process against this test's own exact evaluation: every moment exact; percentiles where
+    # every bin holds one value (8-bit), absent where the summed bins cannot give them.
+    for kind, images in arrays.items():
+        for i, channel in enumerate("RGB"):
+            want = expected(np.concatenate([image[..., i].ravel() for image in images]), PERCENTS)
+            got = one[kind][channel].sample_stats()
+            for key in ("count", "sum", "sum_of_squares", "mean", "variance", "stddev", "sample_stddev", "min", "max"):
+                assert got[key] == want[key], (kind, channel, key)
+            assert got["percentiles"] == (want["percentiles"] if kind == "rgb8" else {}), (kind, channel)
+    paths = sorted(str(path) for path in folder.iterdir())
+    shuffled = [str(path) for path in np.random.default_rng(3).permutation(paths)]
+    for order, partition_size in ((paths, 4), (paths[::-1], 7), (shuffled, 1)):
+        result = imghist.dask.histogram_files(order, client=client, partition_size=partition_size, backend="cpu",
+                                              sample_stats=PERCENTS)
+        through_dask = _by_format(result.sums)
+        assert sorted(through_dask) == sorted(one)
+        for kind, total in through_dask.items():
+            assert total.sample_stats() == one[kind].sample_stats(), (kind, partition_size)
+            assert total.counts.tobytes() == one[kind].counts.tobytes()
+
+
+def test_normalize_of_a_dataset_sum_through_dask(client, mixed_folder):
+    folder, arrays = mixed_folder
+    paths = sorted(str(path) for path in folder.iterdir())
+    result = imghist.dask.histogram_files(paths[::-1], client=client, partition_size=2, backend="cpu",
+                                          sample_stats=True)
+    for kind, total in _by_format(result.sums).items():
+        norm = total.normalize()
+        scale = {"rgb8": 255, "rgb16": 65535, "rgb_f32": 1}[kind]
+        for i in range(3):
+            want = expected(np.concatenate([image[..., i].ravel() for image in arrays[kind]]), [])
+            n, s, q = want["count"], want["sum"], want["sum_of_squares"]
+            assert norm["mean"][i] == float(s / (n * scale)), (kind, i)
+            assert norm["std"][i] == sqrt_rounded((n * q - s * s) / (n * n * scale * scale)), (kind, i)

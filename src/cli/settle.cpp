@@ -18,11 +18,9 @@ Request request_for(const CommandLine& line) {
     request.mode = *parse_mode(line.mode_text);
     request.weights = LumaWeights::parse(line.weights_text);
     request.count_alpha = line.alpha;
-    // The ranks' results travel in imghist::mpi's own encoding, which has no value extremes yet.
-    request.value_extremes = !line.no_extremes && !line.mpi;
-    request.sample_stats = !line.no_sample_stats && !line.mpi;
+    request.value_extremes = !line.no_extremes;
+    request.sample_stats = !line.no_sample_stats;
     if (!line.percentiles_text.empty()) {
-        if (line.mpi) throw UsageError("--percentiles does not work with --mpi yet (the ranks' results carry no sample statistics)");
         if (line.no_sample_stats) throw UsageError("--percentiles needs the sample statistics (drop --no-sample-stats)");
         request.percentiles = parse_percentiles(line.percentiles_text);
     }

@@ -1,86 +1,14 @@
-// imghist::mpi (include/imghist/mpi.hpp): the dataset pipeline on each rank's share, the sums
-// added by one MPI_Allreduce.
+// imghist::mpi (include/imghist/mpi.hpp): the dataset pipeline on each rank's share, the sums'
+// counts added by one MPI_Allreduce, their sample statistics by an exact merge (sample_parts.hpp).
 #include "imghist/mpi.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
-#include <stdexcept>
-#include <type_traits>
+
+#include "collectives.hpp"
+#include "sample_parts.hpp"
 
 namespace imghist::mpi {
 namespace {
-
-void check(int rc, const char* what) {
-    if (rc == MPI_SUCCESS) return;
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(rc, text, &length);
-    throw std::runtime_error(std::string("imghist::mpi: ") + what + " failed: " + std::string(text, std::size_t(length)));
-}
-
-// Plain bytes for the collectives that move layouts and file lists (both ranks run one build,
-// so no byte order or padding question arises).
-struct Bytes {
-    std::vector<char> data;
-    std::size_t read_at = 0;
-    template <class T> void put(const T& v) {
-        static_assert(std::is_trivially_copyable_v<T>);
-        const char* p = reinterpret_cast<const char*>(&v);
-        data.insert(data.end(), p, p + sizeof v);
-    }
-    void put(const std::string& s) {
-        put(std::uint64_t(s.size()));
-        data.insert(data.end(), s.begin(), s.end());
-    }
-    template <class T> T get() {
-        T v;
-        std::memcpy(&v, data.data() + read_at, sizeof v);
-        read_at += sizeof v;
-        return v;
-    }
-    std::string get_string() {
-        const auto n = std::size_t(get<std::uint64_t>());
-        std::string s(data.data() + read_at, n);
-        read_at += n;
-        return s;
-    }
-    bool done() const { return read_at >= data.size(); }
-};
-
-// Every rank's bytes, concatenated in rank order, on every rank (root < 0) or on root only.
-std::vector<char> gather_bytes(MPI_Comm comm, const std::vector<char>& mine, int root) {
-    int ranks = 0, rank = 0;
-    check(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
-    check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    // MPI counts are ints. Every rank learns every size (in 64 bits) first, so a gather over
-    // 2 GiB is refused by name on all ranks together, never truncated and never left hanging.
-    constexpr std::uint64_t kMaxGather = std::uint64_t(std::numeric_limits<int>::max());
-    const std::uint64_t mine_size = mine.size();
-    std::vector<std::uint64_t> sizes64(static_cast<std::size_t>(ranks));
-    check(MPI_Allgather(&mine_size, 1, MPI_UINT64_T, sizes64.data(), 1, MPI_UINT64_T, comm), "MPI_Allgather");
-    std::vector<int> sizes(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
-    std::uint64_t total64 = 0;
-    for (int r = 0; r < ranks; ++r) {
-        if (total64 + sizes64[std::size_t(r)] > kMaxGather)
-            throw std::runtime_error("imghist::mpi: the ranks' per-file results exceed 2 GiB in one gather; use "
-                                     "--sum-only (sums and errors only)");
-        offsets[std::size_t(r)] = int(total64);
-        sizes[std::size_t(r)] = int(sizes64[std::size_t(r)]);
-        total64 += sizes64[std::size_t(r)];
-    }
-    const int size = int(mine_size);
-    const int total = int(total64);
-    std::vector<char> all(std::size_t(std::max(total, 1)));
-    if (root < 0)
-        check(MPI_Allgatherv(mine.data(), size, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, comm),
-              "MPI_Allgatherv");
-    else
-        check(MPI_Gatherv(mine.data(), size, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, root, comm),
-              "MPI_Gatherv");
-    all.resize(root < 0 || rank == root ? std::size_t(total) : 0);
-    return all;
-}
 
 // A kind of sum: its channels and layouts (what Result::can_merge compares), where it first
 // appears in the paths, and what a sum keeps of its first file (size, format, backend, device)
@@ -276,6 +204,7 @@ DistributedSummary histogram_files(MPI_Comm comm, Engine& engine, const std::vec
     for (FileSummary& s : out.mine)
         if (s.sum >= 0) s.sum = local_to_global[std::size_t(s.sum)];
     reduce_over_ranks(comm, local, local_to_global, out);
+    reduce_sample_parts(comm, local.sums, local_to_global, out.sums);
     return out;
 }
 
@@ -324,6 +253,7 @@ std::vector<io::FileHistogram> gather_histograms(MPI_Comm comm, const std::vecto
         std::vector<std::uint64_t> slots(slot_count(*f.result));
         to_slots(*f.result, slots.data());
         for (std::uint64_t v : slots) b.put(v);
+        for (const ChannelHistogram& c : f.result->channels) put_sample_part(b, c);
     }
     Bytes all{gather_bytes(comm, b.data, root)};
     std::vector<io::FileHistogram> files;
@@ -341,6 +271,7 @@ std::vector<io::FileHistogram> gather_histograms(MPI_Comm comm, const std::vecto
             std::vector<std::uint64_t> slots(slot_count(r));
             for (std::uint64_t& v : slots) v = all.get<std::uint64_t>();
             from_slots(slots.data(), r);
+            for (ChannelHistogram& c : r.channels) get_sample_part(all, c);
             f.result = std::move(r);
         }
         files.push_back(std::move(f));
