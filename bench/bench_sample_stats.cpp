@@ -1,6 +1,7 @@
 // What the exact sample statistics (Request::sample_stats) cost on the `cpu` backend: a 4K image's
 // histogram alone, then the same call with the moments only (no percentiles) and with the default
 // percentiles, in one run, so that the ratios docs/performance.md quotes come from one machine.
+// "Time" is wall time, "CPU" the process's CPU time (all threads).
 //   build/bench/imghist_bench_stats --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -53,6 +54,7 @@ void register_all() {
                                          imghist::testing::pattern_name(p) + "/" + s.name;
                 benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { run(st, f, p, s.statistics); })
                     ->Unit(benchmark::kMillisecond)
+                    ->MeasureProcessCPUTime()  // every thread's time: steadier than wall time on a shared machine
                     ->UseRealTime();
             }
 }

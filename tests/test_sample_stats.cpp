@@ -331,12 +331,13 @@ TEST(SampleStats, SumsOfCountedValuesPastSixtyFourBits) {
 }
 
 // Float samples whose m² are all near 2^48: 64-bit sums of them overflow after 2^16 samples,
-// which one image's pass holds many times over.
+// which this image holds more than four times over (the host pass spreads neighbours over four
+// partial sums).
 TEST(SampleStats, FloatSumsOfManyLargeMantissasStayExact) {
-    std::vector<float> samples(300 * 300);
+    std::vector<float> samples(600 * 600);
     for (std::size_t i = 0; i < samples.size(); ++i)
         samples[i] = std::bit_cast<float>(std::uint32_t(i % 3 == 0 ? 0xBFFFFFFF : 0x3FFFFFFF));  // ∓(2 - 2^-23)
-    const ImageView view = ImageView::packed(samples.data(), 300, 300, PixelFormat::gray_f32);
+    const ImageView view = ImageView::packed(samples.data(), 600, 600, PixelFormat::gray_f32);
     for (const std::vector<double>& percents : {std::vector<double>{}, std::vector<double>{50}}) {
         Request r;
         r.sample_stats = true;

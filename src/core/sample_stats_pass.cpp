@@ -70,7 +70,9 @@ void with_channel_samples(const HistogramPlan& plan, int source, const std::byte
 // One channel's first-pass state in one thread.
 class ChannelAccumulator {
 public:
-    ChannelAccumulator(SampleKind kind, std::size_t codes_size) : kind_(kind), codes_(codes_size, 0) {
+    // `ranks`: whether the float samples' top key bits are counted, for the percentiles' ranks.
+    ChannelAccumulator(SampleKind kind, std::size_t codes_size, bool ranks)
+        : kind_(kind), codes_(codes_size, 0), ranks_(ranks) {
         if (kind == SampleKind::float_values) sums_.emplace();
     }
 
@@ -90,6 +92,7 @@ public:
         sums_->merge(*other.sums_);
         min_key_ = std::min(min_key_, other.min_key_);
         max_key_ = std::max(max_key_, other.max_key_);
+        finite_ += other.finite_;
     }
 
     SampleKind kind() const { return kind_; }
@@ -102,58 +105,79 @@ public:
     // The smallest and largest finite sample's total-order key (float kind, some finite sample).
     std::uint32_t min_key() const { return min_key_; }
     std::uint32_t max_key() const { return max_key_; }
+    std::uint64_t finite_count() const { return finite_; }
 
 private:
     // Float samples' Σm and Σm² per bucket are summed in 64 bits and moved into the exact 128-bit
     // sums every kFlushEvery samples, before m² < 2^48 can overflow them: one 64-bit add a sample.
-    static constexpr std::size_t kFlushEvery = std::size_t(1) << 16;
+    // Neighbouring samples go to kLanes separate partial sums: samples of one bucket in a row
+    // (smooth images) would otherwise wait on each other's add.
+    static constexpr std::size_t kFlushEvery = std::size_t(1) << 16, kLanes = 4;
+    struct PartialSums {
+        std::array<std::uint64_t, 2 * IH_SUM_BUCKETS> mantissas{};  // [negative · 256 + bucket]: Σm
+        std::array<std::uint64_t, IH_SUM_BUCKETS> squares{};        // Σm²
+    };
 
     void add_floats(const std::uint32_t* samples, std::size_t count, std::size_t stride) {
         for (std::size_t done = 0; done < count;) {
             if (pending_ == kFlushEvery) flush();
             const std::size_t n = std::min(count - done, kFlushEvery - pending_);
-            add_float_chunk(samples + done * stride, n, stride);
+            if (ranks_) add_float_chunk<true>(samples + done * stride, n, stride);
+            else add_float_chunk<false>(samples + done * stride, n, stride);
             pending_ += n;
             done += n;
         }
     }
 
+    template <bool CountTopBits>
     void add_float_chunk(const std::uint32_t* samples, std::size_t count, std::size_t stride) {
-        FloatSums& sums = *sums_;
+        // Locals, not members: the compiler keeps them in registers across the partial sums' stores.
+        std::uint64_t not_finite = 0, positive_infinities = 0, negative_infinities = 0;  // not_finite: NaN too
+        std::uint32_t min_key = min_key_, max_key = max_key_;
+        std::uint64_t* const top = sums_->top.data();
         for (std::size_t x = 0; x < count; ++x) {
             const std::uint32_t bits = samples[x * stride];
             if (!ih_is_finite_bits(bits)) {
-                sums.positive_infinities += bits == IH_POS_INF_BITS;
-                sums.negative_infinities += bits == IH_NEG_INF_BITS;
+                positive_infinities += bits == IH_POS_INF_BITS;
+                negative_infinities += bits == IH_NEG_INF_BITS;
+                ++not_finite;
                 continue;
             }
             const std::uint32_t bucket = ih_sum_bucket(bits), m = ih_sum_mantissa(bits), key = ih_float_key(bits);
-            mantissas_[(ih_sum_negative(bits) << 8) | bucket] += m;
-            squares_[bucket] += std::uint64_t(m) * m;
-            ++sums.top[key >> 16];
-            min_key_ = std::min(min_key_, key);
-            max_key_ = std::max(max_key_, key);
+            PartialSums& lane = partial_[x % kLanes];
+            lane.mantissas[(ih_sum_negative(bits) << 8) | bucket] += m;
+            lane.squares[bucket] += std::uint64_t(m) * m;
+            if constexpr (CountTopBits) ++top[key >> 16];
+            min_key = std::min(min_key, key);
+            max_key = std::max(max_key, key);
         }
+        min_key_ = min_key;
+        max_key_ = max_key;
+        finite_ += count - not_finite;
+        sums_->positive_infinities += positive_infinities;
+        sums_->negative_infinities += negative_infinities;
     }
 
     void flush() {
-        for (std::size_t b = 0; b < IH_SUM_BUCKETS; ++b) {
-            sums_->positive[b] += mantissas_[b];
-            sums_->negative[b] += mantissas_[IH_SUM_BUCKETS + b];
-            sums_->squares[b] += squares_[b];
+        for (PartialSums& lane : partial_) {
+            for (std::size_t b = 0; b < IH_SUM_BUCKETS; ++b) {
+                sums_->positive[b] += lane.mantissas[b];
+                sums_->negative[b] += lane.mantissas[IH_SUM_BUCKETS + b];
+                sums_->squares[b] += lane.squares[b];
+            }
+            lane = PartialSums{};
         }
-        mantissas_.fill(0);
-        squares_.fill(0);
         pending_ = 0;
     }
 
     SampleKind kind_;
     std::vector<std::uint64_t> codes_;  // integer and half kinds: a counter per value
     std::optional<FloatSums> sums_;     // float kind
-    std::array<std::uint64_t, 2 * IH_SUM_BUCKETS> mantissas_{};  // [negative · 256 + bucket]: Σm since the flush
-    std::array<std::uint64_t, IH_SUM_BUCKETS> squares_{};        // Σm² since the flush
-    std::size_t pending_ = 0;                                    // samples since the flush
+    std::array<PartialSums, kLanes> partial_{};  // since the flush
+    std::size_t pending_ = 0;                    // samples since the flush
     std::uint32_t min_key_ = UINT32_MAX, max_key_ = 0;
+    std::uint64_t finite_ = 0;
+    bool ranks_;
 };
 
 // Runs visit(share, pixels, count) over the counted pixels, row by row (the selected ones packed),
@@ -218,7 +242,7 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
             FirstPass p;
             for (const int source : plan.sources) {
                 const SampleKind kind = sample_kind_of(plan, source);
-                p.channels.emplace_back(kind, code_count(plan, kind));
+                p.channels.emplace_back(kind, code_count(plan, kind), !percents.empty());
             }
             return p;
         },
@@ -240,6 +264,7 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
             continue;
         }
         out[c] = moments_of_sums(*sums);
+        out[c].moments.count = acc.finite_count();  // the top bits are counted only for percentiles
         if (out[c].moments.count == 0) continue;
         // The extremes came with the sums; the percentiles need a second pass.
         out[c].moments.min = value_of_key(acc.min_key());
