@@ -16,33 +16,55 @@
 namespace imghist {
 
 namespace {
-float half_value(std::uint32_t h) { return std::bit_cast<float>(ih_half_to_float_bits(h)); }
+// Every half's float value, by its bits: a look-up instead of the widening's bit work per sample.
+const std::vector<float>& half_values() {
+    static const std::vector<float> values = [] {
+        std::vector<float> all(65536);
+        for (std::uint32_t h = 0; h < all.size(); ++h) all[h] = std::bit_cast<float>(ih_half_to_float_bits(h));
+        return all;
+    }();
+    return values;
+}
+
+// The contract's luminance of `count` pixels of `Word` samples, one loop per sample type: luma(r,
+// g, b) of each pixel's samples.
+template <class Word, class Luma>
+void luma_of(const HistogramPlan& plan, const std::byte* pixels, std::size_t count, const Luma& luma,
+             std::uint32_t* out) {
+    const auto* samples = reinterpret_cast<const Word*>(pixels);
+    const FormatInfo& fi = plan.info;
+    const auto stride = std::size_t(fi.channels), r = std::size_t(fi.red), g = std::size_t(fi.green),
+               b = std::size_t(fi.blue);
+    for (std::size_t x = 0, p = 0; x < count; ++x, p += stride) out[x] = luma(samples[p + r], samples[p + g], samples[p + b]);
+}
 
 // The contract's luminance of `count` packed pixels, as integer values or fp32 bits.
 void luma_row(const HistogramPlan& plan, const std::byte* pixels, std::size_t count, std::vector<std::uint32_t>& out) {
     out.resize(count);
-    const FormatInfo& fi = plan.info;
-    const auto stride = std::size_t(fi.channels);
-    const auto sample = [&](std::size_t i) -> std::uint32_t {
-        switch (fi.sample) {
-        case SampleType::u8: return std::uint32_t(reinterpret_cast<const std::uint8_t*>(pixels)[i]);
-        case SampleType::u16:
-        case SampleType::f16: return reinterpret_cast<const std::uint16_t*>(pixels)[i];
-        default: return reinterpret_cast<const std::uint32_t*>(pixels)[i];
-        }
+    const std::uint32_t* wi = plan.weight_int;
+    const float* wf = plan.weight_float;
+    const auto of_integers = [&](std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+        return ih_luma_int(r, g, b, wi[0], wi[1], wi[2]);
     };
-    const auto r = std::size_t(fi.red), g = std::size_t(fi.green), b = std::size_t(fi.blue);
-    for (std::size_t x = 0, p = 0; x < count; ++x, p += stride) {
-        if (!plan.is_float()) {
-            out[x] = ih_luma_int(sample(p + r), sample(p + g), sample(p + b), plan.weight_int[0], plan.weight_int[1],
-                                 plan.weight_int[2]);
-            continue;
-        }
-        const auto value = [&](std::size_t i) {
-            return fi.sample == SampleType::f16 ? half_value(sample(i)) : std::bit_cast<float>(sample(i));
-        };
-        out[x] = std::bit_cast<std::uint32_t>(ih_luma_float(value(p + r), value(p + g), value(p + b),
-                                                            plan.weight_float[0], plan.weight_float[1], plan.weight_float[2]));
+    const auto of_floats = [&](float r, float g, float b) {
+        return std::bit_cast<std::uint32_t>(ih_luma_float(r, g, b, wf[0], wf[1], wf[2]));
+    };
+    const float* const halves = half_values().data();
+    switch (plan.info.sample) {
+    case SampleType::u8: return luma_of<std::uint8_t>(plan, pixels, count, of_integers, out.data());
+    case SampleType::u16: return luma_of<std::uint16_t>(plan, pixels, count, of_integers, out.data());
+    case SampleType::f16:
+        return luma_of<std::uint16_t>(
+            plan, pixels, count,
+            [&](std::uint16_t r, std::uint16_t g, std::uint16_t b) { return of_floats(halves[r], halves[g], halves[b]); },
+            out.data());
+    default:
+        return luma_of<std::uint32_t>(
+            plan, pixels, count,
+            [&](std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+                return of_floats(std::bit_cast<float>(r), std::bit_cast<float>(g), std::bit_cast<float>(b));
+            },
+            out.data());
     }
 }
 
