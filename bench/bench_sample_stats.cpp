@@ -40,32 +40,34 @@ void run(benchmark::State& state, PixelFormat format, Pattern pattern, Statistic
     state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(img.view.pixel_count()));
 }
 
-void register_all() {
+// Registered as the program starts: benchmark_main runs them.
+const bool registered = [] {
     struct Named {
         const char* name;
         Statistics statistics;
     };
     constexpr Named kStatistics[] = {
         {"hist", Statistics::none}, {"moments", Statistics::moments}, {"stats", Statistics::with_percentiles}};
-    for (const PixelFormat f : {PixelFormat::rgba8, PixelFormat::rgba16, PixelFormat::rgba_f16, PixelFormat::rgba_f32})
+    // Named here: format_info()'s table may not be made yet while the program starts.
+    struct Format {
+        const char* name;
+        PixelFormat format;
+    };
+    constexpr Format kFormats[] = {{"rgba8", PixelFormat::rgba8},
+                                   {"rgba16", PixelFormat::rgba16},
+                                   {"rgba_f16", PixelFormat::rgba_f16},
+                                   {"rgba_f32", PixelFormat::rgba_f32}};
+    for (const auto& [format_name, f] : kFormats)
         for (const Pattern p : {Pattern::random, Pattern::natural})
             for (const Named& s : kStatistics) {
-                const std::string name = std::string("cpu/4k/") + std::string(format_info(f).name) + "/" +
+                const std::string name = std::string("cpu/4k/") + format_name + "/" +
                                          imghist::testing::pattern_name(p) + "/" + s.name;
                 benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { run(st, f, p, s.statistics); })
                     ->Unit(benchmark::kMillisecond)
                     ->MeasureProcessCPUTime()  // every thread's time: steadier than wall time on a shared machine
                     ->UseRealTime();
             }
-}
+    return true;
+}();
 
 }  // namespace
-
-int main(int argc, char** argv) {
-    register_all();
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
-}
