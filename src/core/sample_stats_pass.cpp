@@ -94,7 +94,7 @@ class ChannelAccumulator {
 public:
     // `ranks`: whether the float samples' top key bits are counted, for the percentiles' ranks.
     ChannelAccumulator(SampleKind kind, std::size_t codes_size, bool ranks)
-        : kind_(kind), codes_(codes_size, 0), ranks_(ranks) {
+        : kind_(kind), recent_codes_(codes_size, 0), ranks_(ranks) {
         if (kind == SampleKind::float_values) sums_.emplace();
     }
 
@@ -103,10 +103,18 @@ public:
         if constexpr (sizeof(Word) == 4) {
             if (sums_) return add_floats(samples, count, stride);
         }
-        for (std::size_t x = 0; x < count; ++x) ++codes_[samples[x * stride]];
+        for (std::size_t done = 0; done < count;) {
+            if (recent_ == kCodesFlushEvery) flush_codes();
+            const std::size_t n = std::min(count - done, kCodesFlushEvery - recent_);
+            for (std::size_t x = done; x < done + n; ++x) ++recent_codes_[samples[x * stride]];
+            recent_ += n;
+            done += n;
+        }
     }
 
     void merge(ChannelAccumulator& other) {
+        flush_codes();
+        other.flush_codes();
         for (std::size_t i = 0; i < codes_.size(); ++i) codes_[i] += other.codes_[i];
         if (!sums_) return;
         flush();
@@ -118,7 +126,10 @@ public:
     }
 
     SampleKind kind() const { return kind_; }
-    const std::vector<std::uint64_t>& codes() const { return codes_; }
+    const std::vector<std::uint64_t>& codes() {
+        flush_codes();
+        return codes_;
+    }
     const FloatSums* sums() {
         if (!sums_) return nullptr;
         flush();
@@ -130,6 +141,17 @@ public:
     std::uint64_t finite_count() const { return finite_; }
 
 private:
+    // Values are counted in 32 bits, half the cache a 16-bit channel's 65,536 counters take, and
+    // moved into the 64-bit totals before a counter could overflow.
+    static constexpr std::size_t kCodesFlushEvery = UINT32_MAX;
+    void flush_codes() {
+        if (codes_.size() != recent_codes_.size()) codes_.assign(recent_codes_.size(), 0);  // made on first use
+        if (recent_ == 0) return;
+        for (std::size_t i = 0; i < codes_.size(); ++i) codes_[i] += recent_codes_[i];
+        std::fill(recent_codes_.begin(), recent_codes_.end(), 0u);
+        recent_ = 0;
+    }
+
     // Float samples' Σm and Σm² per bucket are summed in 64 bits and moved into the exact 128-bit
     // sums every kFlushEvery samples, before m² < 2^48 can overflow them: one 64-bit add a sample.
     // Neighbouring samples go to kLanes separate partial sums: samples of one bucket in a row
@@ -193,7 +215,9 @@ private:
     }
 
     SampleKind kind_;
-    std::vector<std::uint64_t> codes_;  // integer and half kinds: a counter per value
+    std::vector<std::uint64_t> codes_;         // integer and half kinds: a counter per value
+    std::vector<std::uint32_t> recent_codes_;  // and those counted since the flush
+    std::size_t recent_ = 0;                   // samples since the flush
     std::optional<FloatSums> sums_;     // float kind
     std::array<PartialSums, kLanes> partial_{};  // since the flush
     std::size_t pending_ = 0;                    // samples since the flush
