@@ -16,6 +16,7 @@
 
 #include "contract/half.h"
 #include "contract/luminance.h"
+#include "core/sample_stats_sums.hpp"
 #include "imghist/imghist.hpp"
 #include "test_images.hpp"
 
@@ -294,6 +295,88 @@ TEST(SampleStats, MergedMomentsAddUpAndPercentilesDoNot) {
     Result without = engine->compute(a.view, Request{});
     without.merge(b_alone);
     EXPECT_FALSE(without.channels[0].sample_moments);  // unknown on one side: unknown in the sum
+}
+
+// Counted by value, the sums are n·v per value: past 64 bits for counts near 2^62, checked
+// against products of exact numbers.
+TEST(SampleStats, SumsOfCountedValuesPastSixtyFourBits) {
+    const std::uint64_t many = std::uint64_t(1) << 62;
+    std::vector<std::uint64_t> integers(65536, 0);
+    integers[65535] = many;
+    integers[3] = 5;
+    const ChannelSampleStats by_value = stats_of_codes(SampleKind::integer_codes, integers, {50});
+    const ExactNumber n = ExactNumber::from_parts(false, many, 0), top = ExactNumber::from_integer(65535),
+                      three = ExactNumber::from_integer(3), five = ExactNumber::from_integer(5);
+    EXPECT_EQ(by_value.moments.count, many + 5);
+    EXPECT_EQ(by_value.moments.sum, n * top + five * three);
+    EXPECT_EQ(by_value.moments.sum_of_squares, n * top * top + five * three * three);
+    EXPECT_EQ(by_value.moments.min, 3.0);
+    EXPECT_EQ(by_value.moments.max, 65535.0);
+    // Halves: the largest finite (0x7BFF, 65504), the smallest denormal (0x0001) negated, ±Inf.
+    std::vector<std::uint64_t> halves(65536, 0);
+    halves[0x7BFF] = many;
+    halves[0x8001] = 7;
+    halves[0x7C00] = 2;
+    halves[0xFC00] = many;
+    const ChannelSampleStats half = stats_of_codes(SampleKind::half_codes, halves, {50});
+    const ExactNumber big = ExactNumber::from_double(65504.0), tiny = ExactNumber::from_double(-0x1p-24),
+                      seven = ExactNumber::from_integer(7);
+    EXPECT_EQ(half.moments.count, many + 7);
+    EXPECT_EQ(half.moments.sum, n * big + seven * tiny);
+    EXPECT_EQ(half.moments.sum_of_squares, n * big * big + seven * tiny * tiny);
+    EXPECT_EQ(half.moments.min, -0x1p-24);
+    EXPECT_EQ(half.moments.max, 65504.0);
+    EXPECT_EQ(half.positive_infinities, 2u);
+    EXPECT_EQ(half.negative_infinities, many);
+}
+
+// Float samples whose m² are all near 2^48: 64-bit sums of them overflow after 2^16 samples,
+// which this image holds more than four times over (the host pass spreads neighbours over four
+// partial sums).
+TEST(SampleStats, FloatSumsOfManyLargeMantissasStayExact) {
+    std::vector<float> samples(600 * 600);
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        samples[i] = std::bit_cast<float>(std::uint32_t(i % 3 == 0 ? 0xBFFFFFFF : 0x3FFFFFFF));  // ∓(2 - 2^-23)
+    const ImageView view = ImageView::packed(samples.data(), 600, 600, PixelFormat::gray_f32);
+    for (const std::vector<double>& percents : {std::vector<double>{}, std::vector<double>{50}}) {
+        Request r;
+        r.sample_stats = true;
+        r.percentiles = percents;
+        const Result result = create_engine("cpu")->compute(view, r);
+        expect_channel(expected_of(view, r, Channel::gray, result.region, nullptr), result.channels[0], percents);
+    }
+}
+
+// Without percentiles the float channels' extremes come from the sums' pass alone.
+TEST(SampleStats, MomentsWithoutPercentilesOfEveryFloatFormat) {
+    Request r = stats_request();
+    r.percentiles.clear();
+    for (const PixelFormat format : {PixelFormat::rgba_f32, PixelFormat::rgba_f16, PixelFormat::rgb_f32})
+        for (const Pattern pattern : testing::all_patterns) {
+            const auto img = make_image(format, 61, 37, pattern, 5, 8);
+            r.mode = Mode::all;
+            const Result result = create_engine("cpu")->compute(img.view, r);
+            for (const ChannelHistogram& h : result.channels) {
+                SCOPED_TRACE(std::string(format_info(format).name) + " " + testing::pattern_name(pattern) + " " +
+                             std::string(channel_name(h.channel)));
+                expect_channel(expected_of(img.view, r, h.channel, result.region, nullptr), h, r.percentiles);
+            }
+        }
+}
+
+// Normalize(mean, std) in units: the quotients by n·unit of the exact sums, rounded once.
+TEST(SampleStats, NormalizationInUnitsIsRoundedOnce) {
+    SampleMoments m;
+    m.count = 3;  // samples 0, 51 and 255
+    m.sum = ExactNumber::from_integer(306);
+    m.sum_of_squares = ExactNumber::from_integer(51 * 51 + 255 * 255);
+    const SampleNormalization in_units = *sample_stats_normalization(m, 255);
+    EXPECT_EQ(in_units.mean, 306.0 / (3 * 255.0));  // IEEE division of exact operands
+    // n²·variance = 3·67626 - 306² = 109242; stddev = √109242 / (3·255).
+    EXPECT_EQ(in_units.stddev, round_sqrt_quotient(ExactNumber::from_integer(109242), ExactNumber::from_integer(765 * 765)));
+    EXPECT_EQ(sample_stats_normalization(m, 1)->mean, *sample_stats(m).mean);
+    EXPECT_EQ(sample_stats_normalization(m, 1)->stddev, *sample_stats(m).stddev);
+    EXPECT_FALSE(sample_stats_normalization(SampleMoments{}, 255));
 }
 
 // 8-bit default bins hold one value each: a sum's percentiles are those of the pixels together.

@@ -38,6 +38,14 @@ struct SampleStats {
 
 SampleStats sample_stats(const SampleMoments& moments, const std::vector<SamplePercentile>& percentiles = {});
 
+// The mean and the (population) standard deviation in units of `unit` (value / unit, unit > 0),
+// each rounded once from the exact sums: what torchvision's Normalize(mean, std) takes. Empty
+// when there is no finite sample.
+struct SampleNormalization {
+    double mean = 0, stddev = 0;
+};
+std::optional<SampleNormalization> sample_stats_normalization(const SampleMoments& moments, double unit = 1);
+
 // Throws InvalidArgument unless every percent is in [0, 100] and there are at most kMaxPercentiles.
 inline constexpr std::size_t kMaxPercentiles = 100;
 void validate_percentiles(const std::vector<double>& percents);

@@ -67,12 +67,10 @@ nb::dict normalize_of(const Result& r, std::optional<double> scale) {
         if (c.channel == Channel::Y || c.channel == Channel::A) continue;
         if (!c.sample_moments)
             throw InvalidArgument("normalize() needs the sample statistics: count with sample_stats=True");
-        const SampleMoments& m = *c.sample_moments;
-        if (m.count == 0) throw InvalidArgument("normalize(): channel " + std::string(channel_name(c.channel)) + " has no finite sample");
-        const ExactNumber n = ExactNumber::from_parts(false, m.count, 0), u = ExactNumber::from_double(unit);
-        const ExactNumber spread = n * m.sum_of_squares + -(m.sum * m.sum);
-        means.append(round_quotient(m.sum, n * u));
-        stds.append(round_sqrt_quotient(spread, n * n * u * u));
+        const std::optional<SampleNormalization> found = sample_stats_normalization(*c.sample_moments, unit);
+        if (!found) throw InvalidArgument("normalize(): channel " + std::string(channel_name(c.channel)) + " has no finite sample");
+        means.append(found->mean);
+        stds.append(found->stddev);
     }
     nb::dict d;
     d["mean"] = nb::tuple(means);

@@ -42,6 +42,10 @@ Position linear_position(std::uint64_t n, double percent) {
 ExactNumber exact_of(const BigInteger& x) { return ExactNumber::from_representation(false, x.limbs(), 0); }
 }  // namespace
 
+bool bins_are_values(const BinLayout& l) {
+    return l.integer && l.edges.empty() && l.lo == 0 && l.hi == double(l.bins);
+}
+
 std::vector<std::uint64_t> ranks_needed(std::uint64_t n, const std::vector<double>& percents) {
     std::vector<std::uint64_t> ranks;
     if (n == 0) return ranks;

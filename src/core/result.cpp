@@ -153,9 +153,7 @@ void add_sample_percentiles(ChannelHistogram& a, const ChannelHistogram& b) {
     std::vector<double> other;
     for (const SamplePercentile& p : b.sample_percentiles) other.push_back(p.percent);
     a.sample_percentiles.clear();
-    const BinLayout& l = a.layout;
-    const bool value_per_bin = l.integer && l.edges.empty() && l.lo == 0 && l.hi == double(l.bins) && a.below == 0 &&
-                               a.above == 0 && a.nan == 0;
+    const bool value_per_bin = bins_are_values(a.layout) && a.below == 0 && a.above == 0 && a.nan == 0;
     if (!a.sample_moments || percents.empty() || percents != other || !value_per_bin) return;
     a.sample_percentiles = percentiles_of_counts(percents, a.counts, [](std::size_t k) { return double(k); });
 }

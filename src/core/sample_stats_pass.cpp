@@ -1,6 +1,7 @@
 #include "core/sample_stats_pass.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <optional>
 
@@ -8,72 +9,222 @@
 #include "contract/half.h"
 #include "contract/luminance.h"
 #include "core/host_threads.hpp"
+#include "core/order_statistics.hpp"
 #include "core/plan.hpp"
 #include "core/selection.hpp"
 
 namespace imghist {
 
 namespace {
-float half_value(std::uint32_t h) { return std::bit_cast<float>(ih_half_to_float_bits(h)); }
+// Every half's float value, by its bits: a look-up instead of the widening's bit work per sample.
+const std::vector<float>& half_values() {
+    static const std::vector<float> values = [] {
+        std::vector<float> all(65536);
+        for (std::uint32_t h = 0; h < all.size(); ++h) all[h] = std::bit_cast<float>(ih_half_to_float_bits(h));
+        return all;
+    }();
+    return values;
+}
 
-// One channel's samples of `pixels` packed pixels as 32-bit words: integer values, half bits,
-// or fp32 bits (the contract's luminance for Y).
-void channel_row(const HistogramPlan& plan, int source, const std::byte* pixels, std::size_t count,
-                 std::vector<std::uint32_t>& out) {
-    out.resize(count);
+// The contract's luminance of `count` pixels of `Word` samples, one loop per sample type: luma(r,
+// g, b) of each pixel's samples.
+template <class Word, class Luma>
+void luma_of(const HistogramPlan& plan, const std::byte* pixels, std::size_t count, const Luma& luma,
+             std::uint32_t* out) {
+    const auto* samples = reinterpret_cast<const Word*>(pixels);
     const FormatInfo& fi = plan.info;
-    const auto stride = std::size_t(fi.channels);
-    const auto sample = [&](std::size_t i) -> std::uint32_t {
-        switch (fi.sample) {
-        case SampleType::u8: return std::uint32_t(reinterpret_cast<const std::uint8_t*>(pixels)[i]);
-        case SampleType::u16:
-        case SampleType::f16: return reinterpret_cast<const std::uint16_t*>(pixels)[i];
-        default: return reinterpret_cast<const std::uint32_t*>(pixels)[i];
-        }
+    const auto stride = std::size_t(fi.channels), r = std::size_t(fi.red), g = std::size_t(fi.green),
+               b = std::size_t(fi.blue);
+    for (std::size_t x = 0, p = 0; x < count; ++x, p += stride) out[x] = luma(samples[p + r], samples[p + g], samples[p + b]);
+}
+
+// The contract's luminance of `count` packed pixels, as integer values or fp32 bits.
+void luma_row(const HistogramPlan& plan, const std::byte* pixels, std::size_t count, std::vector<std::uint32_t>& out) {
+    out.resize(count);
+    const std::uint32_t* wi = plan.weight_int;
+    const float* wf = plan.weight_float;
+    const auto of_integers = [&](std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+        return ih_luma_int(r, g, b, wi[0], wi[1], wi[2]);
     };
-    if (source != kLumaSource) {
-        for (std::size_t x = 0; x < count; ++x) out[x] = sample(x * stride + std::size_t(source));
+    const auto of_floats = [&](float r, float g, float b) {
+        return std::bit_cast<std::uint32_t>(ih_luma_float(r, g, b, wf[0], wf[1], wf[2]));
+    };
+    const float* const halves = half_values().data();
+    switch (plan.info.sample) {
+    case SampleType::u8: return luma_of<std::uint8_t>(plan, pixels, count, of_integers, out.data());
+    case SampleType::u16: return luma_of<std::uint16_t>(plan, pixels, count, of_integers, out.data());
+    case SampleType::f16:
+        return luma_of<std::uint16_t>(
+            plan, pixels, count,
+            [&](std::uint16_t r, std::uint16_t g, std::uint16_t b) { return of_floats(halves[r], halves[g], halves[b]); },
+            out.data());
+    default:
+        return luma_of<std::uint32_t>(
+            plan, pixels, count,
+            [&](std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+                return of_floats(std::bit_cast<float>(r), std::bit_cast<float>(g), std::bit_cast<float>(b));
+            },
+            out.data());
+    }
+}
+
+// Calls use(samples, count, stride) with one channel's samples of `count` packed pixels, read in
+// place as words of the sample's width (integer values, half bits, fp32 bits), or as the
+// luminance's 32-bit words (one per pixel) for Y.
+template <class Use>
+void with_channel_samples(const HistogramPlan& plan, int source, const std::byte* pixels, std::size_t count,
+                          const Use& use) {
+    if (source == kLumaSource) {
+        thread_local std::vector<std::uint32_t> luma;
+        luma_row(plan, pixels, count, luma);
+        use(luma.data(), count, std::size_t(1));
         return;
     }
-    const auto r = std::size_t(fi.red), g = std::size_t(fi.green), b = std::size_t(fi.blue);
-    for (std::size_t x = 0, p = 0; x < count; ++x, p += stride) {
-        if (!plan.is_float()) {
-            out[x] = ih_luma_int(sample(p + r), sample(p + g), sample(p + b), plan.weight_int[0], plan.weight_int[1],
-                                 plan.weight_int[2]);
-            continue;
-        }
-        const auto value = [&](std::size_t i) {
-            return fi.sample == SampleType::f16 ? half_value(sample(i)) : std::bit_cast<float>(sample(i));
-        };
-        out[x] = std::bit_cast<std::uint32_t>(ih_luma_float(value(p + r), value(p + g), value(p + b),
-                                                            plan.weight_float[0], plan.weight_float[1], plan.weight_float[2]));
+    const auto stride = std::size_t(plan.info.channels), at = std::size_t(source);
+    switch (plan.info.sample) {
+    case SampleType::u8: use(reinterpret_cast<const std::uint8_t*>(pixels) + at, count, stride); return;
+    case SampleType::u16:
+    case SampleType::f16: use(reinterpret_cast<const std::uint16_t*>(pixels) + at, count, stride); return;
+    default: use(reinterpret_cast<const std::uint32_t*>(pixels) + at, count, stride); return;
     }
 }
 
 // One channel's first-pass state in one thread.
-struct ChannelAccumulator {
-    SampleKind kind = SampleKind::integer_codes;
-    std::vector<std::uint64_t> codes;  // integer and half kinds: a counter per value
-    std::optional<FloatSums> sums;     // float kind
-
-    ChannelAccumulator(SampleKind k, std::size_t codes_size) : kind(k), codes(codes_size, 0) {
-        if (kind == SampleKind::float_values) sums.emplace();
+class ChannelAccumulator {
+public:
+    // `ranks`: whether the float samples' top key bits are counted, for the percentiles' ranks.
+    ChannelAccumulator(SampleKind kind, std::size_t codes_size, bool ranks)
+        : kind_(kind), recent_codes_(codes_size, 0), ranks_(ranks) {
+        if (kind == SampleKind::float_values) sums_.emplace();
     }
 
-    void add(const std::vector<std::uint32_t>& values) {
-        if (!sums) {
-            for (const std::uint32_t v : values) ++codes[v];
-            return;
+    template <class Word>
+    void add(const Word* samples, std::size_t count, std::size_t stride) {
+        if constexpr (sizeof(Word) == 4) {
+            if (sums_) return add_floats(samples, count, stride);
         }
-        for (const std::uint32_t bits : values) sums->add(bits);
+        for (std::size_t done = 0; done < count;) {
+            if (recent_ == kCodesFlushEvery) flush_codes();
+            const std::size_t n = std::min(count - done, kCodesFlushEvery - recent_);
+            for (std::size_t x = done; x < done + n; ++x) ++recent_codes_[samples[x * stride]];
+            recent_ += n;
+            done += n;
+        }
     }
 
-    void merge(const ChannelAccumulator& other) {
-        for (std::size_t i = 0; i < codes.size(); ++i) codes[i] += other.codes[i];
-        if (sums) sums->merge(*other.sums);
+    void merge(ChannelAccumulator& other) {
+        flush_codes();
+        other.flush_codes();
+        for (std::size_t i = 0; i < codes_.size(); ++i) codes_[i] += other.codes_[i];
+        if (!sums_) return;
+        flush();
+        other.flush();
+        sums_->merge(*other.sums_);
+        min_key_ = std::min(min_key_, other.min_key_);
+        max_key_ = std::max(max_key_, other.max_key_);
+        finite_ += other.finite_;
     }
+
+    SampleKind kind() const { return kind_; }
+    const std::vector<std::uint64_t>& codes() {
+        flush_codes();
+        return codes_;
+    }
+    const FloatSums* sums() {
+        if (!sums_) return nullptr;
+        flush();
+        return &*sums_;
+    }
+    // The smallest and largest finite sample's total-order key (float kind, some finite sample).
+    std::uint32_t min_key() const { return min_key_; }
+    std::uint32_t max_key() const { return max_key_; }
+    std::uint64_t finite_count() const { return finite_; }
+
+private:
+    // Values are counted in 32 bits, half the cache a 16-bit channel's 65,536 counters take, and
+    // moved into the 64-bit totals before a counter could overflow.
+    static constexpr std::size_t kCodesFlushEvery = UINT32_MAX;
+    void flush_codes() {
+        if (codes_.size() != recent_codes_.size()) codes_.assign(recent_codes_.size(), 0);  // made on first use
+        if (recent_ == 0) return;
+        for (std::size_t i = 0; i < codes_.size(); ++i) codes_[i] += recent_codes_[i];
+        std::fill(recent_codes_.begin(), recent_codes_.end(), 0u);
+        recent_ = 0;
+    }
+
+    // Float samples' Σm and Σm² per bucket are summed in 64 bits and moved into the exact 128-bit
+    // sums every kFlushEvery samples, before m² < 2^48 can overflow them: one 64-bit add a sample.
+    // Neighbouring samples go to kLanes separate partial sums: samples of one bucket in a row
+    // (smooth images) would otherwise wait on each other's add.
+    static constexpr std::size_t kFlushEvery = std::size_t(1) << 16, kLanes = 4;
+    struct PartialSums {
+        std::array<std::uint64_t, 2 * IH_SUM_BUCKETS> mantissas{};  // [negative · 256 + bucket]: Σm
+        std::array<std::uint64_t, IH_SUM_BUCKETS> squares{};        // Σm²
+    };
+
+    void add_floats(const std::uint32_t* samples, std::size_t count, std::size_t stride) {
+        for (std::size_t done = 0; done < count;) {
+            if (pending_ == kFlushEvery) flush();
+            const std::size_t n = std::min(count - done, kFlushEvery - pending_);
+            if (ranks_) add_float_chunk<true>(samples + done * stride, n, stride);
+            else add_float_chunk<false>(samples + done * stride, n, stride);
+            pending_ += n;
+            done += n;
+        }
+    }
+
+    template <bool CountTopBits>
+    void add_float_chunk(const std::uint32_t* samples, std::size_t count, std::size_t stride) {
+        // Locals, not members: the compiler keeps them in registers across the partial sums' stores.
+        std::uint64_t not_finite = 0, positive_infinities = 0, negative_infinities = 0;  // not_finite: NaN too
+        std::uint32_t min_key = min_key_, max_key = max_key_;
+        std::uint64_t* const top = sums_->top.data();
+        for (std::size_t x = 0; x < count; ++x) {
+            const std::uint32_t bits = samples[x * stride];
+            if (!ih_is_finite_bits(bits)) {
+                positive_infinities += bits == IH_POS_INF_BITS;
+                negative_infinities += bits == IH_NEG_INF_BITS;
+                ++not_finite;
+                continue;
+            }
+            const std::uint32_t bucket = ih_sum_bucket(bits), m = ih_sum_mantissa(bits), key = ih_float_key(bits);
+            PartialSums& lane = partial_[x % kLanes];
+            lane.mantissas[(ih_sum_negative(bits) << 8) | bucket] += m;
+            lane.squares[bucket] += std::uint64_t(m) * m;
+            if constexpr (CountTopBits) ++top[key >> 16];
+            min_key = std::min(min_key, key);
+            max_key = std::max(max_key, key);
+        }
+        min_key_ = min_key;
+        max_key_ = max_key;
+        finite_ += count - not_finite;
+        sums_->positive_infinities += positive_infinities;
+        sums_->negative_infinities += negative_infinities;
+    }
+
+    void flush() {
+        for (PartialSums& lane : partial_) {
+            for (std::size_t b = 0; b < IH_SUM_BUCKETS; ++b) {
+                sums_->positive[b] += lane.mantissas[b];
+                sums_->negative[b] += lane.mantissas[IH_SUM_BUCKETS + b];
+                sums_->squares[b] += lane.squares[b];
+            }
+            lane = PartialSums{};
+        }
+        pending_ = 0;
+    }
+
+    SampleKind kind_;
+    std::vector<std::uint64_t> codes_;         // integer and half kinds: a counter per value
+    std::vector<std::uint32_t> recent_codes_;  // and those counted since the flush
+    std::size_t recent_ = 0;                   // samples since the flush
+    std::optional<FloatSums> sums_;     // float kind
+    std::array<PartialSums, kLanes> partial_{};  // since the flush
+    std::size_t pending_ = 0;                    // samples since the flush
+    std::uint32_t min_key_ = UINT32_MAX, max_key_ = 0;
+    std::uint64_t finite_ = 0;
+    bool ranks_;
 };
-
 
 // Runs visit(share, pixels, count) over the counted pixels, row by row (the selected ones packed),
 // in up to host_pass_threads() shares made by make_share(), then merges them into the first.
@@ -98,7 +249,7 @@ Share over_counted_pixels(const ImageView& image, const PixelSelector* selector,
 
 struct FirstPass {
     std::vector<ChannelAccumulator> channels;
-    void merge(const FirstPass& other) {
+    void merge(FirstPass& other) {
         for (std::size_t c = 0; c < channels.size(); ++c) channels[c].merge(other.channels[c]);
     }
 };
@@ -112,39 +263,61 @@ struct SecondPass {
             for (std::size_t i = 0; i < low[c].size(); ++i) low[c][i] += other.low[c][i];
     }
 };
+
+// The second pass's work on one float channel's samples.
+void count_low_key_bits(const RankSelection& selection, const std::uint32_t* samples, std::size_t count,
+                        std::size_t stride, std::vector<std::uint64_t>& low) {
+    for (std::size_t x = 0; x < count; ++x) {
+        const std::uint32_t bits = samples[x * stride];
+        if (!ih_is_finite_bits(bits)) continue;
+        const std::uint32_t key = ih_float_key(bits);
+        const std::int32_t t = selection.target_index[key >> 16];
+        if (t >= 0) ++low[std::size_t(t) * 65536 + (key & 0xFFFF)];
+    }
+}
+
+double value_of_key(std::uint32_t key) { return double(std::bit_cast<float>(ih_float_bits_of_key(key))); }
 }  // namespace
 
 std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
                                                   const PixelSelector* selector, const std::vector<double>& percents) {
     const std::size_t channels = plan.channels.size();
-    std::vector<SampleKind> kinds;
-    for (const int source : plan.sources) kinds.push_back(sample_kind_of(plan, source));
     FirstPass first = over_counted_pixels<FirstPass>(
         image, selector,
         [&] {
             FirstPass p;
-            for (const SampleKind k : kinds) p.channels.emplace_back(k, code_count(plan, k));
+            for (const int source : plan.sources) {
+                const SampleKind kind = sample_kind_of(plan, source);
+                p.channels.emplace_back(kind, code_count(plan, kind), !percents.empty());
+            }
             return p;
         },
         [&](FirstPass& p, const std::byte* pixels, std::size_t count) {
-            thread_local std::vector<std::uint32_t> values;
-            for (std::size_t c = 0; c < channels; ++c) {
-                channel_row(plan, plan.sources[c], pixels, count, values);
-                p.channels[c].add(values);
-            }
+            for (std::size_t c = 0; c < channels; ++c)
+                with_channel_samples(plan, plan.sources[c], pixels, count,
+                                     [&](const auto* samples, std::size_t n, std::size_t stride) {
+                                         p.channels[c].add(samples, n, stride);
+                                     });
         });
     std::vector<ChannelSampleStats> out(channels);
     std::vector<RankSelection> selections(channels);
     bool second_pass = false;
     for (std::size_t c = 0; c < channels; ++c) {
-        const ChannelAccumulator& acc = first.channels[c];
-        if (!acc.sums) {
-            out[c] = stats_of_codes(acc.kind, acc.codes, percents);
+        ChannelAccumulator& acc = first.channels[c];
+        const FloatSums* sums = acc.sums();
+        if (!sums) {
+            out[c] = stats_of_codes(acc.kind(), acc.codes(), percents);
             continue;
         }
-        out[c] = moments_of_sums(*acc.sums);
-        selections[c] = select_ranks(out[c].moments.count, acc.sums->top, percents);
-        second_pass = second_pass || !selections[c].targets.empty();
+        out[c] = moments_of_sums(*sums);
+        out[c].moments.count = acc.finite_count();  // the top bits are counted only for percentiles
+        if (out[c].moments.count == 0) continue;
+        // The extremes came with the sums; the percentiles need a second pass.
+        out[c].moments.min = value_of_key(acc.min_key());
+        out[c].moments.max = value_of_key(acc.max_key());
+        if (percents.empty()) continue;
+        selections[c] = select_ranks(out[c].moments.count, sums->top, percents);
+        second_pass = true;
     }
     if (!second_pass) return out;
     SecondPass second = over_counted_pixels<SecondPass>(
@@ -155,38 +328,33 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
             return p;
         },
         [&](SecondPass& p, const std::byte* pixels, std::size_t count) {
-            thread_local std::vector<std::uint32_t> values;
             for (std::size_t c = 0; c < channels; ++c) {
                 if (selections[c].targets.empty()) continue;
-                channel_row(plan, plan.sources[c], pixels, count, values);
-                for (const std::uint32_t bits : values) {
-                    if (!ih_is_finite_bits(bits)) continue;
-                    const std::uint32_t key = ih_float_key(bits);
-                    const std::int32_t t = selections[c].target_index[key >> 16];
-                    if (t >= 0) ++p.low[c][std::size_t(t) * 65536 + (key & 0xFFFF)];
-                }
+                with_channel_samples(plan, plan.sources[c], pixels, count,
+                                     [&](const auto* samples, std::size_t n, std::size_t stride) {
+                                         if constexpr (sizeof(*samples) == 4)
+                                             count_low_key_bits(selections[c], samples, n, stride, p.low[c]);
+                                     });
             }
         });
     for (std::size_t c = 0; c < channels; ++c)
-        finish_order_statistics(selections[c], second.low[c], percents, out[c]);
+        if (!selections[c].targets.empty()) finish_order_statistics(selections[c], second.low[c], percents, out[c]);
     return out;
 }
 
 namespace {
-// Whether every bin of an integer plan holds exactly one of the format's values (8-bit default
-// bins; 16-bit ones with 65,536 bins): then the histogram's counts are the samples' own, and the
-// statistics need no pass over the pixels.
-bool bins_are_values(const HistogramPlan& plan) {
-    const BinLayout& l = plan.layout;
-    const std::size_t values = code_count(plan, SampleKind::integer_codes);
-    return !plan.is_float() && l.edges.empty() && l.lo == 0 && l.hi == double(values) && l.bins == values;
+// Whether the histogram's counts are the samples' own: one bin per value of the format (8-bit
+// default bins; 16-bit ones with 65,536 bins), so that the statistics need no pass over the pixels.
+bool counts_are_values(const HistogramPlan& plan) {
+    return !plan.is_float() && bins_are_values(plan.layout) &&
+           plan.layout.bins == code_count(plan, SampleKind::integer_codes);
 }
 }  // namespace
 
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result) {
     if (!request.sample_stats) return;
-    if (bins_are_values(plan)) {
+    if (counts_are_values(plan)) {
         for (ChannelHistogram& c : result.channels) {
             const ChannelSampleStats found = stats_of_codes(SampleKind::integer_codes, c.counts, request.percentiles);
             c.sample_moments = found.moments;

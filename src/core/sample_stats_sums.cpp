@@ -33,6 +33,19 @@ void FloatSums::add(std::uint32_t bits) {
     ++top[ih_float_key(bits) >> 16];
 }
 
+void FloatSums::add(std::uint32_t bits, std::uint64_t times) {
+    if (!ih_is_finite_bits(bits)) {
+        positive_infinities += bits == IH_POS_INF_BITS ? times : 0;
+        negative_infinities += bits == IH_NEG_INF_BITS ? times : 0;
+        return;
+    }
+    const std::uint32_t bucket = ih_sum_bucket(bits), m = ih_sum_mantissa(bits);
+    const u128 n = times;
+    (ih_sum_negative(bits) ? negative : positive)[bucket] += n * m;
+    squares[bucket] += n * (std::uint64_t(m) * m);
+    top[ih_float_key(bits) >> 16] += times;
+}
+
 void FloatSums::merge(const FloatSums& other) {
     for (std::size_t i = 0; i < top.size(); ++i) top[i] += other.top[i];
     for (std::size_t b = 0; b < IH_SUM_BUCKETS; ++b) {
@@ -90,31 +103,47 @@ const std::vector<std::size_t>& integers_up_to(std::size_t n) {
 }
 
 float value_of_key(std::uint32_t key) { return std::bit_cast<float>(ih_float_bits_of_key(key)); }
+
+
+// Σv and Σv² of integer codes in 128 bits, converted once: n·v < 2^80 and n·v² < 2^96 for any
+// count n < 2^64.
+SampleMoments moments_of_integer_codes(const std::vector<std::uint64_t>& codes) {
+    SampleMoments m;
+    FloatSums::u128 sum = 0, squares = 0;
+    for (std::size_t v = 0; v < codes.size(); ++v) {
+        const FloatSums::u128 n = codes[v];
+        m.count += codes[v];
+        sum += n * v;
+        squares += n * (std::uint64_t(v) * v);
+    }
+    m.sum = ExactNumber::from_parts(false, sum, 0);
+    m.sum_of_squares = ExactNumber::from_parts(false, squares, 0);
+    return m;
+}
+
+// Half codes summed as the float samples they widen to: by exponent bucket.
+ChannelSampleStats moments_of_half_codes(const std::vector<std::uint64_t>& codes) {
+    FloatSums sums;
+    for (std::uint32_t h = 0; h < 65536; ++h)
+        if (codes[h] != 0) sums.add(ih_half_to_float_bits(h), codes[h]);
+    return moments_of_sums(sums);
+}
 }  // namespace
 
 ChannelSampleStats stats_of_codes(SampleKind kind, const std::vector<std::uint64_t>& codes,
                                   const std::vector<double>& percents) {
     ChannelSampleStats out;
+    if (kind == SampleKind::half_codes) out = moments_of_half_codes(codes);
+    else out.moments = moments_of_integer_codes(codes);
     const std::vector<std::size_t>& order = kind == SampleKind::half_codes ? finite_halves_in_order()
                                                                            : integers_up_to(codes.size());
-    if (kind == SampleKind::half_codes)
-        for (std::uint32_t h = 0; h < 65536; ++h) {
-            const std::uint32_t bits = ih_half_to_float_bits(h);
-            out.positive_infinities += bits == IH_POS_INF_BITS ? codes[h] : 0;
-            out.negative_infinities += bits == IH_NEG_INF_BITS ? codes[h] : 0;
-        }
     std::vector<std::uint64_t> counts;
     counts.reserve(order.size());
     SampleMoments& m = out.moments;
     for (const std::size_t code : order) {
-        const std::uint64_t n = codes[code];
-        counts.push_back(n);
-        if (n == 0) continue;
+        counts.push_back(codes[code]);
+        if (codes[code] == 0) continue;
         const double v = code_value(kind, code);
-        const ExactNumber value = ExactNumber::from_double(v), times = ExactNumber::from_parts(false, n, 0);
-        m.count += n;
-        m.sum += value * times;
-        m.sum_of_squares += value * value * times;
         if (!m.min) m.min = v == 0 ? 0.0 : v;  // -0 is 0
         m.max = v == 0 ? 0.0 : v;
     }

@@ -42,6 +42,7 @@ struct FloatSums {
     std::uint64_t positive_infinities = 0, negative_infinities = 0;
 
     void add(std::uint32_t bits);  // one sample's fp32 bits (NaN is not passed: the histogram counts it)
+    void add(std::uint32_t bits, std::uint64_t times);  // `times` samples of those bits at once
     void merge(const FloatSums& other);
 };
 
