@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "imghist/imghist.hpp"
@@ -14,11 +15,7 @@ namespace imghist {
 namespace {
 
 BinSpec closed(std::uint32_t bins, double lo, double hi) {
-    BinSpec spec;
-    spec.bins = bins;
-    spec.range = {{lo, hi}};
-    spec.closed_top = true;
-    return spec;
+    return {.bins = bins, .range = std::pair{lo, hi}, .closed_top = true};
 }
 
 TEST(ClosedTop, IntegerTopHoldsTheTopValueItself) {
