@@ -4,7 +4,8 @@
 # and /usr/bin without compilers, linkers, CMake, ninja or nvcc; no build tree (IMGHIST_CLI,
 # PYTHONPATH and LD_LIBRARY_PATH unset). Before the tests, ldd on the installed extension must
 # resolve every library into the wheel or to a library the wheel's manylinux policy allows.
-# It prints the import time and the first call's time. Usage: scripts/check-wheel.sh [WHEEL]
+# The wheel must be under PyPI's size limit. It prints the import time and the first call's
+# time. Usage: scripts/check-wheel.sh [WHEEL]
 #   IMGHIST_REQUIRE_BACKENDS  backends that must run from the wheel (e.g. cpu,opencl,vulkan)
 #   IMGHIST_WHEEL_TESTS       the pytest arguments (default: python/tests, all of them, with the
 #                             packages of the test extra; those that compare with the imghist
@@ -13,6 +14,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 wheel=${1:-$(ls dist/imghist-*.whl)}
+# PyPI refuses files over 100 MiB (warehouse's MAX_FILESIZE) unless a project is granted more.
+pypi_limit=$((100 * 1024 * 1024))
+size=$(stat -c %s "$wheel")
+if [ "$size" -ge "$pypi_limit" ]; then
+  echo "check-wheel: $(basename "$wheel") is $size bytes, over PyPI's limit of $pypi_limit" >&2
+  exit 1
+fi
+echo "check-wheel: $(basename "$wheel"): $size bytes ($((size * 100 / pypi_limit))% of PyPI's limit)"
 builder=$(cd "${IMGHIST_PYTHON_VENV:-build/python-venv}" && pwd)  # has auditwheel (build-wheel.sh), for the policy
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)

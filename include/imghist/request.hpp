@@ -38,6 +38,9 @@ struct BinSpec {
     // (docs/semantics.md, "Edges"); excludes bins and range. At most kMaxEdges.
     std::vector<double> edges;
     bool clamp = false;
+    // numpy.histogram's last bin, closed: [e_N-1, e_N] holds the top of the range itself
+    // (docs/semantics.md, "Closed top"). Needs a range or edges; counted as edge bins.
+    bool closed_top = false;
     bool operator==(const BinSpec&) const = default;
 };
 

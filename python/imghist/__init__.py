@@ -14,6 +14,7 @@ Example::
     crop = imghist.histogram(image[10:-3, 7:-5], mode="luma")   # a strided view, no copy
     tiled = imghist.histogram(image, roi=(0, 0, 960, 540), tiles=(4, 3))  # a region, in 4 x 3 tiles
     coarse = imghist.histogram(image, bins=[0, 16, 64, 192, 240, 256])  # edge bins [e_k, e_k+1), as numpy's
+    as_numpy = imghist.histogram(image, bins=10, range=(0, 255), closed_top=True)  # numpy's closed last bin: 255 in it
     hdr = imghist.histogram(radiance, mode="luma", ev=(-16, 16, 8))    # float32 HDR: EV bins, 8 a stop
     print(hdr.edges[:3], hdr.exposure()["exposure_ev"])  # fp32 edges 2^-16...; the auto-exposure in stops
     hot = imghist.histogram(radiance, extremes=True)   # also the exact finite min / max and +-Inf counts

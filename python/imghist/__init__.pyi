@@ -43,13 +43,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 class RequestKeywords(TypedDict, total=False):
     """What to count: the keywords of every histogram function, written once here. Each left out
     takes its default: mode "all", bins None (the format's default), range None, ev None,
-    clamp False, weights "rec709", alpha False, roi None, tiles None, mask None,
+    clamp False, closed_top False, weights "rec709", alpha False, roi None, tiles None, mask None,
     alpha_threshold None, extremes False. imghist.histogram's docstring says what each means."""
     mode: str
     bins: Bins
     range: Optional[Tuple[float, float]]
     ev: EV
     clamp: bool
+    closed_top: bool
     weights: Weights
     alpha: bool
     roi: Roi

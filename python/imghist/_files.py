@@ -233,7 +233,7 @@ def only_sum(sums: list):
 
 
 def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range=None, ev=None, clamp: bool = False,
-                    weights="rec709", alpha: bool = False, roi=None, tiles=None, mask=None, alpha_threshold=None,
+                    closed_top: bool = False, weights="rec709", alpha: bool = False, roi=None, tiles=None, mask=None, alpha_threshold=None,
                     extremes: bool = False, sample_stats=False, backend: str = "auto", device=None, engine=None,
                     threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
                     untrusted_readers: bool = False, decode: str = "cpu",
@@ -249,7 +249,7 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                (.xmp, .txt, .json, ...) left out, and every other file an error saying why it
                is not read (name it to have its content read). Those errors, and directories
                that cannot be read or hold no image, come first, as the command reports them.
-    mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold
+    mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold
                as for imghist.histogram(): the same roi (which every file must hold, else that
                file fails), tile grid, mask (every file must be its size, else that file fails)
                and alpha threshold (a file without alpha fails) for each file; the sums add tile
@@ -293,7 +293,7 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
         _point_at_nvimgcodec()
     if engine is None:
         engine = _imghist.Engine(backend, device)
-    keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
+    keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, closed_top=closed_top, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
                     mask=mask, alpha_threshold=alpha_threshold, extremes=extremes, sample_stats=sample_stats, decode_threads=threads,
                     max_pending=max_pending, max_pixels=max_pixels, untrusted_readers=untrusted_readers, decode=decode)
     return FileHistograms(engine, names, failures, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))

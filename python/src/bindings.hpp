@@ -77,6 +77,7 @@ struct RequestArgs {
     nb::object bins, range;  // bins: None, an integer or a 1-D sequence of edges
     nb::object ev;           // None or (lo, hi, bins_per_stop): EV edges (ev_edges)
     bool clamp = false;
+    bool closed_top = false;  // BinSpec::closed_top: numpy's closed last bin
     nb::object weights;
     bool alpha = false;
     nb::object roi, tiles;  // None, (x, y, width, height) and None, (tx, ty)
@@ -102,7 +103,7 @@ struct CheckedRequest {
 };
 CheckedRequest request_of(const RequestArgs& args, const Placement* image_where = nullptr);
 // The keywords of histogram() in a call (engine.cpp).
-RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
+RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp, bool closed_top,
                     nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                     nb::object alpha_threshold, bool extremes, nb::object sample_stats);
 // EngineOptions::device from None, an index or a name substring.

@@ -115,6 +115,13 @@ ev       None, or (lo, hi, bins_per_stop): EV (log2) edge bins, edge k = 2^(lo +
          bins_per_stop) rounded to fp32, from 2^lo to 2^hi, at most 4096 bins; zero and
          negative values are below. Not with bins or range. Histogram.exposure() reads them.
 clamp    count samples outside the range (or the edges) in the end bins instead of below/above.
+closed_top  numpy.histogram's last bin: [e_N-1, e_N] holds the top of the range (or the last
+         edge) itself, so histogram(a, bins=10, range=(0, 255), closed_top=True).counts[c] is
+         np.histogram(a[..., c], bins=10, range=(0, 255))[0], bit for bit, for uint8, uint16,
+         float16 and float32 arrays: numpy's edges (np.linspace) in the array's own type, as
+         numpy makes them. Needs range or bin edges; at most 4096 bins. Counted as edge bins whose top edge is the sample
+         type's next value above the top (256 for range=(0, 255) of integers), which
+         Histogram.edges reports; Histogram.closed_top stays the default float rule's flag.
 weights  luminance weights: "rec709", "rec601", "rec2020", "WR,WG,WB" or (wr, wg, wb) over 10000.
 alpha    also count the alpha channel (channel "A") of an RGBA image.
 roi      None (every pixel) or (x, y, width, height): count only columns [x, x + width) of rows
@@ -188,35 +195,35 @@ void bind_engine(nb::module_& m) {
             new (self) PyEngine(backend, options_of(device_of(device), threads));
         }, "backend"_a = "auto", "device"_a = nb::none(), "threads"_a = 0)
         .def("histogram", [](PyEngine& e, nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
-                             bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                             bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                              nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::string> layout, nb::handle stream) {
-            return e.histogram(prepare(image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask,
+            return e.histogram(prepare(image, stream, args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask,
                                                               alpha_threshold, extremes, sample_stats), layout));
         }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+           "clamp"_a = false, "closed_top"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
            "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "stream"_a = nb::none(),
            "Like imghist.histogram(), on this engine's backend and device (a CUDA array needs a 'cuda' engine).")
         .def("histogram_batch", [](PyEngine& e, nb::handle images, const std::string& mode, nb::object bins,
-                                   nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
+                                   nb::object range, nb::object ev, bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                    nb::object mask, nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::string> layout,
                                    nb::handle stream) {
             return e.histogram_batch(prepare_batch(
                 images, stream,
-                args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats), layout));
+                args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats), layout));
         }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+           "clamp"_a = false, "closed_top"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
            "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "stream"_a = nb::none(),
            "Like imghist.histogram_batch(), on this engine's backend and device.")
         .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
-                                  nb::object range, nb::object ev, bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
+                                  nb::object range, nb::object ev, bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                   nb::object mask, nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::uint64_t> max_pixels,
                                   bool untrusted_readers) {
             const CheckedRequest checked =
-                request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
+                request_of(args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
             const ImageFile file = read_file(path, max_pixels, untrusted_readers);
             return e.histogram_host(file.view, checked.request);
         }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-           "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+           "clamp"_a = false, "closed_top"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
            "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "max_pixels"_a = nb::none(), "untrusted_readers"_a = false,
            "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
@@ -226,49 +233,49 @@ void bind_engine(nb::module_& m) {
             return "<imghist.Engine " + std::string(e.engine->backend_name()) + " on " + e.engine->device_name() + ">";
         });
 
-    m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
+    m.def("histogram", [](nb::handle image, const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp, bool closed_top,
                           nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask, nb::object alpha_threshold,
                           bool extremes, nb::object sample_stats, std::optional<std::string> layout, const std::string& backend, nb::handle device,
                           nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
         const Prepared in = prepare(
-            image, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
+            image, stream, args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
             layout);
         const Placement& where = in.pixels.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram(in);
     }, "image"_a.noconvert().none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+       "clamp"_a = false, "closed_top"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
        "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(),
        kHistogramDoc);
 
     m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
-                               bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                               bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                                nb::object alpha_threshold, bool extremes, nb::object sample_stats, const std::string& backend, nb::handle device,
                                std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
         // The keywords are checked before the file is decoded, and the file before an engine opens.
         const CheckedRequest checked =
-            request_of(args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
+            request_of(args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
         const ImageFile file = read_file(path, max_pixels, untrusted_readers);
         const Placement host;
         return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, checked.request);
-    }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(), "clamp"_a = false,
+    }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(), "clamp"_a = false, "closed_top"_a = false,
        "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
        "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "backend"_a = "auto", "device"_a = nb::none(), "max_pixels"_a = nb::none(),
        "untrusted_readers"_a = false, kHistogramFileDocText);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
-                                bool clamp, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                                bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                                 nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::string> layout, const std::string& backend,
                                 nb::handle device, nb::handle stream) {
         // Checked before an engine is opened: bad input costs no device setup.
         const PreparedBatch in = prepare_batch(
-            images, stream, args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
+            images, stream, args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
             layout);
         const Placement& where = in.images.where;
         return oneshot_engine(backend_for(where, backend), device_for(where, device)).histogram_batch(in);
     }, "images"_a.none(), nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
-       "clamp"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
+       "clamp"_a = false, "closed_top"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
        "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "layout"_a = nb::none(), "backend"_a = "auto",
        "device"_a = nb::none(), "stream"_a = nb::none(),
        kHistogramBatchDoc);

@@ -161,14 +161,14 @@ void bind_files(nb::module_& m) {
     m.def("read", &read, "path"_a, nb::kw_only(), "max_pixels"_a = nb::none(), "untrusted_readers"_a = false, kReadDoc);
     m.attr("has_file_reader") = true;
     m.def("_histogram_files", [](nb::handle engine, nb::handle paths, nb::callable on_file,
-                                 const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
+                                 const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp, bool closed_top,
                                  nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                                  nb::object alpha_threshold, bool extremes, nb::object sample_stats, unsigned decode_threads, std::size_t max_pending,
                                  std::optional<std::uint64_t> max_pixels, bool untrusted_readers, const std::string& decode) {
         return histogram_files(engine, paths, on_file,
-                               args_of(mode, bins, range, ev, clamp, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
+                               args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
                                decode_threads, max_pending, max_pixels, untrusted_readers, decode);
-    }, "engine"_a, "paths"_a, "on_file"_a, nb::kw_only(), "mode"_a, "bins"_a.none(), "range"_a.none(), "ev"_a.none(), "clamp"_a,
+    }, "engine"_a, "paths"_a, "on_file"_a, nb::kw_only(), "mode"_a, "bins"_a.none(), "range"_a.none(), "ev"_a.none(), "clamp"_a, "closed_top"_a,
        "weights"_a.none(), "alpha"_a, "roi"_a.none(), "tiles"_a.none(), "mask"_a.none(),
        "alpha_threshold"_a.none(), "extremes"_a, "sample_stats"_a, "decode_threads"_a, "max_pending"_a, "max_pixels"_a.none(),
        "untrusted_readers"_a, "decode"_a, "The pipeline behind imghist.histogram_files (python/imghist/_files.py).");

@@ -204,6 +204,9 @@ CheckedRequest request_of(const RequestArgs& args, const Placement* image_where)
     request.weights = weights_of(args.weights);
     bins_of(args, request.bins);
     request.bins.clamp = args.clamp;
+    request.bins.closed_top = args.closed_top;
+    // Its own rules (a range or edges, at most 4096 bins), checked before a file is read.
+    if (args.closed_top) resolve_layout(SampleType::u8, request.bins);
     request.count_alpha = args.alpha;
     request.roi = roi_of(args.roi);
     request.tiles = tiles_of(args.tiles);
@@ -219,9 +222,9 @@ CheckedRequest request_of(const RequestArgs& args, const Placement* image_where)
 }
 
 RequestArgs args_of(const std::string& mode, nb::object bins, nb::object range, nb::object ev, bool clamp,
-                    nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
+                    bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                     nb::object alpha_threshold, bool extremes, nb::object sample_stats) {
-    return RequestArgs{mode,           std::move(bins), std::move(range), std::move(ev),   clamp,
+    return RequestArgs{mode,           std::move(bins), std::move(range), std::move(ev),   clamp, closed_top,
                        std::move(weights), alpha,       std::move(roi),   std::move(tiles), std::move(mask),
                        std::move(alpha_threshold), extremes, std::move(sample_stats)};
 }

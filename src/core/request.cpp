@@ -134,6 +134,56 @@ void resolve_edges(BinLayout& layout, const BinSpec& spec, bool is_float) {
     layout.hi = layout.edges.back();
 }
 
+// x rounded to the nearest half-precision value (ties to even), +-Inf beyond half's largest.
+double round_to_half(double x) {
+    if (x == 0 || !std::isfinite(x)) return x;
+    int exponent = 0;
+    std::frexp(x, &exponent);  // |x| in [2^(exponent-1), 2^exponent)
+    const double quantum = std::ldexp(1.0, std::max(exponent - 1, -14) - 10);  // 11 bits, subnormals from 2^-14
+    const double rounded = std::nearbyint(x / quantum) * quantum;
+    return std::fabs(rounded) > 65504 ? std::copysign(std::numeric_limits<double>::infinity(), x) : rounded;
+}
+
+// numpy.histogram's edges of `bins` uniform bins over [lo, hi]: numpy.linspace (lo + k * step in
+// double, the last edge hi itself) in the array's float type, float64 for integer arrays. The
+// fp32 rounding of float samples' edges is resolve_edges'; half samples' edges are halves.
+std::vector<double> numpy_uniform_edges(std::uint32_t bins, double lo, double hi, SampleType sample) {
+    if (bins == 0 || bins > kMaxEdges - 1)
+        throw InvalidArgument("closed_top counts at most " + std::to_string(kMaxEdges - 1) + " bins (as edge bins); got " +
+                              std::to_string(bins));
+    const double step = (hi - lo) / bins;
+    std::vector<double> edges(bins + 1);
+    for (std::uint32_t k = 0; k < bins; ++k) edges[k] = double(k) * step + lo;
+    edges[bins] = hi;
+    if (sample == SampleType::f16)
+        for (double& e : edges) e = round_to_half(e);
+    return edges;
+}
+
+// A closed top as edge bins (docs/semantics.md, "Closed top"): the last edge moves to the
+// sample type's next value above it, so that the half-open last bin holds the top itself and
+// nothing above it. The kernels' edge rule is unchanged.
+BinSpec closed_top_as_edges(const BinSpec& spec, SampleType sample) {
+    if (spec.edges.empty() && !spec.range)
+        throw InvalidArgument("closed_top needs a range or edges: the last bin closes at the range's top");
+    if (!spec.edges.empty() && (spec.bins || spec.range))
+        throw InvalidArgument("edges exclude bins and range: the edges give both");
+    if (spec.range && !(std::isfinite(spec.range->first) && std::isfinite(spec.range->second) &&
+                        spec.range->first < spec.range->second))
+        throw InvalidArgument("range must be finite with LO < HI");
+    BinSpec edges_spec;
+    edges_spec.clamp = spec.clamp;
+    edges_spec.edges = spec.edges.empty()
+                           ? numpy_uniform_edges(spec.bins.value_or(256), spec.range->first, spec.range->second, sample)
+                           : spec.edges;
+    double& top = edges_spec.edges.back();
+    if (!std::isfinite(top)) return edges_spec;  // refused as edges, with the edge named
+    const bool is_float = sample == SampleType::f16 || sample == SampleType::f32;
+    // Half samples too: no half lies between a half top and the next fp32 above it.
+    top = is_float ? double(std::nextafter(float(top), std::numeric_limits<float>::infinity())) : std::floor(top) + 1;
+    return edges_spec;
+}
+
 }  // namespace
 
 std::vector<double> ev_edges(double lo, double hi, std::uint32_t per_stop) {
@@ -173,6 +223,7 @@ BinLayout resolve_layout(SampleType sample, const BinSpec& spec) {
     }
     const bool is_float = sample == SampleType::f16 || sample == SampleType::f32;
     layout.integer = !is_float;
+    if (spec.closed_top) return resolve_layout(sample, closed_top_as_edges(spec, sample));
     if (!spec.edges.empty()) {
         resolve_edges(layout, spec, is_float);
         return layout;
