@@ -58,11 +58,11 @@ IH_INLINE void ih_stats_add(global uint* channel, uint slot, uint v)
     ih_add64(channel + 2u * slot, v);
 }
 
-/* A float channel's bucket-sum or infinity slot: in local memory `h` (the channel's words), or
- * in global memory without it. */
-IH_INLINE void ih_stats_add_sum(global uint* channel, local uint* h, uint slot, uint v)
+/* A float channel's bucket-sum or infinity slot: in local memory `h` (the channel's words) when
+ * `in_local`, else in global memory. A flag, not a null `h`: local memory may start at address 0. */
+IH_INLINE void ih_stats_add_sum(global uint* channel, local uint* h, uint in_local, uint slot, uint v)
 {
-    if (h != 0) ih_add64_local(h + 2u * (slot - IH_STATS_POSITIVE), v);
+    if (in_local != 0u) ih_add64_local(h + 2u * (slot - IH_STATS_POSITIVE), v);
     else ih_stats_add(channel, slot, v);
 }
 
@@ -75,25 +75,26 @@ IH_INLINE uint ih_stats_by_code(uint src, const uint st)
 
 /* One sample's first-pass counters (contract/exact_sum.h's layout; core/sample_stats_sums.cpp,
  * FloatSums::add, is the host's rule). NaN adds nothing to the sums. */
-IH_INLINE void ih_stats_count(global uint* channel, local uint* h, uint4 px, uint src, IH_PARAMS, const uint st)
+IH_INLINE void ih_stats_count(global uint* channel, local uint* h, uint in_local, uint4 px, uint src, IH_PARAMS,
+                              const uint st)
 {
     if (ih_stats_by_code(src, st)) {
         const uint code = st == IH_T_F16 ? ih_pick(px, src) : ih_int_value(px, src, IH_ARGS);
-        if (st == IH_T_U8 && h != 0) atomic_inc(h + code);
+        if (st == IH_T_U8 && in_local != 0u) atomic_inc(h + code);
         else ih_stats_add(channel, code, 1u);
         return;
     }
     const uint bits = as_uint(ih_float_value(px, src, IH_ARGS, st));
     if (ih_is_finite_bits(bits) == 0u) {
-        if (bits == IH_POS_INF_BITS) ih_stats_add_sum(channel, h, IH_STATS_POS_INF, 1u);
-        if (bits == IH_NEG_INF_BITS) ih_stats_add_sum(channel, h, IH_STATS_NEG_INF, 1u);
+        if (bits == IH_POS_INF_BITS) ih_stats_add_sum(channel, h, in_local, IH_STATS_POS_INF, 1u);
+        if (bits == IH_NEG_INF_BITS) ih_stats_add_sum(channel, h, in_local, IH_STATS_NEG_INF, 1u);
         return;
     }
     const uint bucket = ih_sum_bucket(bits), m = ih_sum_mantissa(bits);
     ih_stats_add(channel, ih_float_key(bits) >> 16, 1u);
-    ih_stats_add_sum(channel, h, (ih_sum_negative(bits) != 0u ? IH_STATS_NEGATIVE : IH_STATS_POSITIVE) + bucket, m);
-    ih_stats_add_sum(channel, h, IH_STATS_SQUARES_HIGH + bucket, ih_sum_square_high(m));
-    ih_stats_add_sum(channel, h, IH_STATS_SQUARES_LOW + bucket, ih_sum_square_low(m));
+    ih_stats_add_sum(channel, h, in_local, (ih_sum_negative(bits) != 0u ? IH_STATS_NEGATIVE : IH_STATS_POSITIVE) + bucket, m);
+    ih_stats_add_sum(channel, h, in_local, IH_STATS_SQUARES_HIGH + bucket, ih_sum_square_high(m));
+    ih_stats_add_sum(channel, h, in_local, IH_STATS_SQUARES_LOW + bucket, ih_sum_square_low(m));
 }
 
 /* Clears the work-group's local counters (`words` of them, 0: none). */
@@ -107,7 +108,7 @@ IH_INLINE void ih_stats_local_clear(local uint* h, uint words)
 IH_INLINE void ih_stats_local_flush(global uint* sums, local uint* h, uint channels, const uint st)
 {
     const uint per_channel = ih_stats_local_words(st);
-    if (h == 0 || per_channel == 0u) return;
+    if (per_channel == 0u) return;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint entries = st == IH_T_U8 ? per_channel : per_channel / 2u;
     for (uint e = get_local_id(0); e < channels * entries; e += get_local_size(0)) {
@@ -163,7 +164,7 @@ IH_INLINE void ih_lows_count(global uint* lows, global const uint* targets, uint
         ulong mask_base, const ih_cl_select select_args
 
 #define IH_SUMS_CHANNEL(C, PX)                                                                 \
-    ih_stats_count(sums + 2u * (C) * IH_STATS_SLOTS, h == 0 ? h : h + (C) * ih_stats_local_words(ST), PX, \
+    ih_stats_count(sums + 2u * (C) * IH_STATS_SLOTS, h + (C) * ih_stats_local_words(ST), in_local, PX, \
                    ih_args_source(a, C), IH_ARGS, ST)
 #define IH_LOWS_CHANNEL(C, PX) ih_lows_count(lows, targets, C, PX, ih_args_source(a, C), IH_ARGS, ST)
 
@@ -172,10 +173,11 @@ IH_INLINE void ih_lows_count(global uint* lows, global const uint* targets, uint
                                        uint local_words)                                          \
     {                                                                                             \
         const uint ST = TYPE;                                                                     \
-        local uint* h = local_words != 0u ? local_counters : 0;                                   \
+        local uint* h = local_counters;                                                           \
+        const uint in_local = local_words != 0u;                                                  \
         ih_stats_local_clear(local_counters, local_words);                                       \
         IH_STATS_WALK(ST, IH_SUMS_CHANNEL)                                                        \
-        ih_stats_local_flush(sums, h, a.channels, ST);                                            \
+        if (in_local != 0u) ih_stats_local_flush(sums, h, a.channels, ST);                        \
     }                                                                                             \
     kernel void ih_stats_lows_##SUFFIX(IH_STATS_PARAMS, global const uint* targets, global uint* lows) \
     {                                                                                             \
