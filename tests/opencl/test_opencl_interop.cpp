@@ -13,6 +13,7 @@
 #include "histogram_asserts.hpp"
 #include "interop_checks.hpp"
 #include "opencl_test_support.hpp"
+#include "sample_stats_checks.hpp"
 #include "selection_checks.hpp"
 #include "test_images.hpp"
 
@@ -186,6 +187,12 @@ TEST(OpenClInterop, CallersImages) {
             const Result got = opencl::compute_image(*engine, image);
             EXPECT_EQ(got.format, *f);
             expect_same_histograms(got, reference->compute(img.view), what);
+            // The sample statistics of an image's pixels, staged by rows as the histogram's.
+            Request stats;
+            stats.sample_stats = true;
+            stats.percentiles = testing::checked_percentiles();
+            expect_same_histograms(opencl::compute_image(*engine, image, stats), reference->compute(img.view, stats),
+                                   what + " sample statistics");
             // A selection applies to buffers only (the kernels read the mask beside the pixels).
             Request selecting;
             selecting.alpha_threshold = 0.5;
@@ -398,6 +405,58 @@ TEST(OpenClInterop, DeviceSelectionsInEveryLaunchSchemeMatchTheReference) {
             }
         }
     }
+}
+
+// Runs check(engine) with an engine whose first sample-statistics pass gathers its counters in
+// local memory, and with one whose local memory is too small for them.
+template <class Check>
+void with_and_without_local_counters(cl_command_queue queue, Check&& check) {
+    for (const char* tune : {"", "max_local=4"}) {
+        SCOPED_TRACE(tune);
+        ScopedEnv env("IMGHIST_OPENCL_TUNE", tune);
+        check(*opencl::create_engine(queue));
+    }
+}
+
+// The sample statistics of device buffers (sample_stats.cl), pitched and offset, with every
+// selection case's mask, alpha threshold, roi and tiles, and every format's whole image: the
+// reference's, bit for bit. Float sums wrap their counters' low words (Σm of 512 samples of 1.0
+// is 2^32), so the carries into the high words are checked too; with the work-groups' local
+// counters and without them (a local memory too small for them).
+TEST(OpenClInterop, DeviceSampleStatisticsMatchTheReference) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    with_and_without_local_counters(s.queue, [&](Engine& engine) {
+        testing::expect_device_sample_stats_match([&](const testing::SelectionCase& c) -> Result {
+            std::vector<Mem> keep;
+            Request r = c.request;
+            if (c.use_mask) r.device_mask = upload_at(s, keep, c.mask.view(), 3, 5);
+            return opencl::compute(engine, upload_at(s, keep, c.image.view, 8, 4), r);
+        });
+    });
+}
+
+// Sums far past 2^32 in one work-group's local counters and in the global ones: every sample
+// is ±(2 - 2^-23), whose m is 2^24 - 1, so a bucket's Σm passes 2^32 after 257 samples. Against
+// the reference, with the local counters and without them.
+TEST(OpenClInterop, DeviceSampleSumsCarryPastTheirLowWords) {
+    REQUIRE_OPENCL();
+    ClSetup s;
+    make_setup(s);
+    constexpr std::uint32_t w = 512, h = 256;
+    std::vector<float> pixels(std::size_t(w) * h);
+    for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = (i % 7 == 0 ? -1.0f : 1.0f) * 1.99999988f;
+    const ImageView host = ImageView::packed(pixels.data(), w, h, PixelFormat::gray_f32);
+    Mem image(upload(s, pixels.data(), pixels.size() * sizeof(float)));
+    Request r;
+    r.sample_stats = true;
+    r.percentiles = testing::checked_percentiles();
+    const Result want = create_engine("reference")->compute(host, r);
+    with_and_without_local_counters(s.queue, [&](Engine& engine) {
+        expect_same_histograms(opencl::compute(engine, opencl::device_image(image.get(), w, h, PixelFormat::gray_f32), r),
+                               want, "all samples ±(2 - 2^-23)");
+    });
 }
 
 TEST(OpenClInterop, MasksOfTheWrongKindAreRefusedByName) {

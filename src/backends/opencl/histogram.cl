@@ -47,44 +47,6 @@
 #include "backends/opencl/histogram_counting.cl"
 #include "backends/opencl/histogram_select.cl"
 
-/* The samples of one pixel as raw 32-bit values (integers, half bits or float bits). */
-IH_INLINE uint4 ih_load_pixel(global const uchar* data, ulong s, uint ps, const uint st)
-{
-    uint4 px = (uint4)(0u);
-    if (st == IH_T_U8) {
-        global const uchar* a = data + s;
-        if (ps == 4u) {
-            px = convert_uint4(vload4(0, a));
-        } else if (ps == 3u) {
-            const uchar3 t = vload3(0, a);
-            px = (uint4)(t.x, t.y, t.z, 0u);
-        } else {
-            px.x = a[0];
-        }
-    } else if (st == IH_T_U16 || st == IH_T_F16) {
-        global const ushort* a = (global const ushort*)data + s;
-        if (ps == 4u) {
-            px = convert_uint4(vload4(0, a));
-        } else if (ps == 3u) {
-            const ushort3 t = vload3(0, a);
-            px = (uint4)(t.x, t.y, t.z, 0u);
-        } else {
-            px.x = a[0];
-        }
-    } else {
-        global const uint* a = (global const uint*)data + s;
-        if (ps == 4u) {
-            px = vload4(0, a);
-        } else if (ps == 3u) {
-            const uint3 t = vload3(0, a);
-            px = (uint4)(t.x, t.y, t.z, 0u);
-        } else {
-            px.x = a[0];
-        }
-    }
-    return px;
-}
-
 /* ---- any format, any layout: one pixel per step, `count` pixels per launch ---------------- */
 #define IH_HIST_LOCAL(NAME, ST)                                                                  \
     kernel void NAME(global const uchar* data, ulong base, ulong first, uint count, IH_KERNEL_ARGS, \

@@ -82,6 +82,30 @@ IH_INLINE uint ih_pick(uint4 px, uint i)
     return (i == 0u) ? px.x : (i == 1u) ? px.y : (i == 2u) ? px.z : px.w;
 }
 
+/* The `ps` samples (1, 3 or 4) of type T from sample s of `data` into px, as 32-bit values. */
+#define IH_LOAD_SAMPLES(T, T3)                                    \
+    do {                                                          \
+        global const T* at = (global const T*)data + s;           \
+        if (ps == 4u) {                                           \
+            px = convert_uint4(vload4(0, at));                    \
+        } else if (ps == 3u) {                                    \
+            const T3 t = vload3(0, at);                           \
+            px = (uint4)(t.x, t.y, t.z, 0u);                      \
+        } else {                                                  \
+            px.x = at[0];                                         \
+        }                                                         \
+    } while (0)
+
+/* The samples of one pixel as raw 32-bit values (integers, half bits or float bits). */
+IH_INLINE uint4 ih_load_pixel(global const uchar* data, ulong s, uint ps, const uint st)
+{
+    uint4 px = (uint4)(0u);
+    if (st == IH_T_U8) IH_LOAD_SAMPLES(uchar, uchar3);
+    else if (st == IH_T_U16 || st == IH_T_F16) IH_LOAD_SAMPLES(ushort, ushort3);
+    else IH_LOAD_SAMPLES(uint, uint3);
+    return px;
+}
+
 /* A sample as float: f16 samples widened exactly, f32 samples as they are. */
 IH_INLINE float ih_as_float(uint raw, const uint st)
 {
@@ -96,18 +120,20 @@ IH_INLINE uint ih_int_value(uint4 px, uint src, IH_PARAMS)
                             ih_pick(px, ih_args_blue(a)), a);
 }
 
+/* The float value of one channel of one float pixel: a sample widened, or the float luminance. */
+IH_INLINE float ih_float_value(uint4 px, uint src, IH_PARAMS, const uint st)
+{
+    if (src != IH_SRC_LUMA) return ih_as_float(ih_pick(px, src), st);
+    return ih_args_luma_float(ih_as_float(ih_pick(px, ih_args_red(a)), st),
+                              ih_as_float(ih_pick(px, ih_args_green(a)), st),
+                              ih_as_float(ih_pick(px, ih_args_blue(a)), st), a);
+}
+
 /* The classify code (contract/binning.h) of one channel of one pixel. */
 IH_INLINE uint ih_code(uint4 px, uint src, IH_PARAMS, const uint st)
 {
     if (st == IH_T_F16 || st == IH_T_F32) {
-        float v;
-        if (src == IH_SRC_LUMA) {
-            v = ih_args_luma_float(ih_as_float(ih_pick(px, ih_args_red(a)), st),
-                                   ih_as_float(ih_pick(px, ih_args_green(a)), st),
-                                   ih_as_float(ih_pick(px, ih_args_blue(a)), st), a);
-        } else {
-            v = ih_as_float(ih_pick(px, src), st);
-        }
+        const float v = ih_float_value(px, src, IH_ARGS, st);
         if (a.edges != 0u) {  /* the code table after the keys; most samples need no search */
             const uint bits = as_uint(v);
             return ih_classify_float_code16(v, ih_code16_table_entry(edge_keys[ih_code16_table_word(bits, a.bins)], bits),

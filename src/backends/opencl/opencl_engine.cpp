@@ -15,6 +15,8 @@
 // histogram.cl and opencl_launch.h, embedded at build time (src/backends/opencl/CMakeLists.txt).
 extern const unsigned char imghist_opencl_kernels[];
 extern const unsigned long long imghist_opencl_kernels_size;
+extern const unsigned char imghist_opencl_stats_kernels[];
+extern const unsigned long long imghist_opencl_stats_kernels_size;
 extern const unsigned char imghist_opencl_launch[];
 extern const unsigned long long imghist_opencl_launch_size;
 
@@ -96,14 +98,18 @@ void OpenClEngine::check_context(cl_mem mem) const {
                               "(create the engine with imghist::opencl::create_engine(queue))");
 }
 
-// The program of histogram.cl built with `options` (the -D IH_C_* of a pass; "" is generic).
-cl_program OpenClEngine::program(const std::string& options) {
-    auto it = programs_.find(options);
+// The program of histogram.cl (or sample_stats.cl) built with `options` (the -D IH_C_* of a
+// pass; "" is generic).
+cl_program OpenClEngine::program(const std::string& options, KernelSource source) {
+    const bool stats = source == KernelSource::sample_stats;
+    const std::string key = stats ? "stats#" + options : options;
+    auto it = programs_.find(key);
     if (it != programs_.end()) return it->second.get();
-    // opencl_launch.h declares ih_cl_launch for histogram.cl, which follows it.
+    // opencl_launch.h declares ih_cl_launch for the kernels, which follow it.
     const char* sources[] = {reinterpret_cast<const char*>(imghist_opencl_launch),
-                             reinterpret_cast<const char*>(imghist_opencl_kernels)};
-    const std::size_t lengths[] = {std::size_t(imghist_opencl_launch_size), std::size_t(imghist_opencl_kernels_size)};
+                             reinterpret_cast<const char*>(stats ? imghist_opencl_stats_kernels : imghist_opencl_kernels)};
+    const std::size_t lengths[] = {std::size_t(imghist_opencl_launch_size),
+                                   std::size_t(stats ? imghist_opencl_stats_kernels_size : imghist_opencl_kernels_size)};
     cl_int err = CL_SUCCESS;
     Program prog(clCreateProgramWithSource(context_.get(), 2, sources, lengths, &err));
     check(err, "clCreateProgramWithSource");
@@ -112,11 +118,11 @@ cl_program OpenClEngine::program(const std::string& options) {
     err = clBuildProgram(prog.get(), 1, &device_, opts.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
         const std::string log = build_log(prog.get(), device_);
-        check(err, "clBuildProgram", "histogram.cl with options '" + opts + "' on " + limits_.name +
+        check(err, "clBuildProgram", std::string(stats ? "sample_stats.cl" : "histogram.cl") + " with options '" + opts + "' on " + limits_.name +
                                          (log.empty() ? std::string() : ", build log:\n" + log));
     }
     if (const char* dir = std::getenv("IMGHIST_OPENCL_DUMP_DIR")) dump_program(prog.get(), dir, opts);
-    return programs_.emplace(options, std::move(prog)).first->second.get();
+    return programs_.emplace(key, std::move(prog)).first->second.get();
 }
 
 // IMGHIST_OPENCL_DUMP_DIR: writes every program the engine builds as the device's binary
@@ -134,11 +140,11 @@ void OpenClEngine::dump_program(cl_program prog, const std::string& dir, const s
     std::ofstream(stem + ".bin", std::ios::binary) << bin;
 }
 
-cl_kernel OpenClEngine::kernel(const std::string& options, const std::string& name) {
+cl_kernel OpenClEngine::kernel(const std::string& options, const std::string& name, KernelSource source) {
     const std::string key = options + "#" + name;
     auto it = kernels_.find(key);
     if (it != kernels_.end()) return it->second.get();
-    cl_program prog = program(options);
+    cl_program prog = program(options, source);
     cl_int err = CL_SUCCESS;
     Kernel k(clCreateKernel(prog, name.c_str(), &err));
     check(err, "clCreateKernel", name);

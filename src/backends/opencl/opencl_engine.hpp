@@ -64,6 +64,14 @@ public:
                                                             const AlphaTest& alpha, const HistogramPlan& plan,
                                                             std::span<std::uint64_t> slots) override;
 
+    // Sample statistics of a buffer or a 2D image, counted in place (opencl_sample_stats.cpp,
+    // sample_stats.cl); a mask or an alpha threshold as accumulate_selected_device().
+    bool accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                       const HistogramPlan& plan, std::span<std::uint64_t> sums) override;
+    void accumulate_key_lows_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                    const HistogramPlan& plan, std::span<const RankSelection> selections,
+                                    std::span<std::uint64_t> lows) override;
+
     std::optional<opencl::DeviceTimes> last_times() const { return last_times_; }
 
 private:
@@ -83,11 +91,25 @@ private:
         const Selection* select = nullptr;
     };
 
+    // Which embedded program a kernel comes from.
+    enum class KernelSource { histogram, sample_stats };
+
+    // The selection of a device image's pixels (a mask, an alpha threshold) for the selection
+    // variant's arguments, checked, and in.layout's selection fields set (in.select is the
+    // caller's to point at it); the selected pixels' count goes to counter `count_slot`.
+    Selection device_selection(PixelInput& in, const DeviceImage& image, const DeviceImage* mask,
+                               const AlphaTest& alpha, std::uint32_t count_slot) const;
+    // One pass of sample_stats.cl's `kernel_prefix` kernel over the selected pixels into `out`
+    // (64-bit counters); `targets`, when set, is the second pass's extra argument.
+    void run_stats_pass(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                        const HistogramPlan& plan, const std::string& kernel_prefix,
+                        const std::vector<std::uint32_t>* targets, std::span<std::uint64_t> out);
+
     void init();
     void check_context(cl_mem mem) const;
     PixelLayout device_layout(cl_mem mem, const DeviceImage& image) const;
-    cl_program program(const std::string& options);
-    cl_kernel kernel(const std::string& options, const std::string& name);
+    cl_program program(const std::string& options, KernelSource source = KernelSource::histogram);
+    cl_kernel kernel(const std::string& options, const std::string& name, KernelSource source = KernelSource::histogram);
     void dump_program(cl_program prog, const std::string& dir, const std::string& opts) const;
     const KernelLimitsByName& kernel_limits(bool selects);
     cl_mem ensure(GrowingBuffer& buffer, std::size_t need);
@@ -133,7 +155,8 @@ private:
     std::map<std::string, Kernel> kernels_;
     std::map<bool, KernelLimitsByName> kernel_limits_;  // by whether the kernels select
     GrowingBuffer staging_, result32_, result64_, partials_;
-    GrowingBuffer edge_keys_;  // the plan's edge keys and float code table (upload_edge_keys)
+    GrowingBuffer edge_keys_;
+    GrowingBuffer stats_, stats_targets_;  // the sample statistics' counters and second-pass targets  // the plan's edge keys and float code table (upload_edge_keys)
     // What edge_keys_ holds: the keys, and for float plans their clamp flag (the table's codes
     // depend on it); nullopt before the first upload.
     std::optional<std::pair<std::vector<std::uint32_t>, int>> uploaded_edge_keys_;

@@ -8,6 +8,8 @@
 #ifndef IMGHIST_OPENCL_LAUNCH_H
 #define IMGHIST_OPENCL_LAUNCH_H
 
+#include "contract/exact_sum.h"
+#include "contract/formats.h"
 #include "contract/lang.h"
 
 IH_STRUCT(ih_cl_launch) {
@@ -53,5 +55,14 @@ IH_STRUCT(ih_cl_select) {
 
 /* A pass that leaves the selected count to the launch pass of the first channels. */
 #define IH_CL_NO_COUNT IH_U(0xFFFFFFFF)
+
+/* The local words of one channel of sample_stats.cl's first pass, for samples of type st: the
+ * 256 codes of an 8-bit channel, or a float channel's bucket sums and infinities (the slots from
+ * IH_STATS_POSITIVE on) as 64-bit pairs; none for 16-bit samples, whose codes stay global. Half
+ * images reserve the float words for every channel (only their luminance uses them). */
+IH_FN IH_U32 ih_stats_local_words(IH_U32 st)
+{
+    return st == IH_T_U8 ? IH_U(256) : st == IH_T_U16 ? IH_U(0) : IH_U(2) * (IH_STATS_SLOTS - IH_STATS_POSITIVE);
+}
 
 #endif /* IMGHIST_OPENCL_LAUNCH_H */

@@ -10,7 +10,6 @@
 #include "imghist/error.hpp"
 
 namespace imghist::ocl {
-namespace {
 
 std::string sample_suffix(SampleType t) {
     switch (t) {
@@ -21,6 +20,8 @@ std::string sample_suffix(SampleType t) {
     }
     return "u8";
 }
+
+namespace {
 
 // A local counter layout of histogram.cl: `copies` sub-histograms; pack 0 = 32-bit counters,
 // 1 = two slots per word, 2 = lane pairs (two work-items per word).
@@ -43,6 +44,8 @@ std::uint64_t staged_tile_rows(std::uint64_t row_bytes, const DeviceLimits& devi
                           std::to_string(device.max_alloc) + ")");
     return cap / row_bytes;
 }
+
+}  // namespace
 
 Tiling plan_tiles(const FormatInfo& fi, const PixelLayout& px, const DeviceLimits& device, const Tune& tune) {
     const std::uint64_t bps = std::uint64_t(fi.bytes_per_sample);
@@ -74,6 +77,8 @@ Tiling plan_tiles(const FormatInfo& fi, const PixelLayout& px, const DeviceLimit
     t.tiles = t.by_pixels ? ceil_div(pixels, t.tile_pixels) : ceil_div(px.height, t.tile_rows);
     return t;
 }
+
+namespace {
 
 // ih_hist_u8x4 reads 4-sample 8-bit pixels, 16 bytes at a time, from packed aligned rows.
 bool fast_kernel_fits(const FormatInfo& fi, const PixelLayout& px, const Tiling& t, const Tune& tune) {

@@ -97,6 +97,11 @@ struct LaunchPlan {
     std::string note;  // for the Result, when the histogram did not fit the local memory at once
 };
 
+// The tiles of a histogram pass (the sample statistics walk the same rows).
+Tiling plan_tiles(const FormatInfo& fi, const PixelLayout& px, const DeviceLimits& device, const Tune& tune);
+// A kernel name's suffix for a sample type: u8, u16, f16, f32.
+std::string sample_suffix(SampleType t);
+
 LaunchPlan plan_launch(const HistogramPlan& plan, const PixelLayout& pixels, const DeviceLimits& device,
                        const KernelLimitsByName& kernels, const Tune& tune);
 
