@@ -342,26 +342,27 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
     return out;
 }
 
-namespace {
 // Whether the histogram's counts are the samples' own: one bin per value of the format (8-bit
 // default bins; 16-bit ones with 65,536 bins), so that the statistics need no pass over the pixels.
 bool counts_are_values(const HistogramPlan& plan) {
     return !plan.is_float() && bins_are_values(plan.layout) &&
            plan.layout.bins == code_count(plan, SampleKind::integer_codes);
 }
-}  // namespace
+
+bool add_sample_stats_of_counts(const Request& request, const HistogramPlan& plan, Result& result) {
+    if (!counts_are_values(plan)) return false;
+    for (ChannelHistogram& c : result.channels) {
+        const ChannelSampleStats found = stats_of_codes(SampleKind::integer_codes, c.counts, request.percentiles);
+        c.sample_moments = found.moments;
+        c.sample_percentiles = found.percentiles;
+    }
+    return true;
+}
 
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result) {
     if (!request.sample_stats) return;
-    if (counts_are_values(plan)) {
-        for (ChannelHistogram& c : result.channels) {
-            const ChannelSampleStats found = stats_of_codes(SampleKind::integer_codes, c.counts, request.percentiles);
-            c.sample_moments = found.moments;
-            c.sample_percentiles = found.percentiles;
-        }
-        return;
-    }
+    if (add_sample_stats_of_counts(request, plan, result)) return;
     const std::vector<ChannelSampleStats> found = find_sample_stats(image, plan, selector, request.percentiles);
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
         result.channels[c].sample_moments = found[c].moments;

@@ -27,6 +27,12 @@ struct AlphaTest;
 std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
                                                   const PixelSelector* selector, const std::vector<double>& percents);
 
+// Whether every bin of `plan` holds exactly one of the format's values (8-bit default bins; 16-bit
+// ones with 65,536 bins): then `result`'s counts are the samples' own, and this sets its sample
+// statistics from them with no pass over the pixels, on any backend.
+bool counts_are_values(const HistogramPlan& plan);
+bool add_sample_stats_of_counts(const Request& request, const HistogramPlan& plan, Result& result);
+
 // Request::sample_stats for `result`, a count of `image` by `plan`, found on the host.
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result);
