@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "backends/vulkan/vk_histogram.hpp"
+#include "backends/vulkan/vk_sample_stats.hpp"
 #include "backends/vulkan/vk_tuning.hpp"
 #include "core/backend_engine.hpp"
 #include "core/interop.hpp"
@@ -44,6 +45,13 @@ struct Histogrammer::Impl final : SlotCounter {
                                                             const AlphaTest& alpha, const HistogramPlan& plan,
                                                             std::span<std::uint64_t> slots) override;
 
+    // Request::sample_stats, counted by sample_stats.comp over the pixels the histogram counts.
+    bool accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                       const HistogramPlan& plan, std::span<std::uint64_t> sums) override;
+    void accumulate_key_lows_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                    const HistogramPlan& plan, std::span<const RankSelection> selections,
+                                    std::span<std::uint64_t> lows) override;
+
     // Zeroes the work counters and records `image` into `result` (overwritten).
     void record(VkCommandBuffer cmd, const DeviceImage& image, const HistogramPlan& plan, VkBuffer result_buffer,
                 VkDeviceSize result_offset) {
@@ -61,10 +69,12 @@ struct Histogrammer::Impl final : SlotCounter {
     vk::CommandPool pool;
     vk::Fence fence;
     vk::GrowingBuffer result;  // compute()'s counters, host-visible
+    std::optional<vk::SampleStatsCore> stats;  // created on first use
+    vk::GrowingBuffer targets;                 // the second pass's targets (vk::target_words), host-visible
 
 private:
     void make_pool();
-    // Zeroes `words` 64-bit totals of `result`, runs `record` (which counts into them), and
+    // Sizes `result` to `words` 64-bit totals, runs `record` (which counts into them), and
     // returns them once they are read back.
     const std::uint64_t* count_into_result(std::uint64_t words, const std::function<void(VkCommandBuffer)>& record);
     // Records one command buffer with `record`, after a barrier on the caller's earlier writes
@@ -124,7 +134,8 @@ void Histogrammer::Impl::run_once(const std::function<void(VkCommandBuffer)>& re
 const std::uint64_t* Histogrammer::Impl::count_into_result(std::uint64_t words,
                                                           const std::function<void(VkCommandBuffer)>& record) {
     result.ensure(words * sizeof(std::uint64_t),
-                  {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
+                  {context.physical_device, context.device,
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true});
     run_once([&](VkCommandBuffer cmd) {
         record(cmd);
         vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
@@ -166,6 +177,45 @@ void Histogrammer::Impl::accumulate_tiles_device(const DeviceImage& image, std::
                           {grid.area.height, grid.tiles_x(), grid.tiles_y(), 0}, result.get().buffer.get(), 0, true);
     });
     std::copy_n(totals, slots.size(), slots.begin());
+}
+
+namespace {
+// Zeroes the first `words` 64-bit counters of `buffer` before the shaders add to them.
+void record_zero(VkCommandBuffer cmd, VkBuffer buffer, std::size_t words) {
+    vkCmdFillBuffer(cmd, buffer, 0, VkDeviceSize(words) * 8, 0);
+    vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+}  // namespace
+
+bool Histogrammer::Impl::accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask,
+                                                       const AlphaTest& alpha, const HistogramPlan& plan,
+                                                       std::span<std::uint64_t> sums) {
+    if (!stats) stats.emplace(core);
+    const vk::Selection selection{mask, alpha};
+    const std::uint64_t* totals = count_into_result(sums.size(), [&](VkCommandBuffer cmd) {
+        record_zero(cmd, result.get().buffer.get(), sums.size());
+        stats->record_sums(cmd, arena, image, plan, selection, result.get().buffer.get(), sums.size());
+    });
+    std::copy_n(totals, sums.size(), sums.begin());
+    return true;
+}
+
+void Histogrammer::Impl::accumulate_key_lows_device(const DeviceImage& image, const DeviceImage* mask,
+                                                    const AlphaTest& alpha, const HistogramPlan& plan,
+                                                    std::span<const RankSelection> selections,
+                                                    std::span<std::uint64_t> lows) {
+    const std::vector<std::uint32_t> words = vk::target_words(selections);
+    // Nothing of ours is in flight between run_once calls: the targets may be rewritten.
+    targets.ensure(words.size() * 4, {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
+    std::copy(words.begin(), words.end(), static_cast<std::uint32_t*>(targets.get().mapped));
+    const vk::Selection selection{mask, alpha};
+    const std::uint64_t* totals = count_into_result(lows.size(), [&](VkCommandBuffer cmd) {
+        record_zero(cmd, result.get().buffer.get(), lows.size());
+        stats->record_lows(cmd, arena, image, plan, selection, targets.get().buffer.get(), result.get().buffer.get(),
+                           lows.size());
+    });
+    std::copy_n(totals, lows.size(), lows.begin());
 }
 
 Histogrammer::Histogrammer(const DeviceContext& context) {

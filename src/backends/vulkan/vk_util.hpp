@@ -97,6 +97,13 @@ struct BufferTraits {
 };
 using GrowingBuffer = gpu::GrowingBuffer<BufferTraits>;
 
+// A shader module of embedded SPIR-V, a compute pipeline of its "main" (`spec`: its
+// specialization, or null), and a pipeline layout of one descriptor set and one push-constant range.
+ShaderModule make_shader_module(VkDevice device, const unsigned char* spirv, std::size_t bytes);
+Pipeline make_compute_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
+                               const VkSpecializationInfo* spec);
+PipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout, std::uint32_t push_bytes);
+
 // A global memory barrier between two stages.
 void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
              VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
