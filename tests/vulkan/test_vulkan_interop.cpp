@@ -290,6 +290,32 @@ TEST_F(VulkanInterop, DeviceSampleStatisticsMatchTheReference) {
         [&](const testing::SelectionCase& c) { return compute_in_every_layout(*engine, c); }, keeps_fp32_denormals());
 }
 
+// Sums past 32 bits: every sample's mantissa is 2^24 - 1 (v = 2 - 2^-23), so a work-group's
+// 512 samples of one bucket pass 2^32 in its shared partials and the image's in the global
+// counters: both carry into their high words (sample_stats.comp). Against the hand-derived
+// sums n·v, -n·v and n·v², and the reference for every channel.
+TEST_F(VulkanInterop, DeviceSampleSumsCarryPast32Bits) {
+    std::unique_ptr<Engine> engine = tuned_engine("wg=32");
+    const float v = 2.0f - 0x1p-23f;
+    const std::uint32_t width = 640, height = 200;
+    std::vector<float> pixels;
+    for (std::uint32_t i = 0; i < width * height; ++i) pixels.insert(pixels.end(), {v, -v, v, 1.0f});
+    const ImageView view = ImageView::packed(pixels.data(), width, height, PixelFormat::rgba_f32);
+    Request request;
+    request.mode = Mode::all;
+    request.sample_stats = true;
+    buffers_.clear();
+    const Result got = vulkan::compute(*engine, upload(view, 16, 0), request);
+    const ExactNumber n = ExactNumber::from_integer(std::int64_t(width) * height), value = ExactNumber::from_double(v);
+    for (const int c : {0, 1}) {
+        const SampleMoments& m = got.channels.at(std::size_t(c)).sample_moments.value();
+        EXPECT_EQ(m.count, std::uint64_t(width) * height);
+        EXPECT_EQ(m.sum, c == 0 ? n * value : -(n * value)) << m.sum.to_string();
+        EXPECT_EQ(m.sum_of_squares, n * value * value) << m.sum_of_squares.to_string();
+    }
+    testing::expect_same_histograms(got, reference_->compute(view, request), "carries");
+}
+
 TEST_F(VulkanInterop, ComputeRejectsEnginesNotMadeOnTheCallersDevice) {
     auto img = make_image(PixelFormat::rgba8, 8, 8, Pattern::random, 2);
     vk::Allocation pixels = app_->upload(img.view.data, img.view.stride_bytes * 8);

@@ -7,26 +7,22 @@
 #include "imghist/error.hpp"
 
 // SPIR-V compiled from histogram.comp / flush.comp at build time (CMakeLists.txt).
-#define IMGHIST_SPIRV(name)                       \
-    extern const unsigned char imghist_vk_##name[]; \
-    extern const unsigned long long imghist_vk_##name##_size;
-IMGHIST_SPIRV(hist_u8_1)
-IMGHIST_SPIRV(hist_u8_3)
-IMGHIST_SPIRV(hist_u8_4)
-IMGHIST_SPIRV(hist_u16_1)
-IMGHIST_SPIRV(hist_u16_3)
-IMGHIST_SPIRV(hist_u16_4)
-IMGHIST_SPIRV(hist_f16_1)
-IMGHIST_SPIRV(hist_f16_3)
-IMGHIST_SPIRV(hist_f16_4)
-IMGHIST_SPIRV(hist_f32_1)
-IMGHIST_SPIRV(hist_f32_3)
-IMGHIST_SPIRV(hist_f32_4)
-IMGHIST_SPIRV(hist_f32p_1)
-IMGHIST_SPIRV(hist_f32p_3)
-IMGHIST_SPIRV(hist_f32p_4)
-IMGHIST_SPIRV(flush)
-#undef IMGHIST_SPIRV
+IMGHIST_VK_SPIRV(hist_u8_1)
+IMGHIST_VK_SPIRV(hist_u8_3)
+IMGHIST_VK_SPIRV(hist_u8_4)
+IMGHIST_VK_SPIRV(hist_u16_1)
+IMGHIST_VK_SPIRV(hist_u16_3)
+IMGHIST_VK_SPIRV(hist_u16_4)
+IMGHIST_VK_SPIRV(hist_f16_1)
+IMGHIST_VK_SPIRV(hist_f16_3)
+IMGHIST_VK_SPIRV(hist_f16_4)
+IMGHIST_VK_SPIRV(hist_f32_1)
+IMGHIST_VK_SPIRV(hist_f32_3)
+IMGHIST_VK_SPIRV(hist_f32_4)
+IMGHIST_VK_SPIRV(hist_f32p_1)
+IMGHIST_VK_SPIRV(hist_f32p_3)
+IMGHIST_VK_SPIRV(hist_f32p_4)
+IMGHIST_VK_SPIRV(flush)
 
 namespace imghist::vk {
 namespace {
@@ -178,10 +174,8 @@ VkPipeline HistogramCore::pipeline(int variant, const SpecConstants& spec) {
     const auto key = std::make_pair(variant, spec);
     auto it = pipelines_.find(key);
     if (it != pipelines_.end()) return it->second.get();
-    VkSpecializationMapEntry entries[kSpecConstants];
-    for (std::uint32_t i = 0; i < kSpecConstants; ++i) entries[i] = {i, i * 4, 4};
-    const VkSpecializationInfo info{kSpecConstants, entries, sizeof spec, &spec};
-    return pipelines_.emplace(key, make_compute_pipeline(device_, module(variant), hist_layout_.get(), &info))
+    return pipelines_
+        .emplace(key, make_specialized_pipeline(device_, module(variant), hist_layout_.get(), &spec, kSpecConstants))
         .first->second.get();
 }
 

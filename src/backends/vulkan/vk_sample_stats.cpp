@@ -8,10 +8,8 @@
 #include "imghist/vulkan.hpp"
 
 // SPIR-V compiled from sample_stats.comp at build time (CMakeLists.txt).
-extern const unsigned char imghist_vk_sample_stats[];
-extern const unsigned long long imghist_vk_sample_stats_size;
-extern const unsigned char imghist_vk_sample_stats_p[];
-extern const unsigned long long imghist_vk_sample_stats_p_size;
+IMGHIST_VK_SPIRV(sample_stats)
+IMGHIST_VK_SPIRV(sample_stats_p)
 
 namespace imghist::vk {
 namespace {
@@ -81,10 +79,8 @@ VkPipeline SampleStatsCore::pipeline(bool denorm_preserve, const StatsSpecConsta
     const auto key = std::make_pair(denorm_preserve, spec);
     auto it = pipelines_.find(key);
     if (it != pipelines_.end()) return it->second.get();
-    VkSpecializationMapEntry entries[kSpecCount];
-    for (std::uint32_t i = 0; i < kSpecCount; ++i) entries[i] = {i, i * 4, 4};
-    const VkSpecializationInfo info{kSpecCount, entries, sizeof spec, &spec};
-    Pipeline p = make_compute_pipeline(core_.device(), modules_[denorm_preserve ? 1 : 0].get(), layout_.get(), &info);
+    Pipeline p = make_specialized_pipeline(core_.device(), modules_[denorm_preserve ? 1 : 0].get(), layout_.get(), &spec,
+                                           kSpecCount);
     return pipelines_.emplace(key, std::move(p)).first->second.get();
 }
 

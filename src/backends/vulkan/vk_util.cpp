@@ -119,6 +119,14 @@ Pipeline make_compute_pipeline(VkDevice device, VkShaderModule module, VkPipelin
     return Pipeline(device, p);
 }
 
+Pipeline make_specialized_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
+                                   const void* constants, std::uint32_t count) {
+    std::vector<VkSpecializationMapEntry> entries(count);
+    for (std::uint32_t i = 0; i < count; ++i) entries[i] = {i, i * 4, 4};
+    const VkSpecializationInfo info{count, entries.data(), std::size_t(count) * 4, constants};
+    return make_compute_pipeline(device, module, layout, &info);
+}
+
 PipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout, std::uint32_t push_bytes) {
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
     VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
