@@ -71,6 +71,7 @@ struct Histogrammer::Impl final : SlotCounter {
     vk::GrowingBuffer result;  // compute()'s counters, host-visible
     std::optional<vk::SampleStatsCore> stats;  // created on first use
     vk::GrowingBuffer targets;                 // the second pass's targets (vk::target_words), host-visible
+    vk::GrowingBuffer stats_counters;          // the statistics' counters, device-local: their atomics stay on the device
 
 private:
     void make_pool();
@@ -80,6 +81,9 @@ private:
     // Records one command buffer with `record`, after a barrier on the caller's earlier writes
     // to the pixels (in submission order on this queue), submits it to `queue` and waits.
     void run_once(const std::function<void(VkCommandBuffer)>& record);
+    // Zeroes `out.size()` 64-bit counters in stats_counters, runs `record` (which counts into
+    // them), and copies them into `out` through `result`.
+    void count_statistics(std::span<std::uint64_t> out, const std::function<void(VkCommandBuffer, VkBuffer)>& record);
 };
 
 void Histogrammer::Impl::make_pool() {
@@ -179,25 +183,38 @@ void Histogrammer::Impl::accumulate_tiles_device(const DeviceImage& image, std::
     std::copy_n(totals, slots.size(), slots.begin());
 }
 
-namespace {
-// Zeroes the first `words` 64-bit counters of `buffer` before the shaders add to them.
-void record_zero(VkCommandBuffer cmd, VkBuffer buffer, std::size_t words) {
-    vkCmdFillBuffer(cmd, buffer, 0, VkDeviceSize(words) * 8, 0);
-    vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+void Histogrammer::Impl::count_statistics(std::span<std::uint64_t> out,
+                                          const std::function<void(VkCommandBuffer, VkBuffer)>& record) {
+    if (!stats) stats.emplace(core);
+    const VkDeviceSize bytes = VkDeviceSize(out.size()) * 8;
+    // Nothing of ours is in flight between run_once calls: the buffer may be replaced.
+    stats_counters.ensure(bytes, {context.physical_device, context.device,
+                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  false});
+    const VkBuffer counters = stats_counters.get().buffer.get();
+    const std::uint64_t* totals = count_into_result(out.size(), [&](VkCommandBuffer cmd) {
+        vkCmdFillBuffer(cmd, counters, 0, bytes, 0);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        record(cmd, counters);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                    VK_ACCESS_TRANSFER_READ_BIT);
+        const VkBufferCopy copy{0, 0, bytes};
+        vkCmdCopyBuffer(cmd, counters, result.get().buffer.get(), 1, &copy);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_ACCESS_HOST_READ_BIT);
+    });
+    std::copy_n(totals, out.size(), out.begin());
 }
-}  // namespace
 
 bool Histogrammer::Impl::accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask,
                                                        const AlphaTest& alpha, const HistogramPlan& plan,
                                                        std::span<std::uint64_t> sums) {
-    if (!stats) stats.emplace(core);
     const vk::Selection selection{mask, alpha};
-    const std::uint64_t* totals = count_into_result(sums.size(), [&](VkCommandBuffer cmd) {
-        record_zero(cmd, result.get().buffer.get(), sums.size());
-        stats->record_sums(cmd, arena, image, plan, selection, result.get().buffer.get(), sums.size());
+    count_statistics(sums, [&](VkCommandBuffer cmd, VkBuffer counters) {
+        stats->record_sums(cmd, arena, image, plan, selection, counters, sums.size());
     });
-    std::copy_n(totals, sums.size(), sums.begin());
     return true;
 }
 
@@ -210,12 +227,9 @@ void Histogrammer::Impl::accumulate_key_lows_device(const DeviceImage& image, co
     targets.ensure(words.size() * 4, {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
     std::copy(words.begin(), words.end(), static_cast<std::uint32_t*>(targets.get().mapped));
     const vk::Selection selection{mask, alpha};
-    const std::uint64_t* totals = count_into_result(lows.size(), [&](VkCommandBuffer cmd) {
-        record_zero(cmd, result.get().buffer.get(), lows.size());
-        stats->record_lows(cmd, arena, image, plan, selection, targets.get().buffer.get(), result.get().buffer.get(),
-                           lows.size());
+    count_statistics(lows, [&](VkCommandBuffer cmd, VkBuffer counters) {
+        stats->record_lows(cmd, arena, image, plan, selection, targets.get().buffer.get(), counters, lows.size());
     });
-    std::copy_n(totals, lows.size(), lows.begin());
 }
 
 Histogrammer::Histogrammer(const DeviceContext& context) {
