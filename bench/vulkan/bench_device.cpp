@@ -88,9 +88,13 @@ double Bench::time(const std::function<void(VkCommandBuffer)>& body, int runs) {
 }
 
 // The backend's recorded work: zero the counters, count (tiles, passes), flush to 64 bits.
+DeviceImage Bench::device_pixels(const HostImage& img) const {
+    return vulkan::device_image(pixels_.buffer.get(), 0, img.width, img.height, 0, img.format);
+}
+
 double Bench::time_backend(vk::HistogramCore& core, const HostImage& img, const HistogramPlan& plan,
                            std::vector<std::uint64_t>* totals, const vk::Selection* selection) {
-    const DeviceImage src = vulkan::device_image(pixels_.buffer.get(), 0, img.width, img.height, 0, img.format);
+    const DeviceImage src = device_pixels(img);
     const double us = time([&](VkCommandBuffer cmd) {
         core.record_begin(cmd);
         core.record_image(cmd, arena_, src, plan, totals_.buffer.get(), 0, true, selection);

@@ -35,6 +35,9 @@ public:
     ~Bench() { vkDeviceWaitIdle(ctx_.device()); }
 
     vk::Context& ctx() { return ctx_; }
+    vk::DescriptorArena& arena() { return arena_; }
+    // The image upload() copied, as a device image.
+    DeviceImage device_pixels(const HostImage& img) const;
 
     // Copies the image into one device-local buffer (and, for rgba8, a storage image).
     void upload(const HostImage& img);

@@ -15,6 +15,8 @@
 // Clipping: to_result() sets the exact clipping counts only where the histogram proves them;
 // elsewhere ChannelHistogram::clipped_low_count / clipped_high_count are empty, meaning
 // unknown (docs/semantics.md, "Statistics"). compute() counts them, as Engine::compute does.
+// compute() also finds Request::sample_stats on the device, bit for bit those of the same pixels
+// in host memory (docs/semantics.md, "Sample statistics"); record() writes the histogram only.
 //
 // The call shape of every interop API (opencl.hpp, cuda.hpp) is here too:
 //   auto engine = imghist::vulkan::create_engine(context, queue);

@@ -17,6 +17,7 @@
 #include "imghist/vulkan.hpp"
 #include "histogram_asserts.hpp"
 #include "interop_checks.hpp"
+#include "sample_stats_checks.hpp"
 #include "selection_checks.hpp"
 #include "test_images.hpp"
 #include "vulkan_test_support.hpp"
@@ -37,6 +38,7 @@ protected:
         reference_ = create_engine("reference");
     }
     void TearDown() override {
+        buffers_.clear();  // before their device
         if (app_) {
             const std::uint64_t n = app_->validation_messages();
             const std::string first = app_->first_message();
@@ -44,8 +46,68 @@ protected:
             EXPECT_EQ(n, 0u) << "validation layer: " << first;
         }
     }
+    // One device image of `v` (rows padded by `pad` bytes) `offset` bytes into a buffer of its
+    // own, kept in buffers_.
+    DeviceImage upload(const ImageView& v, std::size_t offset, std::size_t pad) {
+        const std::size_t pitch = v.row_bytes() + pad;
+        std::vector<std::byte> bytes(pitch * v.height);
+        for (std::uint32_t y = 0; y < v.height; ++y) std::memcpy(bytes.data() + y * pitch, v.row(y), v.row_bytes());
+        buffers_.push_back(app_->upload(bytes.data(), bytes.size(), offset));
+        return vulkan::device_image(buffers_.back().buffer.get(), offset, v.width, v.height, pitch, v.format);
+    }
+    vulkan::DeviceContext context() const {
+        return {app_->physical, app_->device, app_->family, app_->float_controls};
+    }
+    // vulkan.hpp's known gap: a device that flushes fp32 denormals (NVIDIA's, even with float
+    // controls) miscounts the luminance of denormal products, so its fp32 images hold none in
+    // the selection tests. The probe: one pixel whose luminance is a negative denormal must
+    // count as `below`.
+    bool keeps_fp32_denormals() {
+        const float pixel[3] = {-1e-39f, 0.0f, 0.0f};
+        std::unique_ptr<Engine> engine = vulkan::create_engine(context(), app_->queue);
+        Request luma;
+        luma.mode = Mode::luma;
+        buffers_.clear();
+        const Result r =
+            vulkan::compute(*engine, upload(ImageView::packed(pixel, 1, 1, PixelFormat::rgb_f32), 16, 0), luma);
+        return r.channels.at(0).below == 1;
+    }
+    // vulkan::compute of a selection case through every path of the shaders' pixel walks: the
+    // packed path (image and mask packed from 16-byte offsets), strided rows (a pitched image, or
+    // a packed image with a pitched mask at an odd offset); each must give the packed one's Result.
+    Result compute_in_every_layout(Engine& engine, const testing::SelectionCase& c) {
+        struct Layout {
+            const char* what;
+            std::size_t image_offset, image_pad, mask_offset, mask_pad;  // pad: bytes after each row (0: packed)
+        };
+        const Layout layouts[] = {{"packed image, packed mask", 16, 0, 32, 0},
+                                  {"packed image, pitched mask at an odd offset", 16, 0, 3, 7},
+                                  {"pitched image, pitched mask", 16, 20, 16, 13}};
+        Result first;
+        for (const Layout& l : layouts) {
+            SCOPED_TRACE(l.what);
+            buffers_.clear();
+            const DeviceImage image = upload(c.image.view, l.image_offset, l.image_pad);
+            Request r = c.request;
+            if (c.use_mask) r.device_mask = upload(c.mask.view(), l.mask_offset, l.mask_pad);
+            Result got = vulkan::compute(engine, image, r);
+            if (&l == &layouts[0]) first = got;
+            else testing::expect_same_histograms(got, first, std::string(l.what) + " against packed");
+            EXPECT_EQ(got.counted_pixels, first.counted_pixels);
+        }
+        return first;
+    }
+    // An engine on the test's device with the tuning `tune` (IMGHIST_VULKAN_TUNE).
+    std::unique_ptr<Engine> tuned_engine(const char* tune) {
+        ::setenv("IMGHIST_VULKAN_TUNE", tune, 1);
+        std::unique_ptr<Engine> engine = vulkan::create_engine(context(), app_->queue);
+        ::unsetenv("IMGHIST_VULKAN_TUNE");
+        return engine;
+    }
+
     std::unique_ptr<AppDevice> app_;
     std::unique_ptr<Engine> reference_;
+    std::vector<vk::Allocation> buffers_;
 };
 
 // Recorded into the application's command buffer, result into a device-local buffer of the
@@ -178,61 +240,15 @@ TEST_F(VulkanInterop, EngineOnTheCallersDeviceAndQueue) {
 // work-groups (several dispatches, each of several work-groups, rows and partial units), against
 // the reference of the selected pixels bit for bit.
 TEST_F(VulkanInterop, DeviceMasksAndAlphaThresholdsInEveryPathMatchTheReference) {
-    const vulkan::DeviceContext context{app_->physical, app_->device, app_->family, app_->float_controls};
-    struct Layout {
-        const char* what;
-        std::size_t image_offset, image_pad, mask_offset, mask_pad;  // pad: bytes after each row (0: packed)
-    };
-    const Layout layouts[] = {{"packed image, packed mask", 16, 0, 32, 0},
-                              {"packed image, pitched mask at an odd offset", 16, 0, 3, 7},
-                              {"pitched image, pitched mask", 16, 20, 16, 13}};
-    // One device image of `v` (rows padded by `pad` bytes) `offset` bytes into a buffer of its own.
-    std::vector<vk::Allocation> buffers;
-    auto upload = [&](const ImageView& v, std::size_t offset, std::size_t pad) {
-        const std::size_t pitch = v.row_bytes() + pad;
-        std::vector<std::byte> bytes(pitch * v.height);
-        for (std::uint32_t y = 0; y < v.height; ++y) std::memcpy(bytes.data() + y * pitch, v.row(y), v.row_bytes());
-        buffers.push_back(app_->upload(bytes.data(), bytes.size(), offset));
-        return vulkan::device_image(buffers.back().buffer.get(), offset, v.width, v.height, pitch, v.format);
-    };
-    // vulkan.hpp's known gap: a device that flushes fp32 denormals (NVIDIA's, even with float
-    // controls) miscounts the luminance of denormal products, so its fp32 images here hold none.
-    // The probe: one pixel whose luminance is a negative denormal must count as `below`.
-    const bool fp32_denormals = [&] {
-        const float pixel[3] = {-1e-39f, 0.0f, 0.0f};
-        std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
-        Request luma;
-        luma.mode = Mode::luma;
-        buffers.clear();
-        const Result r = vulkan::compute(
-            *engine, upload(ImageView::packed(pixel, 1, 1, PixelFormat::rgb_f32), 16, 0), luma);
-        return r.channels.at(0).below == 1;
-    }();
+    const bool fp32_denormals = keeps_fp32_denormals();
     for (const char* tune : {"tile_pixels=4096,wg=32,rounds=1"}) {
         SCOPED_TRACE(tune);
-        ::setenv("IMGHIST_VULKAN_TUNE", tune, 1);
-        std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
-        ::unsetenv("IMGHIST_VULKAN_TUNE");
-        testing::expect_device_selections_match([&](const testing::SelectionCase& c) -> Result {
-            Result first;
-            for (const Layout& l : layouts) {
-                SCOPED_TRACE(l.what);
-                buffers.clear();
-                const DeviceImage image = upload(c.image.view, l.image_offset, l.image_pad);
-                Request r = c.request;
-                if (c.use_mask) r.device_mask = upload(c.mask.view(), l.mask_offset, l.mask_pad);
-                Result got = vulkan::compute(*engine, image, r);
-                if (&l == &layouts[0]) first = got;
-                else testing::expect_same_histograms(got, first, std::string(l.what) + " against packed");
-                EXPECT_EQ(got.counted_pixels, first.counted_pixels);
-            }
-            return first;
-        }, fp32_denormals);
+        std::unique_ptr<Engine> engine = tuned_engine(tune);
+        testing::expect_device_selections_match(
+            [&](const testing::SelectionCase& c) { return compute_in_every_layout(*engine, c); }, fp32_denormals);
     }
     // Long packed rows of several dispatches, floats also with EV edge bins (code table and window).
-    ::setenv("IMGHIST_VULKAN_TUNE", "tile_pixels=8192,wg=64,rounds=2", 1);
-    std::unique_ptr<Engine> engine = vulkan::create_engine(context, app_->queue);
-    ::unsetenv("IMGHIST_VULKAN_TUNE");
+    std::unique_ptr<Engine> engine = tuned_engine("tile_pixels=8192,wg=64,rounds=2");
     for (PixelFormat f : {PixelFormat::rgba8, PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::gray16,
                           PixelFormat::rgba_f32, PixelFormat::rgba_f16, PixelFormat::gray_f32}) {
         const FormatInfo& fi = format_info(f);
@@ -240,7 +256,7 @@ TEST_F(VulkanInterop, DeviceMasksAndAlphaThresholdsInEveryPathMatchTheReference)
         const auto img =
             make_image(f, 4099, 7, fi.sample == SampleType::f32 && !fp32_denormals ? Pattern::natural : Pattern::specials, 5);
         const testing::Mask m = testing::random_mask(4099, 7, 6);
-        buffers.clear();
+        buffers_.clear();
         const DeviceImage image = upload(img.view, 16, 0);
         const DeviceImage mask = upload(m.view(), 16, 0);
         Request plain;
@@ -262,6 +278,42 @@ TEST_F(VulkanInterop, DeviceMasksAndAlphaThresholdsInEveryPathMatchTheReference)
             EXPECT_EQ(got.counted_pixels, s.count);
         }
     }
+}
+
+// Request::sample_stats of device images (sample_stats.comp) against the reference over the same
+// host pixels, bit for bit: every format and pattern, float specials, masks, alpha thresholds, a
+// roi and tiles, through every path of the pixel walk, in dispatches of 4096 pixels and
+// work-groups of 32 (many work-groups' partials merged into the 64-bit counters).
+TEST_F(VulkanInterop, DeviceSampleStatisticsMatchTheReference) {
+    std::unique_ptr<Engine> engine = tuned_engine("tile_pixels=4096,wg=32,rounds=1");
+    testing::expect_device_sample_stats_match(
+        [&](const testing::SelectionCase& c) { return compute_in_every_layout(*engine, c); }, keeps_fp32_denormals());
+}
+
+// Sums past 32 bits: every sample's mantissa is 2^24 - 1 (v = 2 - 2^-23), so a work-group's
+// 512 samples of one bucket pass 2^32 in its shared partials and the image's in the global
+// counters: both carry into their high words (sample_stats.comp). Against the hand-derived
+// sums n·v, -n·v and n·v², and the reference for every channel.
+TEST_F(VulkanInterop, DeviceSampleSumsCarryPast32Bits) {
+    std::unique_ptr<Engine> engine = tuned_engine("wg=32");
+    const float v = 2.0f - 0x1p-23f;
+    const std::uint32_t width = 640, height = 200;
+    std::vector<float> pixels;
+    for (std::uint32_t i = 0; i < width * height; ++i) pixels.insert(pixels.end(), {v, -v, v, 1.0f});
+    const ImageView view = ImageView::packed(pixels.data(), width, height, PixelFormat::rgba_f32);
+    Request request;
+    request.mode = Mode::all;
+    request.sample_stats = true;
+    buffers_.clear();
+    const Result got = vulkan::compute(*engine, upload(view, 16, 0), request);
+    const ExactNumber n = ExactNumber::from_integer(std::int64_t(width) * height), value = ExactNumber::from_double(v);
+    for (const int c : {0, 1}) {
+        const SampleMoments& m = got.channels.at(std::size_t(c)).sample_moments.value();
+        EXPECT_EQ(m.count, std::uint64_t(width) * height);
+        EXPECT_EQ(m.sum, c == 0 ? n * value : -(n * value)) << m.sum.to_string();
+        EXPECT_EQ(m.sum_of_squares, n * value * value) << m.sum_of_squares.to_string();
+    }
+    testing::expect_same_histograms(got, reference_->compute(view, request), "carries");
 }
 
 TEST_F(VulkanInterop, ComputeRejectsEnginesNotMadeOnTheCallersDevice) {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "backends/vulkan/vk_histogram.hpp"
+#include "backends/vulkan/vk_sample_stats.hpp"
 #include "backends/vulkan/vk_tuning.hpp"
 #include "core/backend_engine.hpp"
 #include "core/interop.hpp"
@@ -44,6 +45,13 @@ struct Histogrammer::Impl final : SlotCounter {
                                                             const AlphaTest& alpha, const HistogramPlan& plan,
                                                             std::span<std::uint64_t> slots) override;
 
+    // Request::sample_stats, counted by sample_stats.comp over the pixels the histogram counts.
+    bool accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                       const HistogramPlan& plan, std::span<std::uint64_t> sums) override;
+    void accumulate_key_lows_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                    const HistogramPlan& plan, std::span<const RankSelection> selections,
+                                    std::span<std::uint64_t> lows) override;
+
     // Zeroes the work counters and records `image` into `result` (overwritten).
     void record(VkCommandBuffer cmd, const DeviceImage& image, const HistogramPlan& plan, VkBuffer result_buffer,
                 VkDeviceSize result_offset) {
@@ -61,15 +69,21 @@ struct Histogrammer::Impl final : SlotCounter {
     vk::CommandPool pool;
     vk::Fence fence;
     vk::GrowingBuffer result;  // compute()'s counters, host-visible
+    std::optional<vk::SampleStatsCore> stats;  // created on first use
+    vk::GrowingBuffer targets;                 // the second pass's targets (vk::target_words), host-visible
+    vk::GrowingBuffer stats_counters;          // the statistics' counters, device-local: their atomics stay on the device
 
 private:
     void make_pool();
-    // Zeroes `words` 64-bit totals of `result`, runs `record` (which counts into them), and
+    // Sizes `result` to `words` 64-bit totals, runs `record` (which counts into them), and
     // returns them once they are read back.
     const std::uint64_t* count_into_result(std::uint64_t words, const std::function<void(VkCommandBuffer)>& record);
     // Records one command buffer with `record`, after a barrier on the caller's earlier writes
     // to the pixels (in submission order on this queue), submits it to `queue` and waits.
     void run_once(const std::function<void(VkCommandBuffer)>& record);
+    // Zeroes `out.size()` 64-bit counters in stats_counters, runs `record` (which counts into
+    // them), and copies them into `out` through `result`.
+    void count_statistics(std::span<std::uint64_t> out, const std::function<void(VkCommandBuffer, VkBuffer)>& record);
 };
 
 void Histogrammer::Impl::make_pool() {
@@ -124,7 +138,8 @@ void Histogrammer::Impl::run_once(const std::function<void(VkCommandBuffer)>& re
 const std::uint64_t* Histogrammer::Impl::count_into_result(std::uint64_t words,
                                                           const std::function<void(VkCommandBuffer)>& record) {
     result.ensure(words * sizeof(std::uint64_t),
-                  {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
+                  {context.physical_device, context.device,
+                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true});
     run_once([&](VkCommandBuffer cmd) {
         record(cmd);
         vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
@@ -166,6 +181,55 @@ void Histogrammer::Impl::accumulate_tiles_device(const DeviceImage& image, std::
                           {grid.area.height, grid.tiles_x(), grid.tiles_y(), 0}, result.get().buffer.get(), 0, true);
     });
     std::copy_n(totals, slots.size(), slots.begin());
+}
+
+void Histogrammer::Impl::count_statistics(std::span<std::uint64_t> out,
+                                          const std::function<void(VkCommandBuffer, VkBuffer)>& record) {
+    if (!stats) stats.emplace(core);
+    const VkDeviceSize bytes = VkDeviceSize(out.size()) * 8;
+    // Nothing of ours is in flight between run_once calls: the buffer may be replaced.
+    stats_counters.ensure(bytes, {context.physical_device, context.device,
+                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  false});
+    const VkBuffer counters = stats_counters.get().buffer.get();
+    const std::uint64_t* totals = count_into_result(out.size(), [&](VkCommandBuffer cmd) {
+        vkCmdFillBuffer(cmd, counters, 0, bytes, 0);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        record(cmd, counters);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                    VK_ACCESS_TRANSFER_READ_BIT);
+        const VkBufferCopy copy{0, 0, bytes};
+        vkCmdCopyBuffer(cmd, counters, result.get().buffer.get(), 1, &copy);
+        vk::barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_ACCESS_HOST_READ_BIT);
+    });
+    std::copy_n(totals, out.size(), out.begin());
+}
+
+bool Histogrammer::Impl::accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask,
+                                                       const AlphaTest& alpha, const HistogramPlan& plan,
+                                                       std::span<std::uint64_t> sums) {
+    const vk::Selection selection{mask, alpha};
+    count_statistics(sums, [&](VkCommandBuffer cmd, VkBuffer counters) {
+        stats->record_sums(cmd, arena, image, plan, selection, counters, sums.size());
+    });
+    return true;
+}
+
+void Histogrammer::Impl::accumulate_key_lows_device(const DeviceImage& image, const DeviceImage* mask,
+                                                    const AlphaTest& alpha, const HistogramPlan& plan,
+                                                    std::span<const RankSelection> selections,
+                                                    std::span<std::uint64_t> lows) {
+    const std::vector<std::uint32_t> words = vk::target_words(selections);
+    // Nothing of ours is in flight between run_once calls: the targets may be rewritten.
+    targets.ensure(words.size() * 4, {context.physical_device, context.device, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true});
+    std::copy(words.begin(), words.end(), static_cast<std::uint32_t*>(targets.get().mapped));
+    const vk::Selection selection{mask, alpha};
+    count_statistics(lows, [&](VkCommandBuffer cmd, VkBuffer counters) {
+        stats->record_lows(cmd, arena, image, plan, selection, targets.get().buffer.get(), counters, lows.size());
+    });
 }
 
 Histogrammer::Histogrammer(const DeviceContext& context) {

@@ -7,26 +7,22 @@
 #include "imghist/error.hpp"
 
 // SPIR-V compiled from histogram.comp / flush.comp at build time (CMakeLists.txt).
-#define IMGHIST_SPIRV(name)                       \
-    extern const unsigned char imghist_vk_##name[]; \
-    extern const unsigned long long imghist_vk_##name##_size;
-IMGHIST_SPIRV(hist_u8_1)
-IMGHIST_SPIRV(hist_u8_3)
-IMGHIST_SPIRV(hist_u8_4)
-IMGHIST_SPIRV(hist_u16_1)
-IMGHIST_SPIRV(hist_u16_3)
-IMGHIST_SPIRV(hist_u16_4)
-IMGHIST_SPIRV(hist_f16_1)
-IMGHIST_SPIRV(hist_f16_3)
-IMGHIST_SPIRV(hist_f16_4)
-IMGHIST_SPIRV(hist_f32_1)
-IMGHIST_SPIRV(hist_f32_3)
-IMGHIST_SPIRV(hist_f32_4)
-IMGHIST_SPIRV(hist_f32p_1)
-IMGHIST_SPIRV(hist_f32p_3)
-IMGHIST_SPIRV(hist_f32p_4)
-IMGHIST_SPIRV(flush)
-#undef IMGHIST_SPIRV
+IMGHIST_VK_SPIRV(hist_u8_1)
+IMGHIST_VK_SPIRV(hist_u8_3)
+IMGHIST_VK_SPIRV(hist_u8_4)
+IMGHIST_VK_SPIRV(hist_u16_1)
+IMGHIST_VK_SPIRV(hist_u16_3)
+IMGHIST_VK_SPIRV(hist_u16_4)
+IMGHIST_VK_SPIRV(hist_f16_1)
+IMGHIST_VK_SPIRV(hist_f16_3)
+IMGHIST_VK_SPIRV(hist_f16_4)
+IMGHIST_VK_SPIRV(hist_f32_1)
+IMGHIST_VK_SPIRV(hist_f32_3)
+IMGHIST_VK_SPIRV(hist_f32_4)
+IMGHIST_VK_SPIRV(hist_f32p_1)
+IMGHIST_VK_SPIRV(hist_f32p_3)
+IMGHIST_VK_SPIRV(hist_f32p_4)
+IMGHIST_VK_SPIRV(flush)
 
 namespace imghist::vk {
 namespace {
@@ -80,30 +76,7 @@ struct FlushParams {
     std::uint32_t slots, overwrite, first_total;
 };
 
-ShaderModule make_module(VkDevice device, const Spirv& s) {
-    std::vector<std::uint32_t> code((s.size + 3) / 4);  // SPIR-V is read as aligned words
-    std::memcpy(code.data(), s.data, s.size);
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = s.size;
-    info.pCode = code.data();
-    VkShaderModule m = VK_NULL_HANDLE;
-    IMGHIST_VK(vkCreateShaderModule, device, &info, nullptr, &m);
-    return ShaderModule(device, m);
-}
-
-Pipeline make_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
-                       const VkSpecializationInfo* spec) {
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module;
-    info.stage.pName = "main";
-    info.stage.pSpecializationInfo = spec;
-    info.layout = layout;
-    VkPipeline p = VK_NULL_HANDLE;
-    IMGHIST_VK(vkCreateComputePipelines, device, VK_NULL_HANDLE, 1, &info, nullptr, &p);
-    return Pipeline(device, p);
-}
+ShaderModule make_module(VkDevice device, const Spirv& s) { return make_shader_module(device, s.data, s.size); }
 
 DeviceLimits device_limits(const VkPhysicalDeviceLimits& lim, bool denorm_preserve) {
     DeviceLimits d;
@@ -162,7 +135,7 @@ HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning 
     limits_ = device_limits(props_.limits, float_controls && offers_denorm_preserve(physical));
     make_layouts();
     flush_module_ = make_module(device_, Spirv{imghist_vk_flush, imghist_vk_flush_size});
-    flush_pipeline_ = make_pipeline(device_, flush_module_.get(), flush_layout_.get(), nullptr);
+    flush_pipeline_ = make_compute_pipeline(device_, flush_module_.get(), flush_layout_.get(), nullptr);
     const VkDeviceSize count_bytes = (VkDeviceSize(kMaxChannels) * (max_bins() + IH_EXTRA_SLOTS) + 1) * 4;
     counts_ = allocate_buffer(physical_, device_, count_bytes,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
@@ -185,17 +158,7 @@ void HistogramCore::make_layouts() {
     IMGHIST_VK(vkCreateDescriptorSetLayout, device_, &set_info, nullptr, &set_layout);
     set_layout_ = DescriptorSetLayout(device_, set_layout);
 
-    auto make_layout = [&](std::uint32_t push_bytes) {
-        VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
-        VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-        info.setLayoutCount = 1;
-        info.pSetLayouts = &set_layout;
-        info.pushConstantRangeCount = 1;
-        info.pPushConstantRanges = &range;
-        VkPipelineLayout layout = VK_NULL_HANDLE;
-        IMGHIST_VK(vkCreatePipelineLayout, device_, &info, nullptr, &layout);
-        return PipelineLayout(device_, layout);
-    };
+    auto make_layout = [&](std::uint32_t push_bytes) { return make_pipeline_layout(device_, set_layout, push_bytes); };
     hist_layout_ = make_layout(sizeof(HistPushConstants));
     flush_layout_ = make_layout(sizeof(FlushParams));
 }
@@ -211,10 +174,8 @@ VkPipeline HistogramCore::pipeline(int variant, const SpecConstants& spec) {
     const auto key = std::make_pair(variant, spec);
     auto it = pipelines_.find(key);
     if (it != pipelines_.end()) return it->second.get();
-    VkSpecializationMapEntry entries[kSpecConstants];
-    for (std::uint32_t i = 0; i < kSpecConstants; ++i) entries[i] = {i, i * 4, 4};
-    const VkSpecializationInfo info{kSpecConstants, entries, sizeof spec, &spec};
-    return pipelines_.emplace(key, make_pipeline(device_, module(variant), hist_layout_.get(), &info))
+    return pipelines_
+        .emplace(key, make_specialized_pipeline(device_, module(variant), hist_layout_.get(), &spec, kSpecConstants))
         .first->second.get();
 }
 

@@ -73,6 +73,13 @@ public:
     bool fits_tile_grid(std::uint64_t slots) const { return slots * 8 <= limits_.max_range - limits_.offset_alignment; }
     void reserve_tile_counts(std::uint64_t slots);
 
+    // A descriptor set of set_layout()'s four storage-buffer bindings (histogram.comp's pixels,
+    // counters, edge keys, a mask); without `binding3`, binding 0 again (never read).
+    VkDescriptorSet write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
+                              const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2,
+                              const VkDescriptorBufferInfo* binding3 = nullptr);
+    VkDescriptorSetLayout set_layout() const { return set_layout_.get(); }
+
     // What record_image() dispatches, for reports and the benchmark.
     Shape shape(const DeviceImage& image, const HistogramPlan& plan) const {
         return decide_shape(plan, image, limits_, tuning_);
@@ -88,11 +95,6 @@ private:
                      const Selection* selection = nullptr);
     // Moves the work counters into the totals (flush.comp) and zeroes them.
     void record_flush(VkCommandBuffer cmd, VkDescriptorSet set, const LaunchPlan& launch, bool overwrite);
-    // A descriptor set of the four storage-buffer bindings (edge keys third, a mask fourth);
-    // without `binding3`, binding 0 again (never read).
-    VkDescriptorSet write_set(DescriptorArena& arena, const VkDescriptorBufferInfo& binding0,
-                              const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2,
-                              const VkDescriptorBufferInfo* binding3 = nullptr);
     VkBuffer edge_keys(const HistogramPlan& plan);
     VkPipeline pipeline(int variant, const SpecConstants& spec);
     VkShaderModule module(int variant);

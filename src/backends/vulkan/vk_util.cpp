@@ -94,6 +94,51 @@ Allocation allocate_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceS
     return a;
 }
 
+ShaderModule make_shader_module(VkDevice device, const unsigned char* spirv, std::size_t bytes) {
+    std::vector<std::uint32_t> code((bytes + 3) / 4);  // SPIR-V is read as aligned words
+    std::memcpy(code.data(), spirv, bytes);
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = bytes;
+    info.pCode = code.data();
+    VkShaderModule m = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateShaderModule, device, &info, nullptr, &m);
+    return ShaderModule(device, m);
+}
+
+Pipeline make_compute_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
+                               const VkSpecializationInfo* spec) {
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = spec;
+    info.layout = layout;
+    VkPipeline p = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateComputePipelines, device, VK_NULL_HANDLE, 1, &info, nullptr, &p);
+    return Pipeline(device, p);
+}
+
+Pipeline make_specialized_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
+                                   const void* constants, std::uint32_t count) {
+    std::vector<VkSpecializationMapEntry> entries(count);
+    for (std::uint32_t i = 0; i < count; ++i) entries[i] = {i, i * 4, 4};
+    const VkSpecializationInfo info{count, entries.data(), std::size_t(count) * 4, constants};
+    return make_compute_pipeline(device, module, layout, &info);
+}
+
+PipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout, std::uint32_t push_bytes) {
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+    VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    info.setLayoutCount = 1;
+    info.pSetLayouts = &set_layout;
+    info.pushConstantRangeCount = 1;
+    info.pPushConstantRanges = &range;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreatePipelineLayout, device, &info, nullptr, &layout);
+    return PipelineLayout(device, layout);
+}
+
 void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
              VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
     VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};

@@ -97,6 +97,23 @@ struct BufferTraits {
 };
 using GrowingBuffer = gpu::GrowingBuffer<BufferTraits>;
 
+// Declares SPIR-V that CMakeLists.txt compiled and embedded as imghist_vk_<name> (its bytes) and
+// imghist_vk_<name>_size; use at global scope.
+#define IMGHIST_VK_SPIRV(name)                      \
+    extern const unsigned char imghist_vk_##name[]; \
+    extern const unsigned long long imghist_vk_##name##_size;
+
+// A shader module of embedded SPIR-V, a compute pipeline of its "main" (`spec`: its
+// specialization, or null), and a pipeline layout of one descriptor set and one push-constant range.
+ShaderModule make_shader_module(VkDevice device, const unsigned char* spirv, std::size_t bytes);
+Pipeline make_compute_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
+                               const VkSpecializationInfo* spec);
+// A compute pipeline of `module` specialized by `constants`: `count` 32-bit words, constant_id i
+// the i-th.
+Pipeline make_specialized_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
+                                   const void* constants, std::uint32_t count);
+PipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout, std::uint32_t push_bytes);
+
 // A global memory barrier between two stages.
 void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
              VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
