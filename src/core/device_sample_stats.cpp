@@ -36,7 +36,7 @@ std::vector<ChannelSampleStats> first_pass_stats(const HistogramPlan& plan, cons
 
 void add_sample_stats(SlotCounter& counter, const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
                       const Request& request, const HistogramPlan& plan, Result& result) {
-    if (!request.sample_stats) return;
+    if (!request.sample_stats || add_sample_stats_of_counts(request, plan, result)) return;
     std::vector<std::uint64_t> sums(plan.channels.size() * IH_STATS_SLOTS, 0);
     if (!counter.accumulate_sample_sums_device(image, mask, alpha, plan, sums)) {
         result.notes.push_back("sample statistics are found for images in host memory only on this backend");

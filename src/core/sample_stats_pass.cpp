@@ -183,17 +183,19 @@ bool bins_are_values(const HistogramPlan& plan) {
 }
 }  // namespace
 
+bool add_sample_stats_of_counts(const Request& request, const HistogramPlan& plan, Result& result) {
+    if (!bins_are_values(plan)) return false;
+    for (ChannelHistogram& c : result.channels) {
+        const ChannelSampleStats found = stats_of_codes(SampleKind::integer_codes, c.counts, request.percentiles);
+        c.sample_moments = found.moments;
+        c.sample_percentiles = found.percentiles;
+    }
+    return true;
+}
+
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result) {
-    if (!request.sample_stats) return;
-    if (bins_are_values(plan)) {
-        for (ChannelHistogram& c : result.channels) {
-            const ChannelSampleStats found = stats_of_codes(SampleKind::integer_codes, c.counts, request.percentiles);
-            c.sample_moments = found.moments;
-            c.sample_percentiles = found.percentiles;
-        }
-        return;
-    }
+    if (!request.sample_stats || add_sample_stats_of_counts(request, plan, result)) return;
     const std::vector<ChannelSampleStats> found = find_sample_stats(image, plan, selector, request.percentiles);
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
         result.channels[c].sample_moments = found[c].moments;

@@ -27,6 +27,10 @@ struct AlphaTest;
 std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
                                                   const PixelSelector* selector, const std::vector<double>& percents);
 
+// Request::sample_stats for `result` from its own counts, where every bin of `plan` holds exactly
+// one of the format's values (8-bit default bins; 16-bit ones with 65,536 bins): then no pass over
+// the pixels is needed, on the host or on a device. False (nothing added) otherwise.
+bool add_sample_stats_of_counts(const Request& request, const HistogramPlan& plan, Result& result);
 // Request::sample_stats for `result`, a count of `image` by `plan`, found on the host.
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result);

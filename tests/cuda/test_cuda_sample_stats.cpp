@@ -109,7 +109,8 @@ TEST(CudaSampleStats, LargeConstantImagesSumPast32BitsInEveryBlock) {
     for (int i = 0; i < 2; ++i) {
         SCOPED_TRACE(views[i].info().name);
         DeviceCopy image = upload(views[i]);
-        const Request r = stats_request(Mode::rgb);
+        Request r = stats_request(Mode::rgb);
+        r.bins.bins = 64;  // not one bin a value: the 8-bit statistics come from the kernel, not the counts
         const Result got = engine->compute_device(image.view, r);
         for (const ChannelHistogram& h : got.channels) {
             const std::optional<SampleStats> s = h.sample_stats();
