@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_selection_upload.hpp"
 #include "cuda_test_support.hpp"
 #include "histogram_asserts.hpp"
 #include "sample_stats_checks.hpp"
@@ -18,9 +19,6 @@ namespace {
 
 using namespace cuda_test;
 using testing::expect_same_histograms;
-using testing::make_image;
-using testing::Pattern;
-using testing::TestImage;
 
 Request stats_request(Mode mode) {
     Request r;
@@ -30,27 +28,16 @@ Request stats_request(Mode mode) {
     return r;
 }
 
-TEST(CudaSampleStats, DeviceImagesOnTheCallersStreamMatchTheReference) {
+// On the caller's stream (the image pitched and offset, the mask packed) and on the default one
+// (the image packed, the mask pitched).
+TEST(CudaSampleStats, DeviceImagesOnEitherStreamMatchTheReference) {
     REQUIRE_GPU();
     auto engine = cuda::create_engine();
-    cudaStream_t stream = nullptr;
-    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    testing::expect_device_sample_stats_match([&](const testing::SelectionCase& c) {
-        const ImageView& v = c.image.view;
-        const FormatInfo& fi = v.info();
-        // The image pitched and one pixel into its allocation; the mask packed.
-        DeviceCopy image = upload(v, v.row_bytes() + fi.bytes_per_sample, fi.pixel_bytes());
-        DeviceCopy mask = upload(c.mask.view());
-        Request r = c.request;
-        if (c.use_mask) r.device_mask = mask.view;
-        return cuda::compute(*engine, image.view, r, stream);
-    });
-    CK(cudaStreamDestroy(stream));
-}
-
-TEST(CudaSampleStats, DeviceImagesOnTheDefaultStreamMatchTheReference) {
-    REQUIRE_GPU();
-    auto engine = cuda::create_engine();
+    {
+        const OwnedStream own;
+        testing::expect_device_sample_stats_match(
+            [&](const testing::SelectionCase& c) { return compute_pitched_on_stream(*engine, c, own.stream); });
+    }
     testing::expect_device_sample_stats_match([&](const testing::SelectionCase& c) {
         DeviceCopy image = upload(c.image.view);
         DeviceCopy mask = upload(c.mask.view(), c.mask.view().row_bytes() + 3);
@@ -69,13 +56,13 @@ TEST(CudaSampleStats, BatchesOfDeviceAndHostImagesMatchTheReference) {
                           PixelFormat::gray_f32})
         for (Mode mode : {Mode::rgb, Mode::luma}) {
             const Request r = stats_request(mode);
-            std::vector<TestImage> images;
-            for (Pattern p : {Pattern::random, Pattern::natural, Pattern::specials})
-                images.push_back(make_image(f, 301, 17, p, ++seed));
+            std::vector<testing::TestImage> images;
+            for (testing::Pattern p : {testing::Pattern::random, testing::Pattern::natural, testing::Pattern::specials})
+                images.push_back(testing::make_image(f, 301, 17, p, ++seed));
             std::vector<DeviceCopy> copies;
             std::vector<DeviceImage> device;
             std::vector<ImageView> host;
-            for (const TestImage& img : images) {
+            for (const testing::TestImage& img : images) {
                 copies.push_back(upload(img.view));
                 device.push_back(copies.back().view);
                 host.push_back(img.view);
