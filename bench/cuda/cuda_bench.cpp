@@ -10,10 +10,11 @@
 // (Kernels and CUB live in bench_kernels.cu; host-resident images and the --tune variants in
 // cuda_bench_host.cpp.)
 //
-// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host | --host-sweep | --edges | --masks | --tiles]
+// Usage: imghist_cuda_bench [--out FILE] [--tune] [--quick] [--sync | --host | --host-sweep | --edges | --masks | --tiles | --stats]
 //   --edges  only the edge-bin table (edge bins against uniform bins, issue 17)
 //   --masks  only the device-mask table (masks and alpha thresholds against the whole image)
 //   --tiles  only the device tile-grid table (one launch for every tile, against one call per tile)
+//   --stats  only the sample statistics table (8K device images, against the histogram alone)
 //   --tune   also time variants of the kernel's shape (IMGHIST_CUDA_TUNE) on a few inputs
 //   --host   only the host-resident table (8K, 16384^2 RGBA8 through engine->compute(), against
 //            the staged copy alone, with single calls timed before and after the bounds)
@@ -421,7 +422,7 @@ void full_report(Bench& b, imghist::cuda::Engine& engine, const Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
-    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}, {"--masks", &o.masks}, {"--tiles", &o.tiles}, {"--host", &o.host}},
+    (void)imghist::bench::parse_args(argc, argv, {{"--tune", &o.tune}, {"--quick", &o.quick}, {"--sync", &o.sync}, {"--host-sweep", &o.host_sweep}, {"--edges", &o.edges}, {"--masks", &o.masks}, {"--tiles", &o.tiles}, {"--host", &o.host}, {"--stats", &o.stats}},
                                      {{"--out", [&](const char* v) { o.out_path = v; }}});
     const char* base_tune = std::getenv("IMGHIST_CUDA_TUNE");
     o.default_tune = base_tune ? base_tune : "";
@@ -458,6 +459,8 @@ int main(int argc, char** argv) {
         masks_table(b, *engine);
     else if (o.tiles)
         tiles_table(b, *engine);
+    else if (o.stats)
+        stats_table(b, *engine);
     else if (o.host)
         host_resident_table(b, *engine, o);
     else

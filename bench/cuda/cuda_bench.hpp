@@ -136,6 +136,7 @@ struct Options {
     bool masks = false;                              // only masks_table (--masks)
     bool tiles = false;                              // only tiles_table (--tiles)
     bool host = false;                               // only host_resident_table (--host)
+    bool stats = false;                              // only stats_table (--stats)
     std::string default_tune;  // IMGHIST_CUDA_TUNE at the start
 };
 
@@ -143,5 +144,7 @@ struct Options {
 void host_resident_table(Bench& b, imghist::cuda::Engine& engine, const Options& o);
 void kernel_variants_table(Bench& b, const Options& o);
 void host_sweep(Bench& b, const Options& o);
+// cuda_bench_stats.cpp's.
+void stats_table(Bench& b, imghist::cuda::Engine& engine);
 
 }  // namespace imghist_bench

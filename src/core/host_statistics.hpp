@@ -3,6 +3,7 @@
 // (core/sample_stats_pass.hpp). count_image() calls these once per counted region.
 #pragma once
 
+#include "contract/selection.h"
 #include "core/extremes.hpp"
 #include "core/sample_stats_pass.hpp"
 #include "core/selection.hpp"

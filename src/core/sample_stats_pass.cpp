@@ -361,8 +361,7 @@ bool add_sample_stats_of_counts(const Request& request, const HistogramPlan& pla
 
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
                       const PixelSelector* selector, Result& result) {
-    if (!request.sample_stats) return;
-    if (add_sample_stats_of_counts(request, plan, result)) return;
+    if (!request.sample_stats || add_sample_stats_of_counts(request, plan, result)) return;
     const std::vector<ChannelSampleStats> found = find_sample_stats(image, plan, selector, request.percentiles);
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
         result.channels[c].sample_moments = found[c].moments;

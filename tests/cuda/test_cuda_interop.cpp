@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_selection_upload.hpp"
 #include "cuda_test_support.hpp"
 #include "histogram_asserts.hpp"
 #include "interop_checks.hpp"
@@ -258,16 +259,8 @@ TEST(CudaDevice, DeviceMasksAndAlphaThresholdsCountOnlyTheSelectedPixels) {
     auto engine = cuda::create_engine();
     cudaStream_t stream = nullptr;
     CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    testing::expect_device_selections_match([&](const testing::SelectionCase& c) {
-        const ImageView& v = c.image.view;
-        const FormatInfo& fi = v.info();
-        // The image pitched and one pixel into its allocation; the mask packed.
-        DeviceCopy image = upload(v, v.row_bytes() + fi.bytes_per_sample, fi.pixel_bytes());
-        DeviceCopy mask = upload(c.mask.view());
-        Request r = c.request;
-        if (c.use_mask) r.device_mask = mask.view;
-        return cuda::compute(*engine, image.view, r, stream);
-    });
+    testing::expect_device_selections_match(
+        [&](const testing::SelectionCase& c) { return compute_pitched_on_stream(*engine, c, stream); });
     // A host mask for a device image is refused by name, and the engine counts on.
     const TestImage img = make_image(PixelFormat::rgba8, 16, 4, Pattern::random, 1);
     const testing::Mask m = testing::random_mask(16, 4, 2);

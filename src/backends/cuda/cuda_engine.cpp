@@ -54,6 +54,9 @@ void CudaEngine::release() {
     out_.release();
     select_out_.release();
     result_host_.release();
+    stats_dev_.release();
+    stats_host_.release();
+    stats_targets_.release();
     for (int i = 0; i < kMaxStages; ++i) {
         stage_dev_[i].release();
         descs_stage_[i].release();

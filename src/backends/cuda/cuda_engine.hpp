@@ -71,6 +71,12 @@ public:
     std::optional<std::uint64_t> accumulate_selected_device(const DeviceImage& image, const DeviceImage* mask,
                                                             const AlphaTest& alpha, const HistogramPlan& plan,
                                                             std::span<std::uint64_t> slots) override;
+    // The sample statistics of device images (cuda_sample_stats.cpp; kernels in sample_stats.cu).
+    bool accumulate_sample_sums_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                       const HistogramPlan& plan, std::span<std::uint64_t> sums) override;
+    void accumulate_key_lows_device(const DeviceImage& image, const DeviceImage* mask, const AlphaTest& alpha,
+                                    const HistogramPlan& plan, std::span<const RankSelection> selections,
+                                    std::span<std::uint64_t> lows) override;
     Result compute_device(const DeviceImage& image, const Request& request, cuda::Stream stream) override;
     void compute_device_async(const DeviceImage& image, const Request& request, std::uint64_t* device_slots,
                               cuda::Stream stream) override;
@@ -104,9 +110,10 @@ private:
     void release();
     void recover();
     void check_device_pointer(const DeviceImage& image) const;
-    // The Results of counted device images (with Request::value_extremes' note).
+    // The Results of counted device images, with their statistics (core/host_statistics.hpp).
     std::vector<Result> results(std::span<const DeviceImage> images, const Request& request, const HistogramPlan& plan,
-                                std::span<const std::uint64_t> slots) const;
+                                std::span<const std::uint64_t> slots);
+    int stats_blocks(const DeviceImage& image) const;  // the sample statistics kernels' grid
     // With check_pointers false, the caller has checked the memory the images lie in.
     std::span<const std::uint64_t> count_on_device(std::span<const DeviceImage> images, const HistogramPlan& plan,
                                                    cudaStream_t stream, bool check_pointers = true);
@@ -183,6 +190,11 @@ private:
     DeviceBuffer<unsigned long long> select_out_;
     std::uint64_t selected_total_ = 0;
     PinnedBuffer<std::uint64_t> result_host_;
+    // The sample statistics' counters (cuda_sample_stats.cpp), apart from result_host_: results()
+    // reads a batch's counts from there while it finds each image's statistics.
+    DeviceBuffer<unsigned long long> stats_dev_;
+    PinnedBuffer<std::uint64_t> stats_host_;
+    DeviceBuffer<std::uint32_t> stats_targets_;
     DeviceBuffer<unsigned char> stage_dev_[kMaxStages];
     DeviceBuffer<ImageDesc> descs_dev_;                // batch descriptors, device path
     // KernelParams::code_lut (code_lut()): the tables of the last plans used, each with what it

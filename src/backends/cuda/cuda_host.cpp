@@ -6,7 +6,7 @@
 #include <functional>
 #include <thread>
 
-#include "core/extremes.hpp"
+#include "core/host_statistics.hpp"
 #include "core/selection.hpp"
 #include "cuda_engine.hpp"
 #include "gpu/selection_staging.hpp"
@@ -108,7 +108,7 @@ std::vector<Result> CudaEngine::compute_batch(std::span<const ImageView> images,
                 std::copy_n(clipping_slots.begin() + std::ptrdiff_t(i * cs), cs, into.begin());
             });
     }
-    for (std::size_t i = 0; i < images.size(); ++i) add_value_extremes(images[i], request, plan, nullptr, out[i]);
+    for (std::size_t i = 0; i < images.size(); ++i) add_host_statistics(images[i], request, plan, nullptr, out[i]);
     return out;
 }
 

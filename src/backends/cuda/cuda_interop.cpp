@@ -2,7 +2,7 @@
 // stream.
 #include <algorithm>
 
-#include "core/extremes.hpp"
+#include "core/host_statistics.hpp"
 #include "core/interop.hpp"
 #include "core/selection.hpp"
 #include "cuda_engine.hpp"
@@ -66,13 +66,13 @@ std::span<const std::uint64_t> CudaEngine::count_pieces(std::span<const Piece> p
 }
 
 std::vector<Result> CudaEngine::results(std::span<const DeviceImage> images, const Request& request,
-                                        const HistogramPlan& plan, std::span<const std::uint64_t> slots) const {
+                                        const HistogramPlan& plan, std::span<const std::uint64_t> slots) {
     const std::size_t ts = plan.total_slots();
     std::vector<Result> out;
     out.reserve(images.size());
     for (std::size_t i = 0; i < images.size(); ++i) {
         out.push_back(plan.make_result(images[i], slots.subspan(i * ts, ts), "cuda", device_name()));
-        add_value_extremes(images[i], request, plan, nullptr, out.back());  // a note: device memory
+        add_image_statistics(*this, images[i], request, plan, out.back());
     }
     return out;
 }
