@@ -24,7 +24,7 @@
 # A before/after pair for scripts/gpu-alternate.sh (the same benchmark, two revisions, one call):
 #   IMGHIST_PREBUILT_SOURCE   the tree to build (default: this checkout), e.g. a worktree of the
 #                             older commit: git worktree add /tmp/before REV
-#   IMGHIST_PREBUILT_PROGRAMS the programs to build and pack, by name (default: all seven), e.g.
+#   IMGHIST_PREBUILT_PROGRAMS the programs to build and pack, by name (default: all eight), e.g.
 #                             "imghist_cuda_bench imghist_cuda_tests"
 #   IMGHIST_PREBUILT_ARCHIVE  the archive to write (default: .gl/prebuilt.tar.xz)
 # e.g. IMGHIST_PREBUILT_SOURCE=/tmp/before IMGHIST_PREBUILT_PROGRAMS=imghist_cuda_bench \
@@ -43,7 +43,8 @@ cmake -S "$source_tree" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIMGHIS
       -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}-real" -DCMAKE_CUDA_RUNTIME_LIBRARY=Static > /dev/null
 programs=(tests/imghist_tests
           tests/cuda/imghist_cuda_tests tests/opencl/imghist_opencl_tests tests/vulkan/imghist_vulkan_tests
-          bench/cuda/imghist_cuda_bench bench/opencl/imghist_opencl_bench bench/vulkan/imghist_vulkan_bench)
+          bench/cuda/imghist_cuda_bench bench/opencl/imghist_opencl_bench bench/vulkan/imghist_vulkan_bench
+          bench/vulkan/imghist_vulkan_stats_bench)
 if [ -n "${IMGHIST_PREBUILT_PROGRAMS:-}" ]; then
   chosen=()
   for name in $IMGHIST_PREBUILT_PROGRAMS; do
