@@ -34,6 +34,9 @@ void add_counting_options(CLI::App& app, CommandLine& line) {
     app.add_option("--range", line.range_text, "Binned range [LO, HI), e.g. 0:256, 0:1 or -1:1")
         ->type_name("LO:HI");
     app.add_flag("--clamp", line.clamp, "Fold values outside --range (or the edges) into the first and last bins");
+    app.add_flag("--closed-top", line.closed_top,
+                 "Close the last bin as numpy.histogram does: --bins 10 --range 0:255 counts 255 in the last bin "
+                 "(as edge bins, at most 4096)");
     app.add_option("--edges", line.edges_text,
                    "Edge bins [E_k, E_k+1) instead of --bins/--range: 2 to 4097 increasing numbers, or @FILE")
         ->type_name("E0,E1,...");

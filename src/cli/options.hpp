@@ -47,7 +47,7 @@ struct CommandLine {
     std::uint32_t bins = 0;
     bool bins_given = false;
     unsigned threads = 0;
-    bool list = false, clamp = false, alpha = false, sum = false, sum_only = false, log = false;
+    bool list = false, clamp = false, closed_top = false, alpha = false, sum = false, sum_only = false, log = false;
     bool progress_on = false, progress_off = false;
     bool mpi = false;  // --mpi: one rank of mpirun (imghist::mpi)
     bool no_extremes = false;  // --no-extremes

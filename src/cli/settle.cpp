@@ -27,6 +27,9 @@ Request request_for(const CommandLine& line) {
     if (line.bins_given) request.bins.bins = line.bins;
     if (!line.range_text.empty()) request.bins.range = parse_range(line.range_text);
     request.bins.clamp = line.clamp;
+    request.bins.closed_top = line.closed_top;
+    if (line.closed_top && line.range_text.empty() && line.edges_text.empty() && line.ev_text.empty())
+        throw UsageError("--closed-top closes the last bin at the range's top: give --range, --edges or --ev");
     if (!line.edges_text.empty() + !line.ev_text.empty() > 1)
         throw UsageError("--edges and --ev both give the edges: use one");
     if ((!line.edges_text.empty() || !line.ev_text.empty()) && (line.bins_given || !line.range_text.empty()))

@@ -1,7 +1,9 @@
 // End-to-end tests of the imghist command's plot file names, device ids of the host backends,
-// names starting with a dash, help text, and scripts/install-deps.sh.
+// names starting with a dash, help text, scripts/install-deps.sh, and --closed-top.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -109,6 +111,37 @@ TEST_F(ReportTest, InstallDepsTakesCoreOrAll) {
     const Ran bad = run({script, "everything"}, {.program = "/bin/bash"});
     EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
     EXPECT_NE(bad.err.find("core|all"), std::string::npos) << bad.err;
+}
+
+// numpy.histogram's rule, written here for integer samples: edges lo + k (hi - lo) / bins, each
+// bin [e_k, e_k+1) but the last closed, values outside the range in no bin.
+std::vector<std::uint64_t> numpy_counts(const std::vector<std::uint8_t>& values, int bins, double lo, double hi) {
+    std::vector<std::uint64_t> counts(std::size_t(bins), 0);
+    for (const std::uint8_t v : values) {
+        if (v < lo || v > hi) continue;
+        int k = bins - 1;
+        while (k > 0 && double(v) < lo + k * (hi - lo) / bins) --k;
+        ++counts[std::size_t(k)];
+    }
+    return counts;
+}
+
+TEST_F(ReportTest, ClosedTopCountsAsNumpyDoes) {
+    const auto img = imghist::testing::make_image(PixelFormat::gray8, 64, 16, Pattern::specials, 53);  // 0 and 255 mixed in
+    write_png(path("closed.png"), img.view);
+    const Ran r = run({"--format", "json", "--bins", "10", "--range", "0:255", "--closed-top", path("closed.png")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::uint8_t> values;
+    for (std::uint32_t y = 0; y < img.view.height; ++y)
+        for (std::uint32_t x = 0; x < img.view.width; ++x) values.push_back(std::uint8_t(img.view.row(y)[x]));
+    ASSERT_NE(std::count(values.begin(), values.end(), 255), 0) << "the image must hold the range's top";
+    const json gray = json::parse(r.out)["results"][0]["histograms"]["gray"];
+    EXPECT_EQ(gray["counts"].get<std::vector<std::uint64_t>>(), numpy_counts(values, 10, 0, 255));
+    EXPECT_EQ(gray["above"].get<std::uint64_t>(), 0u);
+
+    const Ran without_range = run({"--closed-top", path("closed.png")});
+    EXPECT_EQ(without_range.status, 2) << without_range.err;
+    EXPECT_NE(without_range.err.find("--closed-top"), std::string::npos) << without_range.err;
 }
 
 }  // namespace
