@@ -56,20 +56,33 @@ std::vector<SelectionCase> device_selection_cases(bool fp32_denormals = true);
 // `count(c)` counts c.image with c.mask (uploaded into device memory as Request::device_mask
 // when c.use_mask) and c.request through an interop call; each result must equal the
 // reference's count of the pixels select() picks, and name how many it counted.
+// count(c), or a failure naming what it threw.
+template <class Count>
+std::optional<Result> counted_case(Count&& count, const SelectionCase& c) {
+    try {
+        return count(c);
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+        return std::nullopt;
+    }
+}
+
+// The host request of a case: its request with the mask as a host image.
+inline Request host_request(const SelectionCase& c) {
+    Request host = c.request;
+    if (c.use_mask) host.mask = c.mask.view();
+    return host;
+}
+
 template <class Count>
 void expect_device_selections_match(Count&& count, bool fp32_denormals = true) {
     const auto reference = create_engine("reference");
     for (const SelectionCase& c : device_selection_cases(fp32_denormals)) {
         SCOPED_TRACE(c.what);
-        Result got;
-        try {
-            got = count(c);
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << e.what();
-            continue;
-        }
-        Request host = c.request;
-        if (c.use_mask) host.mask = c.mask.view();
+        const std::optional<Result> counted = counted_case(count, c);
+        if (!counted) continue;
+        const Result& got = *counted;
+        const Request host = host_request(c);
         if (c.request.roi || c.request.tiles.count() > 1) {
             // Regions: against the reference's host mask, itself checked against select() in
             // test_masks.cpp (RoiAndTilesSeeTheMaskAtTheirOwnCoordinates).
