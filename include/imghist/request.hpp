@@ -90,7 +90,8 @@ struct Request {
     bool value_extremes = false;
     // Also find each channel's exact sample statistics (ChannelHistogram::sample_moments and
     // sample_percentiles; docs/semantics.md, "Sample statistics"): count, exact sums, min, max
-    // and these percentiles (in percent, each in [0, 100]) of the samples counted, on the host.
+    // and these percentiles (in percent, each in [0, 100]) of the samples counted: on the host
+    // for host images, where the pixels lie for device images (the same bits either way).
     bool sample_stats = false;
     std::vector<double> percentiles{1, 50, 99};
     // Whether a mask or alpha_threshold leave some pixels of the counted region out.
