@@ -196,6 +196,16 @@ RankSelection select_ranks(std::uint64_t count, const std::vector<std::uint64_t>
     return s;
 }
 
+PackedTargets pack_targets(std::span<const RankSelection> selections) {
+    PackedTargets packed;
+    for (const RankSelection& s : selections) {
+        packed.starts.push_back(std::uint32_t(packed.targets.size()));
+        packed.targets.insert(packed.targets.end(), s.targets.begin(), s.targets.end());
+    }
+    packed.starts.push_back(std::uint32_t(packed.targets.size()));
+    return packed;
+}
+
 void finish_order_statistics(const RankSelection& s, const std::vector<std::uint64_t>& low,
                              const std::vector<double>& percents, ChannelSampleStats& stats) {
     if (s.ranks.empty()) return;

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "contract/exact_sum.h"
@@ -72,6 +73,13 @@ struct RankSelection {
 };
 RankSelection select_ranks(std::uint64_t count, const std::vector<std::uint64_t>& top,
                            const std::vector<double>& percents);
+
+// Every channel's second-pass targets in one list, as the devices' kernels read them: channel
+// c's are targets[starts[c] .. starts[c + 1]) (starts has one entry more than there are channels).
+struct PackedTargets {
+    std::vector<std::uint32_t> starts, targets;
+};
+PackedTargets pack_targets(std::span<const RankSelection> selections);
 
 // The second pass's answer for one channel: low[target * 65536 + low16] counts the finite
 // samples whose key is (targets[target] << 16) | low16. Fills the min, max and percentiles of

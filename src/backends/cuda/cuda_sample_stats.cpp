@@ -105,12 +105,9 @@ void CudaEngine::accumulate_key_lows_device(const DeviceImage& image, const Devi
                                             std::span<std::uint64_t> lows) {
     Call call(*this);
     StatsParams p = stats_params(image, mask, alpha, plan);
-    std::vector<std::uint32_t> targets;
-    for (std::size_t c = 0; c < plan.channels.size(); ++c) {
-        p.target_first[c] = std::uint32_t(targets.size());
-        targets.insert(targets.end(), selections[c].targets.begin(), selections[c].targets.end());
-    }
-    p.target_first[plan.channels.size()] = std::uint32_t(targets.size());
+    const PackedTargets packed = pack_targets(selections);
+    std::copy(packed.starts.begin(), packed.starts.end(), p.target_first);
+    const std::vector<std::uint32_t>& targets = packed.targets;
     if (lows.size() != targets.size() * 65536)
         throw InvalidArgument("cuda: the second statistics pass needs 65,536 counters a target");
     stats_targets_.reserve(targets.size());

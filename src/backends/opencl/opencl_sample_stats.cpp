@@ -44,14 +44,9 @@ void OpenClEngine::accumulate_key_lows_device(const DeviceImage& image, const De
                                               const HistogramPlan& plan, std::span<const RankSelection> selections,
                                               std::span<std::uint64_t> lows) {
     // The kernel's `targets`: each channel's first target index (and the end), then the targets.
-    std::vector<std::uint32_t> targets;
-    std::uint32_t first = 0;
-    for (const RankSelection& s : selections) {
-        targets.push_back(first);
-        first += std::uint32_t(s.targets.size());
-    }
-    targets.push_back(first);
-    for (const RankSelection& s : selections) targets.insert(targets.end(), s.targets.begin(), s.targets.end());
+    PackedTargets packed = pack_targets(selections);
+    std::vector<std::uint32_t> targets = std::move(packed.starts);
+    targets.insert(targets.end(), packed.targets.begin(), packed.targets.end());
     run_stats_pass(image, mask, alpha, plan, "ih_stats_lows_", &targets, lows);
 }
 

@@ -59,13 +59,10 @@ StatsSpecConstants spec_of(const HistogramPlan& plan, const gpu::ChannelPass& pa
 
 std::vector<std::uint32_t> target_words(std::span<const RankSelection> selections) {
     if (selections.size() >= kTargetStarts) throw Error("internal error: too many channels for sample_stats.comp");
-    std::vector<std::uint32_t> words(kTargetStarts, 0);
-    std::uint32_t start = 0;
-    for (std::size_t c = 0; c < kTargetStarts; ++c) {
-        words[c] = start;
-        if (c < selections.size()) start += std::uint32_t(selections[c].targets.size());
-    }
-    for (const RankSelection& s : selections) words.insert(words.end(), s.targets.begin(), s.targets.end());
+    PackedTargets packed = pack_targets(selections);
+    std::vector<std::uint32_t> words = std::move(packed.starts);
+    words.resize(kTargetStarts, words.back());  // the shader's fixed starts: channels past the plan's are empty
+    words.insert(words.end(), packed.targets.begin(), packed.targets.end());
     return words;
 }
 
