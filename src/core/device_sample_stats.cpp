@@ -3,6 +3,7 @@
 // pixels lie, and the host finishes them by the same rules as its own pass
 // (core/sample_stats_sums.hpp), so that every backend gives the same bits.
 #include <numeric>
+#include <span>
 
 #include "contract/exact_sum.h"
 #include "core/backend_engine.hpp"
@@ -52,8 +53,7 @@ void add_sample_stats(SlotCounter& counter, const DeviceImage& image, const Devi
         std::size_t offset = 0;
         for (std::size_t c = 0; c < found.size(); ++c) {
             const std::size_t n = selections[c].targets.size() * 65536;
-            finish_order_statistics(selections[c], std::vector<std::uint64_t>(lows.begin() + std::ptrdiff_t(offset),
-                                                                              lows.begin() + std::ptrdiff_t(offset + n)),
+            finish_order_statistics(selections[c], std::span<const std::uint64_t>(lows).subspan(offset, n),
                                     request.percentiles, found[c]);
             offset += n;
         }

@@ -206,7 +206,7 @@ PackedTargets pack_targets(std::span<const RankSelection> selections) {
     return packed;
 }
 
-void finish_order_statistics(const RankSelection& s, const std::vector<std::uint64_t>& low,
+void finish_order_statistics(const RankSelection& s, std::span<const std::uint64_t> low,
                              const std::vector<double>& percents, ChannelSampleStats& stats) {
     if (s.ranks.empty()) return;
     std::vector<double> values;

@@ -84,7 +84,7 @@ PackedTargets pack_targets(std::span<const RankSelection> selections);
 // The second pass's answer for one channel: low[target * 65536 + low16] counts the finite
 // samples whose key is (targets[target] << 16) | low16. Fills the min, max and percentiles of
 // `stats` (whose moments.count is the channel's).
-void finish_order_statistics(const RankSelection& selection, const std::vector<std::uint64_t>& low,
+void finish_order_statistics(const RankSelection& selection, std::span<const std::uint64_t> low,
                              const std::vector<double>& percents, ChannelSampleStats& stats);
 
 }  // namespace imghist
