@@ -239,7 +239,7 @@ void table_block(std::ostream& out, const std::string& heading, const Result& r,
     out << heading << '\n';
     // Channels of one result share their layout unless a format mixes sample types (never).
     const BinLayout& layout = r.channels.front().layout;
-    const ClipColumns clip = clip_columns(r.format);
+    const ClipColumns clip = clip_columns(r.format, camera_raw);
     layout_lines(out, r, layout, clip);
     if (has_sample_stats(r)) sample_rows(out, r, clip, camera_raw);
     else statistics_rows(out, r, clip, bin_is_value(r, layout), camera_raw);

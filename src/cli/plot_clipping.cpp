@@ -22,7 +22,7 @@ struct Piece {
 // The label and each channel's share at this end (0 = low, 1 = high), exact whatever the bins.
 std::vector<Piece> clipping_pieces(const Result& result, int end, bool camera_raw) {
     std::vector<Piece> pieces;
-    pieces.push_back({clip_caption(result.format, end), kAxisText, false});
+    pieces.push_back({clip_caption(result.format, end, camera_raw), kAxisText, false});
     for (const auto& c : result.channels) {
         const ChannelStats s = c.stats();
         const std::optional<double> share = end == 0 ? s.clipped_low : s.clipped_high;

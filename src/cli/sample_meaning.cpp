@@ -2,7 +2,13 @@
 
 namespace imghist::cli {
 
-ClipColumns clip_columns(PixelFormat format) {
+ClipColumns clip_columns(PixelFormat format, bool camera_raw) {
+    // A raw file's 16-bit container is not its sensor's range: the camera clips at its white
+    // level, which the camera raw rows report; 0 and 65535 are only the container's ends.
+    if (camera_raw)
+        return {"at 0", "at 65535",
+                "at 0 / 65535 = share of raw values at the 16-bit container's ends, not the camera's "
+                "clipping\n  (that is at its white level: see the camera raw rows)"};
     switch (format_info(format).sample) {
         case SampleType::u8: return {"clip low", "clip high", "clip = share of samples at value 0 / 255"};
         case SampleType::u16: return {"clip low", "clip high", "clip = share of samples at value 0 / 65535"};
@@ -16,7 +22,8 @@ ClipColumns clip_columns(PixelFormat format) {
             "clipped in display-referred data, but scene-referred (HDR) data goes past 1 unclipped"};
 }
 
-std::string clip_caption(PixelFormat format, int end) {
+std::string clip_caption(PixelFormat format, int end, bool camera_raw) {
+    if (camera_raw) return end == 0 ? "raw value 0" : "raw value 65535";
     const FormatInfo& fi = format_info(format);
     if (fi.is_float()) {  // not clipping (see clip_columns): the table's words
         const ClipColumns words = clip_columns(format);

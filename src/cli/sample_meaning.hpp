@@ -16,10 +16,12 @@ struct ClipColumns {
     const char* high;
     const char* meaning;
 };
-ClipColumns clip_columns(PixelFormat format);
+// `camera_raw`: the channels are a raw file's sensor values (R, G1, B, G2).
+ClipColumns clip_columns(PixelFormat format, bool camera_raw = false);
 // The chart's caption of one end's shares (end 0 low, 1 high): "clipped low (0)", "clipped high
-// (255)" for integer formats; the table's column words for float ones.
-std::string clip_caption(PixelFormat format, int end);
+// (255)" for integer formats; the table's column words for float ones; "raw value 0" and "raw
+// value 65535" for a camera raw file's sensor values.
+std::string clip_caption(PixelFormat format, int end, bool camera_raw = false);
 
 // Why --exposure's EV is not the scene's for this format (display-encoded integer values read
 // as linear light), and how to linearise; none for float files.

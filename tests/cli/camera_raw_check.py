@@ -262,6 +262,22 @@ def check_level_marks(imghist, scratch):
             assert mark_pixels(png, at, first, last) == 0, (png, at, mark_pixels(png, at, first, last))
 
 
+def check_table_shares(imghist, made):
+    """The table's share columns of a raw file say what they count: the 16-bit container's
+    ends (0 and 65535), not the camera's clipping at its white level, and hold numpy's shares."""
+    path, mosaic, pattern, _, white, _ = made[0]
+    r = run(imghist, [path])
+    assert r.returncode == 0, r.stderr
+    assert "clip = share" not in r.stdout and "not the camera's clipping" in r.stdout, r.stdout
+    for name, (row, col) in channel_positions(pattern).items():
+        values = mosaic[row::2, col::2]
+        line = next(x for x in r.stdout.splitlines() if x.split()[:1] == [name] and "%" in x)
+        at_zero, at_top = line.split()[-2:]
+        share = 100 * (values == 0).mean()
+        assert (at_zero == "0%") if share == 0 else abs(float(at_zero.strip("<%")) - share) <= 0.01, (name, line)
+        assert at_top == "0%" and int((values >= white).sum()) > 0, (name, line)
+
+
 def bad_files(scratch):
     """(file, what its error must say)."""
     mosaic = np.full((32, 32), 1000, np.uint16)
@@ -305,6 +321,8 @@ def main():
     print("camera raw: sums, imghist merge and CSV name the channels R, G1, B, G2; CSV has the sensor's rows")
     check_level_marks(imghist, scratch)
     print("camera raw: the charts mark the black and white levels")
+    check_table_shares(imghist, made)
+    print("camera raw: the table's share columns are the container's ends, not the white level")
     bad = bad_files(scratch)
     good = made[0][0]
     r = run(imghist, ["--format", "json", *[b for b, _ in bad], good])

@@ -25,5 +25,17 @@ TEST(ChartCaptions, IntegerSharesAreClippedAtTheExtremeCodes) {
     EXPECT_EQ(clip_caption(PixelFormat::gray16, 1), "clipped high (65535)");
 }
 
+// A raw file's 16-bit container is not its sensor's range: the shares at 0 and 65535 are named
+// as raw values, never as the camera's clipping (which is at its white level).
+TEST(ChartCaptions, CameraRawSharesAreRawValuesNotClipping) {
+    for (int end : {0, 1}) {
+        EXPECT_EQ(clip_caption(PixelFormat::rgba16, end, true).find("clipped"), std::string::npos);
+        EXPECT_NE(clip_caption(PixelFormat::rgba16, end, true).find(end == 0 ? "0" : "65535"), std::string::npos);
+    }
+    const ClipColumns table = clip_columns(PixelFormat::rgba16, true);
+    EXPECT_EQ(std::string(table.meaning).find("clip ="), std::string::npos);
+    EXPECT_NE(std::string(table.meaning).find("white level"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace imghist::cli
