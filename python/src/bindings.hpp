@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "imghist/imghist.hpp"
+#include "imghist/io.hpp"
 
 namespace imghist::python {
 
@@ -141,13 +142,34 @@ Region region_of(const Result& result);
 // A sum of files (histogram_files(), the command line's "sums") has no size: its files' sizes differ.
 inline bool is_sum(const Result& result) { return result.width == 0 || result.height == 0; }
 
-// files.cpp: an image file read into host memory by imghist::io, kept alive by `owner`; where the
-// package has no file reader, read_file raises imghist.Error saying so.
-struct ImageFile {
-    ImageView view;
-    std::shared_ptr<const void> owner;
+// How a file is read: the keywords of imghist.read() and the file functions (files.cpp).
+struct FileReadArgs {
+    std::optional<std::uint64_t> max_pixels;  // None: no limit
+    bool untrusted_readers = false;           // refused: only the command line runs them
+    bool subtract_black = false;              // camera raw: value less its channel's black level
+    std::optional<std::uint32_t> ev_from_white;  // camera raw: EV bins per stop from white
 };
-ImageFile read_file(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers);
+// files.cpp: an image file read into host memory by imghist::io; where the package has no file
+// reader, read_file raises imghist.Error saying so. Camera raw files are read per 2 x 2 block.
+using ImageFile = std::shared_ptr<const io::LoadedImage>;
+ImageFile read_file(nb::handle path, const FileReadArgs& read);
+// InvalidArgument where ev_from_white is given with bins, range or ev (it sets the bins).
+void check_file_bins(const RequestArgs& args, const FileReadArgs& read);
+// The file's histograms as histogram_files counts them: a camera raw file per sensor channel,
+// with the reader's notes first. Called without the GIL, holding the engine.
+Result count_file(Engine& engine, const io::LoadedImage& image, const Request& request);
+
+// camera_raw.cpp: imghist.CameraRawHistogram, the histograms of camera raw files, whose R, G1, B,
+// G2 the result holds as R, G, B, A (io.hpp, SensorChannels).
+struct CameraRawResult : Result {
+    std::optional<io::SensorChannels> sensor;  // a file's levels and clipping; a sum has none
+};
+// A Histogram, or a CameraRawHistogram for camera raw files (one file's with its `sensor`).
+nb::object histogram_object(Result result, bool camera_raw, const std::optional<io::SensorChannels>& sensor);
+// The command line's JSON "camera_raw" object of one file (docs/cli.md).
+nb::dict sensor_dict(const io::SensorChannels& sensor);
+void bind_camera_raw(nb::module_& m);
+
 // The C++ engine of an imghist.Engine, for a caller that runs without the GIL and holds `lock`
 // (the engine's one-call-at-a-time lock) while it uses it (engine.cpp).
 Engine& engine_of(nb::handle py_engine, std::unique_lock<std::mutex>& lock);

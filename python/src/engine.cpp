@@ -32,6 +32,16 @@ PreparedBatch prepare_batch(nb::handle images, nb::handle stream, const RequestA
     return batch;
 }
 
+// histogram_file()'s keywords, checked before the file is read.
+struct CheckedFile {
+    CheckedRequest checked;
+    FileReadArgs read;
+};
+CheckedFile check_file(const RequestArgs& args, const FileReadArgs& read) {
+    check_file_bins(args, read);
+    return {request_of(args), read};
+}
+
 // A C++ Engine may be used by one thread at a time (engine.hpp): the lock lets Python threads
 // share one safely, one call after the other.
 struct PyEngine {
@@ -53,11 +63,16 @@ struct PyEngine {
         return engine->compute(p.view, request);
     }
 
-    // An image in host memory (a file read by imghist::io).
-    Result histogram_host(const ImageView& view, const Request& request) {
-        nb::gil_scoped_release unlocked;
-        std::lock_guard<std::mutex> one_at_a_time(busy);
-        return engine->compute(view, request);
+    // A file read by imghist::io into host memory: a Histogram, or a camera raw file's
+    // CameraRawHistogram.
+    nb::object histogram_file(const io::LoadedImage& image, const Request& request) {
+        Result counted;
+        {
+            nb::gil_scoped_release unlocked;
+            std::lock_guard<std::mutex> one_at_a_time(busy);
+            counted = count_file(*engine, image, request);
+        }
+        return histogram_object(std::move(counted), image.sensor.has_value(), image.sensor);
     }
 
     // The GIL is released once, for the whole batch.
@@ -217,14 +232,15 @@ void bind_engine(nb::module_& m) {
         .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
                                   nb::object range, nb::object ev, bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                   nb::object mask, nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::uint64_t> max_pixels,
-                                  bool untrusted_readers) {
-            const CheckedRequest checked =
-                request_of(args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
-            const ImageFile file = read_file(path, max_pixels, untrusted_readers);
-            return e.histogram_host(file.view, checked.request);
+                                  bool untrusted_readers, bool subtract_black, std::optional<std::uint32_t> ev_from_white) {
+            const CheckedFile in = check_file(
+                args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
+                {max_pixels, untrusted_readers, subtract_black, ev_from_white});
+            return e.histogram_file(*read_file(path, in.read), in.checked.request);
         }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "closed_top"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
            "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "max_pixels"_a = nb::none(), "untrusted_readers"_a = false,
+           "subtract_black"_a = false, "ev_from_white"_a = nb::none(),
            "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
@@ -252,17 +268,19 @@ void bind_engine(nb::module_& m) {
     m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                                nb::object alpha_threshold, bool extremes, nb::object sample_stats, const std::string& backend, nb::handle device,
-                               std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+                               std::optional<std::uint64_t> max_pixels, bool untrusted_readers, bool subtract_black,
+                               std::optional<std::uint32_t> ev_from_white) {
         // The keywords are checked before the file is decoded, and the file before an engine opens.
-        const CheckedRequest checked =
-            request_of(args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
-        const ImageFile file = read_file(path, max_pixels, untrusted_readers);
+        const CheckedFile in = check_file(
+            args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
+            {max_pixels, untrusted_readers, subtract_black, ev_from_white});
+        const ImageFile file = read_file(path, in.read);
         const Placement host;
-        return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, checked.request);
+        return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_file(*file, in.checked.request);
     }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(), "clamp"_a = false, "closed_top"_a = false,
        "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
        "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "backend"_a = "auto", "device"_a = nb::none(), "max_pixels"_a = nb::none(),
-       "untrusted_readers"_a = false, kHistogramFileDocText);
+       "untrusted_readers"_a = false, "subtract_black"_a = false, "ev_from_white"_a = nb::none(), kHistogramFileDocText);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                 bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
