@@ -61,7 +61,8 @@ class RequestKeywords(TypedDict, total=False):
     sample_stats: Union[bool, Sequence[float]]
 
 class ArrayKeywords(RequestKeywords, total=False):
-    """RequestKeywords and, for arrays: layout (None) and the CUDA stream (None: the producer's current one)."""
+    """RequestKeywords and, for arrays: layout (None; "chw" for channel-first arrays) and the CUDA stream
+    (None: the producer's current one)."""
     layout: Optional[str]
     stream: Stream
 

@@ -50,6 +50,8 @@ Pixels pixels_of(nb::handle image, nb::handle stream, const std::optional<std::s
 Array array_of(nb::handle image, nb::handle stream, Placement& where);
 // A view of the array's pixels (no copy): its dtype, shape and row stride give the format.
 ImageView view_of(const Array& array, const std::optional<std::string>& layout);
+// The format of an (H, W) or (H, W, C) array of `channels` samples of `sample` (gray, RGB, RGBA).
+PixelFormat natural_format(SampleType sample, std::size_t channels);
 
 // cuda_arrays.cpp: DLPack devices, streams, and counting where a CUDA array lives.
 // A CUDA array's device (from __dlpack_device__, without exporting); nullopt for host arrays;
@@ -201,5 +203,23 @@ std::vector<Result> count_batch(Engine& engine, const BatchImages& images, const
 // An imghist.HistogramBatch of the results.
 nb::object batch_object(std::vector<Result> results);
 extern const char* const kHistogramBatchDoc;
+
+// planes.cpp: layout="chw", channel-first (C, H, W) and (N, C, H, W) arrays, counted plane by
+// plane where they lie; the planes' histograms are the channels the (H, W, C) image gives.
+struct PlaneImages {
+    BatchImages planes;  // every image's channels, image by image, each an (H, W) gray view
+    std::size_t images = 0, channels = 0;
+    PixelFormat format = PixelFormat::gray8;  // the format of the same image in (H, W, C)
+    bool batch = false;                       // an (N, C, H, W) array
+};
+bool is_channel_first(const std::optional<std::string>& layout);
+// `batch`: an (N, C, H, W) array, else one (C, H, W) image. InvalidArgument naming the shape.
+PlaneImages planes_of(nb::handle images, nb::handle stream, bool batch);
+// Whether counting needs a pixel's samples together (the luminance, an alpha threshold): then
+// interleaved_copy() gives the packed (H, W, C) copy of a host array, and refuses a CUDA one.
+bool needs_interleaved(const Request& request, std::size_t channels);
+nb::object interleaved_copy(nb::handle images, const Placement& where);
+// One Result per image, as count_batch gives them for (H, W, C) images. Called without the GIL.
+std::vector<Result> count_planes(Engine& engine, const PlaneImages& planes, const Request& request);
 
 }  // namespace imghist::python

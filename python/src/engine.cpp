@@ -10,13 +10,26 @@ namespace {
 
 // One call's input, checked and converted once, before any engine is opened: the pixels (whose
 // array keeps them alive until the count returns) and the request (which keeps its mask's).
+// layout="chw" (planes.cpp): the planes, counted where they lie; where the request needs a
+// pixel's samples together, `planes` is empty and the pixels are a packed (H, W, C) copy.
 struct Prepared {
     Pixels pixels;
     CheckedRequest checked;
+    std::optional<PlaneImages> planes;
 };
 Prepared prepare(nb::handle image, nb::handle stream, const RequestArgs& args,
                  const std::optional<std::string>& layout) {
     Prepared p;
+    if (is_channel_first(layout)) {
+        PlaneImages planes = planes_of(image, stream, false);
+        p.pixels.where = planes.planes.where;  // the backend and device follow it
+        p.checked = request_of(args, &planes.planes.where);
+        if (needs_interleaved(p.checked.request, planes.channels))
+            p.pixels = pixels_of(interleaved_copy(image, planes.planes.where), stream, std::nullopt);
+        else
+            p.planes = std::move(planes);
+        return p;
+    }
     p.pixels = pixels_of(image, stream, layout);  // the image's errors come before the keywords'
     p.checked = request_of(args, &p.pixels.where);
     return p;
@@ -24,10 +37,21 @@ Prepared prepare(nb::handle image, nb::handle stream, const RequestArgs& args,
 struct PreparedBatch {
     BatchImages images;  // keeps the pixels alive
     CheckedRequest checked;
+    std::optional<PlaneImages> planes;  // layout="chw", as Prepared's
 };
 PreparedBatch prepare_batch(nb::handle images, nb::handle stream, const RequestArgs& args,
                             const std::optional<std::string>& layout) {
-    PreparedBatch batch{batch_images_of(images, stream, layout), {}};
+    if (is_channel_first(layout)) {
+        PlaneImages planes = planes_of(images, stream, true);
+        PreparedBatch batch{{}, request_of(args, &planes.planes.where), {}};
+        batch.images.where = planes.planes.where;  // the backend and device follow it
+        if (needs_interleaved(batch.checked.request, planes.channels))
+            batch.images = batch_images_of(interleaved_copy(images, planes.planes.where), stream, std::nullopt);
+        else
+            batch.planes = std::move(planes);
+        return batch;
+    }
+    PreparedBatch batch{batch_images_of(images, stream, layout), {}, {}};
     batch.checked = request_of(args, &batch.images.where);
     return batch;
 }
@@ -59,6 +83,7 @@ struct PyEngine {
         nb::gil_scoped_release unlocked;
         std::lock_guard<std::mutex> one_at_a_time(busy);
         const Request& request = in.checked.request;
+        if (in.planes) return std::move(count_planes(*engine, *in.planes, request).front());
         if (p.where.cuda) return std::move(compute_on_cuda(*engine, {p.view}, request, p.where).front());
         return engine->compute(p.view, request);
     }
@@ -82,7 +107,8 @@ struct PyEngine {
         {
             nb::gil_scoped_release unlocked;
             std::lock_guard<std::mutex> one_at_a_time(busy);
-            results = count_batch(*engine, in.images, in.checked.request);
+            results = in.planes ? count_planes(*engine, *in.planes, in.checked.request)
+                                : count_batch(*engine, in.images, in.checked.request);
         }
         return batch_object(std::move(results));
     }
@@ -165,7 +191,12 @@ extremes also find each channel's exact smallest and largest finite value (the l
          .finite_max, .positive_infinities, .negative_infinities. -0 is reported as 0.0, NaN is
          ignored. One more pass over the pixels, on the host. Integer images never have them,
          nor do CUDA arrays (a note says so); they stay None there and when not asked for.
-layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data.
+layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data;
+         "chw" for a channel-first (C, H, W) array (torch's order), C being 1, 3 or 4: the
+         histograms the (H, W, C) image gives. Each channel is read where it lies (host or
+         CUDA, no copy; each plane's rows packed), except where the pixels' samples are needed
+         together: the luminance Y (mode "all", the default, and "luma" of 3 or 4 channels) and
+         alpha_threshold count one packed (H, W, C) copy of a host array and refuse a CUDA one.
 backend  "auto" (a GPU if one is available, else "cpu") or a name from imghist.backends().
 device   None (the backend's default), a device index, or a case-insensitive name substring.
 stream   CUDA arrays only: the stream to count on. None: the producer's current stream
