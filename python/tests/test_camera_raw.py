@@ -112,6 +112,21 @@ def test_histogram_files_gives_the_command_lines_results_and_sums(raw_files, com
         files[0].histogram + files[4].histogram
 
 
+def test_dask_sums_raw_files_apart_as_histogram_files_does(raw_files, tmp_path):
+    import tifffile
+
+    import imghist.dask
+
+    rgba = tmp_path / "rgba16.tif"
+    tifffile.imwrite(rgba, np.full((8, 8, 4), 1000, np.uint16), photometric="rgb", extrasamples=["unassalpha"])
+    paths = [str(rgba)] + [f[0] for f in raw_files[:5]]  # the image first: its sum starts the list
+    options = dict(mode="rgb", alpha=True, bins=4096, range=(0, 65536))  # the same channels and bins
+    local = imghist.histogram_files(paths, **options).run()
+    spread = imghist.dask.histogram_files(paths, partition_size=2, **options)
+    assert [type(s) for s in spread.sums] == [imghist.Histogram, imghist.CameraRawHistogram]
+    assert [s.to_dict()["histograms"] for s in spread.sums] == [s.to_dict()["histograms"] for s in local.sums]
+
+
 def test_read_raw_gives_the_blocks_and_the_levels(raw_files, command_line):
     for path, mosaic, pattern, black, white in raw_files[::5]:
         blocks, camera_raw = imghist.read(path, raw=True)
