@@ -31,11 +31,8 @@ Array plane_of(const Array& a, std::size_t i, std::size_t c, nb::handle owner) {
                  a.device_id());
 }
 
-}  // namespace
-
-bool is_channel_first(const std::optional<std::string>& layout) { return layout && *layout == "chw"; }
-
-PlaneImages planes_of(nb::handle images, nb::handle stream, bool batch) {
+// One (C, H, W) image, or an (N, C, H, W) batch, as gray views of its planes.
+PlaneImages planes_of_array(nb::handle images, nb::handle stream, bool batch) {
     PlaneImages p;
     const Array whole = array_of(images, stream, p.planes.where);
     const std::size_t lead = batch ? 1 : 0;
@@ -65,6 +62,45 @@ PlaneImages planes_of(nb::handle images, nb::handle stream, bool batch) {
     return p;
 }
 
+bool is_sequence(nb::handle images) { return nb::isinstance<nb::list>(images) || nb::isinstance<nb::tuple>(images); }
+
+// histogram_batch([...], layout="chw"): each (C, H, W) array's planes in turn, all of one format
+// and in one place, as the images of any batch.
+PlaneImages planes_of_sequence(nb::handle images, nb::handle stream) {
+    PlaneImages all;
+    all.batch = true;
+    for (nb::handle item : images) {
+        const std::string at = "images[" + std::to_string(all.images) + "]: ";
+        PlaneImages one;
+        try {
+            one = planes_of_array(item, stream, false);
+        } catch (const InvalidArgument& e) {
+            throw InvalidArgument(at + e.what());
+        }
+        if (all.images == 0) {
+            all.channels = one.channels;
+            all.format = one.format;
+            all.planes.where = one.planes.where;
+        } else if (one.format != all.format || !(one.planes.where == all.planes.where)) {
+            throw InvalidArgument(at + "its dtype, channels or device differ from images[0]'s: the images of a batch "
+                                       "share them (sizes may differ)");
+        }
+        for (Array& plane : one.planes.arrays) all.planes.arrays.push_back(std::move(plane));
+        for (const ImageView& view : one.planes.views) all.planes.views.push_back(view);
+        ++all.images;
+    }
+    if (all.images == 0) throw InvalidArgument("histogram_batch needs at least one image; got none");
+    return all;
+}
+
+}  // namespace
+
+bool is_channel_first(const std::optional<std::string>& layout) { return layout && *layout == "chw"; }
+
+PlaneImages planes_of(nb::handle images, nb::handle stream, bool batch) {
+    return batch && is_sequence(images) ? planes_of_sequence(images, stream) : planes_of_array(images, stream, batch);
+}
+
 bool needs_interleaved(const Request& request, std::size_t channels) {
     return channels > 1 && (request.mode != Mode::rgb || request.alpha_threshold.has_value());
 }
@@ -75,7 +111,11 @@ nb::object interleaved_copy(nb::handle images, const Placement& where) {
                               "(mode 'all' or 'luma') and alpha_threshold need a pixel's samples together, which "
                               "only an (H, W, C) copy has: count mode='rgb', or pass t.permute(1, 2, 0).contiguous()");
     nb::module_ np = nb::module_::import_("numpy");
-    return np.attr("ascontiguousarray")(np.attr("moveaxis")(np.attr("asarray")(images), -3, -1));
+    const auto copy = [&](nb::handle a) { return np.attr("ascontiguousarray")(np.attr("moveaxis")(np.attr("asarray")(a), -3, -1)); };
+    if (!is_sequence(images)) return copy(images);
+    nb::list copies;
+    for (nb::handle item : images) copies.append(copy(item));
+    return copies;
 }
 
 namespace {

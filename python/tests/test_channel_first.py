@@ -78,6 +78,10 @@ def test_a_batch_gives_each_images_channel_last_result(backend, dtype):
             expected = imghist.histogram_batch(channel_last(b), backend=backend, **keywords)
             assert len(got) == len(b) and all(x == y for x, y in zip(got, expected))
             assert got.sum() == expected.sum()
+    sizes = [batch[0], batch[1, :, :20, :17], batch[2, :, ::2]]  # a list: sizes may differ
+    for keywords in ({"mode": "rgb"}, {}):
+        got = imghist.histogram_batch(sizes, layout="chw", backend=backend, **keywords)
+        assert all(x == imghist.histogram(channel_last(a), backend=backend, **keywords) for x, a in zip(got, sizes))
 
 
 def test_per_channel_counts_make_no_copy_and_the_luminance_one():
@@ -111,5 +115,9 @@ def test_bad_channel_first_input_gets_one_clear_error():
         imghist.histogram(np.zeros((3, 64, 48), np.uint8))
     with pytest.raises(imghist.InvalidArgument, match=r"\(N, C, H, W\) array; got shape \(3, 8, 8\)"):
         imghist.histogram_batch(np.zeros((3, 8, 8), np.uint8), layout="chw")
+    with pytest.raises(imghist.InvalidArgument, match=r"images\[1\]: layout 'chw': shape \(5, 8, 8\) has 5 channels"):
+        imghist.histogram_batch([np.zeros((3, 8, 8), np.uint8), np.zeros((5, 8, 8), np.uint8)], layout="chw")
+    with pytest.raises(imghist.InvalidArgument, match=r"images\[1\]: its dtype, channels or device differ"):
+        imghist.histogram_batch([np.zeros((3, 8, 8), np.uint8), np.zeros((4, 8, 8), np.uint8)], layout="chw")
     with pytest.raises(imghist.InvalidArgument, match="'chw'"):
         imghist.histogram(np.zeros((8, 8, 3), np.uint8), layout="hwc")
