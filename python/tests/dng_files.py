@@ -9,13 +9,15 @@ import numpy as np
 
 CFA_CODE = {"R": 0, "G": 1, "B": 2}
 PATTERNS = ("RGGB", "BGGR", "GRBG", "GBRG")
+XTRANS = "GGRGGB" "GGBGGR" "BRGRBG" "GGBGGR" "GGRGGB" "RBGBRG"  # Fujifilm's 6 x 6 pattern
 CHANNELS = ("R", "G1", "B", "G2")
 
 
 def write_dng(path: pathlib.Path, mosaic: np.ndarray, pattern: str, black, white: int, preview: bool = False) -> None:
-    """A DNG of `mosaic` (uint16, rows x columns) with a 2 x 2 `pattern`, a black level per 2 x 2
-    position (row by row) and a white level; `preview`: a small RGB image first, the mosaic in
-    its sub-IFD, as cameras write them."""
+    """A DNG of `mosaic` (uint16, rows x columns) with a 2 x 2 `pattern` (or a 6 x 6 one, as
+    X-Trans sensors have: 36 colours row by row), a black level per 2 x 2 position (row by row)
+    and a white level; `preview`: a small RGB image first, the mosaic in its sub-IFD, as cameras
+    write them."""
     import tifffile
 
     dng = [
@@ -25,7 +27,8 @@ def write_dng(path: pathlib.Path, mosaic: np.ndarray, pattern: str, black, white
         (50714, "I", 4, tuple(int(b) for b in black), True),  # BlackLevel
         (50717, "I", 1, (int(white),), True),  # WhiteLevel
     ]
-    cfa = [(33421, "H", 2, (2, 2), True), (33422, "B", 4, tuple(CFA_CODE[c] for c in pattern), True)]
+    side = 6 if len(pattern) == 36 else 2
+    cfa = [(33421, "H", 2, (side, side), True), (33422, "B", side * side, tuple(CFA_CODE[c] for c in pattern), True)]
     with tifffile.TiffWriter(path) as tif:
         if preview:
             small = np.full((mosaic.shape[0] // 4, mosaic.shape[1] // 4, 3), 200, np.uint8)

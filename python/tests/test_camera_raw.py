@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import imghist
-from dng_files import CHANNELS, PATTERNS, channel_positions, expected_camera_raw, made_mosaic, write_dng
+from dng_files import CHANNELS, PATTERNS, XTRANS, channel_positions, expected_camera_raw, made_mosaic, write_dng
 
 pytestmark = pytest.mark.usefixtures("file_reader")
 
@@ -157,8 +157,13 @@ def test_bad_keywords_and_files_get_one_clear_error(raw_files, tmp_path):
     png.write_bytes(b"P5 2 2 255\n\x00\x01\x02\x03")
     with pytest.raises(imghist.ReadError, match="not one"):
         imghist.read(png, raw=True)
+    xtrans = tmp_path / "xtrans.dng"  # counted by the command line neither: one error saying why
+    write_dng(xtrans, made_mosaic(np.random.default_rng(6), 12, (48, 72)), XTRANS, [256] * 4, 4095)
+    with pytest.raises(imghist.ReadError, match=r"X-Trans sensor \(6 x 6 colour pattern\)"):
+        imghist.histogram_file(xtrans)
     truncated = tmp_path / "truncated.dng"
     truncated.write_bytes(open(path, "rb").read()[:2000])
-    outcomes = list(imghist.histogram_files([str(truncated), path]))
+    outcomes = list(imghist.histogram_files([str(truncated), str(xtrans), path]))
     assert outcomes[0].histogram is None and outcomes[0].error
-    assert isinstance(outcomes[1].histogram, imghist.CameraRawHistogram)
+    assert outcomes[1].histogram is None and "X-Trans" in outcomes[1].error
+    assert isinstance(outcomes[2].histogram, imghist.CameraRawHistogram)
