@@ -32,10 +32,10 @@ export IMGHIST_VULKAN_VALIDATION=${IMGHIST_VULKAN_VALIDATION:-1}
 # The Python package: pip install into build/python-venv, then pytest (scripts/python-test.sh),
 # its JSON compared with the imghist command just built.
 IMGHIST_BUILD_DIR="$build" IMGHIST_CLI="$(cd "$build" && pwd)/src/cli/imghist" bash scripts/python-test.sh
-# The README's Python example with that package (ctest ran the documentation's other examples).
+# The Python examples of the README and docs/python.md with that package (ctest ran the documentation's other examples).
 # (an absolute path: the runner runs each block in a scratch folder of its own)
 venv_python=$(cd "${IMGHIST_PYTHON_VENV:-build/python-venv}" && pwd)/bin/python
-"$venv_python" tests/docs/run_doc_examples.py --python "$venv_python" --bin-dir "$build/src/cli" README.md
+"$venv_python" tests/docs/run_doc_examples.py --python "$venv_python" --bin-dir "$build/src/cli" --every-block docs/python.md README.md docs/python.md
 # The wheel (scripts/build-wheel.sh: python-test.sh's build directory, relinked, then repaired by
 # auditwheel; about 3 min on 2 cores) installed in a fresh virtual environment with no compiler or
 # build tree in reach, its libraries audited and the package's tests run there (scripts/check-wheel.sh;

@@ -63,6 +63,9 @@ struct DatasetSummary {
     // channels or bins differ, such as 8-bit and 16-bit files, cannot be added), in the order
     // each kind first appeared.
     std::vector<Result> sums;
+    // Whether each sum is of camera raw files (channels R, G1, B, G2, held as R, G, B, A): those
+    // are never added to other images' histograms.
+    std::vector<bool> camera_raw_sums;
     std::size_t files = 0, counted = 0, failed = 0;
     std::uint64_t bytes = 0;  // file_bytes of every file, counted or not
 };

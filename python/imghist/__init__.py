@@ -30,6 +30,8 @@ Example::
     h.plot(log=True)                          # the command line's chart (matplotlib)
     pixels = imghist.read("photo.png")        # a file's pixels, in its own dtype (OpenImageIO)
     h = imghist.histogram_file("photo.exr", mode="luma")   # or read and count in one call
+    raw = imghist.histogram_file("shot.dng")  # a camera raw file: R, G1, B, G2 of the sensor (LibRaw)
+    print(raw.channels, raw.camera_raw["white_level"], raw.camera_raw["channels"]["G1"]["clipped"])
     run = imghist.histogram_files(["shots/"], mode="luma", progress=True)  # folders walked as the command walks them
     for f in run: print(f.path, f.error or f.histogram["Y"].stats()["median"])
     print(run.sum, run.errors)                # the exact sum, and the files that failed
@@ -44,6 +46,8 @@ The bin rule of every format is docs/semantics.md of the imghist repository.
 """
 from ._imghist import (
     BackendUnavailable,
+    CameraRawChannelHistogram,
+    CameraRawHistogram,
     ChannelHistogram,
     DeviceError,
     Engine,
@@ -64,6 +68,8 @@ from ._imghist import (
 
 __all__ = [
     "BackendUnavailable",
+    "CameraRawChannelHistogram",
+    "CameraRawHistogram",
     "ChannelHistogram",
     "DeviceError",
     "Engine",
@@ -101,6 +107,7 @@ HistogramBatch._repr_html_ = _notebook.batch_html
 HistogramBatch._repr_png_ = _notebook.batch_png
 
 # The classes report themselves as imghist.X (help(), repr, pickle's lookup).
-for _name in ("ChannelHistogram", "Engine", "Histogram", "HistogramBatch"):
+for _name in ("CameraRawChannelHistogram", "CameraRawHistogram", "ChannelHistogram", "Engine", "Histogram",
+              "HistogramBatch"):
     globals()[_name].__module__ = __name__
 del _name

@@ -1,6 +1,6 @@
 """Type stub of the imghist package (the classes live in imghist._imghist)."""
 import os
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -61,14 +61,18 @@ class RequestKeywords(TypedDict, total=False):
     sample_stats: Union[bool, Sequence[float]]
 
 class ArrayKeywords(RequestKeywords, total=False):
-    """RequestKeywords and, for arrays: layout (None) and the CUDA stream (None: the producer's current one)."""
+    """RequestKeywords and, for arrays: layout (None; "chw" for channel-first arrays) and the CUDA stream
+    (None: the producer's current one)."""
     layout: Optional[str]
     stream: Stream
 
 class ReadKeywords(TypedDict, total=False):
-    """How a file is read (imghist.read): max_pixels (None: no limit), untrusted_readers (False)."""
+    """How a file is read (imghist.read): max_pixels (None: no limit), untrusted_readers (False);
+    camera raw files: subtract_black (False), ev_from_white (None, or EV bins per stop from white)."""
     max_pixels: Optional[int]
     untrusted_readers: bool
+    subtract_black: bool
+    ev_from_white: Optional[int]
 
 class FileKeywords(RequestKeywords, ReadKeywords, total=False):
     """RequestKeywords and ReadKeywords: the keywords of histogram_file()."""
@@ -212,6 +216,23 @@ class Histogram:
     def _repr_png_(self) -> Optional[bytes]:
         """Jupyter: plot()'s chart as PNG; None without matplotlib."""
 
+class CameraRawChannelHistogram(ChannelHistogram):
+    """One channel of a CameraRawHistogram; name is 'R', 'G1', 'B' or 'G2'."""
+
+class CameraRawHistogram(Histogram):
+    """A camera raw file's histograms (histogram_file, histogram_files): channels R, G1, B, G2."""
+    @property
+    def camera_raw(self) -> Optional[Dict[str, Any]]:
+        """The command line's JSON "camera_raw" object (pattern, bits, white_level, channels' levels and
+        clipping, blocks, clipped_any, clipped_all); None for a sum of files."""
+    def __getitem__(self, name: str) -> CameraRawChannelHistogram: ...
+    def __iter__(self) -> Iterator[CameraRawChannelHistogram]: ...
+    def __add__(self, other: Histogram) -> "CameraRawHistogram": ...
+    def __iadd__(self, other: Histogram) -> "CameraRawHistogram": ...
+    def sample_stats(self) -> Dict[str, Any]: ...
+    @staticmethod
+    def from_dict(d: Dict[str, Any]) -> "CameraRawHistogram": ...
+
 class HistogramBatch:
     """The histograms of histogram_batch(), in the order of the images."""
     def __len__(self) -> int: ...
@@ -237,8 +258,14 @@ def histogram_batch(images: Union[Sequence[Any], Iterable[Any], Any], *, backend
                     device: Device = None, **request: Unpack[ArrayKeywords]) -> HistogramBatch:
     """Arrays of one format (sizes may differ), or one (N, H, W) / (N, H, W, C) array, with one engine."""
 
-def read(path: PathLike, *, max_pixels: Optional[int] = None, untrusted_readers: bool = False) -> npt.NDArray[Any]:
+@overload
+def read(path: PathLike, *, max_pixels: Optional[int] = None, untrusted_readers: bool = False,
+         raw: Literal[False] = False, subtract_black: Literal[False] = False) -> npt.NDArray[Any]:
     """An image file's pixels in its own dtype: (H, W) gray, (H, W, 3) RGB or (H, W, 4) RGBA."""
+@overload
+def read(path: PathLike, *, max_pixels: Optional[int] = None, untrusted_readers: bool = False,
+         raw: Literal[True], subtract_black: bool = False) -> Tuple[npt.NDArray[np.uint16], Dict[str, Any]]:
+    """A camera raw file: its 2 x 2 blocks (H / 2, W / 2, 4: R, G1, B, G2) and its "camera_raw" object."""
 
 def histogram_file(path: PathLike, *, backend: str = "auto", device: Device = None,
                    **request: Unpack[FileKeywords]) -> Histogram:

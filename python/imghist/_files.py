@@ -236,7 +236,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                     closed_top: bool = False, weights="rec709", alpha: bool = False, roi=None, tiles=None, mask=None, alpha_threshold=None,
                     extremes: bool = False, sample_stats=False, backend: str = "auto", device=None, engine=None,
                     threads: int = 0, max_pending: int = 0, max_pixels: Optional[int] = None,
-                    untrusted_readers: bool = False, decode: str = "cpu",
+                    untrusted_readers: bool = False, subtract_black: bool = False, ev_from_white: Optional[int] = None,
+                    decode: str = "cpu",
                     progress: Union[None, bool, Callable[[int], Any]] = None) -> FileHistograms:
     """Histograms of many image files, decoded on a pool of threads and counted by one engine.
 
@@ -265,6 +266,10 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
                whatever the number of files.
     max_pixels, untrusted_readers   as for imghist.read() (untrusted_readers=True is refused:
                the command line runs those readers in decoder processes of their own).
+    subtract_black, ev_from_white   as for imghist.histogram_file(): camera raw files (DNG, CR2,
+               NEF, ...) are counted per sensor channel, each an imghist.CameraRawHistogram
+               (channels R, G1, B, G2, levels and clipping in .camera_raw); their sums are
+               CameraRawHistograms too, never added to other images' histograms.
     decode     "cpu", or "gpu": JPEGs decoded on the GPU by nvImageCodec and counted there, in
                batches (backend "cuda"; imghist.gpu_decode_available() says whether it can run,
                and pip install nvidia-nvimgcodec-cu13 nvidia-nvjpeg provides it). Other files,
@@ -295,7 +300,8 @@ def histogram_files(paths: Iterable[Any], *, mode: str = "all", bins=None, range
         engine = _imghist.Engine(backend, device)
     keywords = dict(mode=mode, bins=bins, range=range, ev=ev, clamp=clamp, closed_top=closed_top, weights=weights, alpha=alpha, roi=roi, tiles=tiles,
                     mask=mask, alpha_threshold=alpha_threshold, extremes=extremes, sample_stats=sample_stats, decode_threads=threads,
-                    max_pending=max_pending, max_pixels=max_pixels, untrusted_readers=untrusted_readers, decode=decode)
+                    max_pending=max_pending, max_pixels=max_pixels, untrusted_readers=untrusted_readers,
+                    subtract_black=subtract_black, ev_from_white=ev_from_white, decode=decode)
     return FileHistograms(engine, names, failures, keywords, progress, queue_size=max(8, 2 * (max_pending or 8)))
 
 

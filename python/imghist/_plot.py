@@ -31,6 +31,9 @@ STYLES = {
     "R": Style((1.00, 0.32, 0.30), 0.07, 0.95, 1.5, False, "Red"),
     "G": Style((0.32, 0.86, 0.38), 0.07, 0.95, 1.5, False, "Green"),
     "B": Style((0.34, 0.58, 1.00), 0.08, 0.95, 1.5, False, "Blue"),
+    # A camera raw file's greens (CameraRawHistogram), styled as the command line draws them.
+    "G1": Style((0.32, 0.86, 0.38), 0.07, 0.95, 1.5, False, "G1"),
+    "G2": Style((0.62, 0.95, 0.45), 0.00, 0.90, 1.4, True, "G2"),
     "A": Style((0.95, 0.82, 0.45), 0.00, 0.90, 1.4, True, "Alpha"),
     "Y": Style((0.78, 0.78, 0.80), 0.34, 0.35, 1.0, False, "Luminance"),
     "gray": Style((0.80, 0.80, 0.82), 0.38, 0.85, 1.2, False, "Gray"),

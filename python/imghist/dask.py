@@ -149,7 +149,8 @@ def _fold(partials: List[_Partial]) -> _Partial:
     errors: list = []
     for partial in partials:
         for histogram in partial.sums:
-            kind = next((i for i, s in enumerate(sums) if s.can_merge(histogram)), None)
+            # A camera raw sum holds R, G1, B, G2 as R, G, B, A: never added to an RGBA image's.
+            kind = next((i for i, s in enumerate(sums) if type(s) is type(histogram) and s.can_merge(histogram)), None)
             if kind is None:
                 sums.append(histogram)
             else:

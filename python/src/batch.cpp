@@ -141,6 +141,8 @@ const char* const kHistogramBatchDoc = R"(Histograms of many images, counted wit
 images   a list (or other sequence) of arrays as histogram() takes them, of one dtype, channel
          count and layout (sizes and strides may differ), or one (N, H, W) / (N, H, W, C)
          array: image i is a[i], not copied. A 3-D array is N gray images, not one RGB image.
+         With layout="chw", one (N, C, H, W) array or a list of (C, H, W) ones, each counted as
+         histogram() counts a (C, H, W) array.
          CUDA arrays (torch, cupy) are counted where they live, like histogram()'s; the images
          of a batch are all host arrays or all on one CUDA device.
 The keywords are histogram()'s. The CUDA backend counts the batch in few launches; other

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "imghist/imghist.hpp"
+#include "imghist/io.hpp"
 
 namespace imghist::python {
 
@@ -49,6 +50,8 @@ Pixels pixels_of(nb::handle image, nb::handle stream, const std::optional<std::s
 Array array_of(nb::handle image, nb::handle stream, Placement& where);
 // A view of the array's pixels (no copy): its dtype, shape and row stride give the format.
 ImageView view_of(const Array& array, const std::optional<std::string>& layout);
+// The format of an (H, W) or (H, W, C) array of `channels` samples of `sample` (gray, RGB, RGBA).
+PixelFormat natural_format(SampleType sample, std::size_t channels);
 
 // cuda_arrays.cpp: DLPack devices, streams, and counting where a CUDA array lives.
 // A CUDA array's device (from __dlpack_device__, without exporting); nullopt for host arrays;
@@ -141,13 +144,34 @@ Region region_of(const Result& result);
 // A sum of files (histogram_files(), the command line's "sums") has no size: its files' sizes differ.
 inline bool is_sum(const Result& result) { return result.width == 0 || result.height == 0; }
 
-// files.cpp: an image file read into host memory by imghist::io, kept alive by `owner`; where the
-// package has no file reader, read_file raises imghist.Error saying so.
-struct ImageFile {
-    ImageView view;
-    std::shared_ptr<const void> owner;
+// How a file is read: the keywords of imghist.read() and the file functions (files.cpp).
+struct FileReadArgs {
+    std::optional<std::uint64_t> max_pixels;  // None: no limit
+    bool untrusted_readers = false;           // refused: only the command line runs them
+    bool subtract_black = false;              // camera raw: value less its channel's black level
+    std::optional<std::uint32_t> ev_from_white;  // camera raw: EV bins per stop from white
 };
-ImageFile read_file(nb::handle path, std::optional<std::uint64_t> max_pixels, bool untrusted_readers);
+// files.cpp: an image file read into host memory by imghist::io; where the package has no file
+// reader, read_file raises imghist.Error saying so. Camera raw files are read per 2 x 2 block.
+using ImageFile = std::shared_ptr<const io::LoadedImage>;
+ImageFile read_file(nb::handle path, const FileReadArgs& read);
+// InvalidArgument where ev_from_white is given with bins, range or ev (it sets the bins).
+void check_file_bins(const RequestArgs& args, const FileReadArgs& read);
+// The file's histograms as histogram_files counts them: a camera raw file per sensor channel,
+// with the reader's notes first. Called without the GIL, holding the engine.
+Result count_file(Engine& engine, const io::LoadedImage& image, const Request& request);
+
+// camera_raw.cpp: imghist.CameraRawHistogram, the histograms of camera raw files, whose R, G1, B,
+// G2 the result holds as R, G, B, A (io.hpp, SensorChannels).
+struct CameraRawResult : Result {
+    std::optional<io::SensorChannels> sensor;  // a file's levels and clipping; a sum has none
+};
+// A Histogram, or a CameraRawHistogram for camera raw files (one file's with its `sensor`).
+nb::object histogram_object(Result result, bool camera_raw, const std::optional<io::SensorChannels>& sensor);
+// The command line's JSON "camera_raw" object of one file (docs/cli.md).
+nb::dict sensor_dict(const io::SensorChannels& sensor);
+void bind_camera_raw(nb::module_& m);
+
 // The C++ engine of an imghist.Engine, for a caller that runs without the GIL and holds `lock`
 // (the engine's one-call-at-a-time lock) while it uses it (engine.cpp).
 Engine& engine_of(nb::handle py_engine, std::unique_lock<std::mutex>& lock);
@@ -179,5 +203,23 @@ std::vector<Result> count_batch(Engine& engine, const BatchImages& images, const
 // An imghist.HistogramBatch of the results.
 nb::object batch_object(std::vector<Result> results);
 extern const char* const kHistogramBatchDoc;
+
+// planes.cpp: layout="chw", channel-first (C, H, W) and (N, C, H, W) arrays, counted plane by
+// plane where they lie; the planes' histograms are the channels the (H, W, C) image gives.
+struct PlaneImages {
+    BatchImages planes;  // every image's channels, image by image, each an (H, W) gray view
+    std::size_t images = 0, channels = 0;
+    PixelFormat format = PixelFormat::gray8;  // the format of the same image in (H, W, C)
+    bool batch = false;                       // an (N, C, H, W) array
+};
+bool is_channel_first(const std::optional<std::string>& layout);
+// `batch`: an (N, C, H, W) array, else one (C, H, W) image. InvalidArgument naming the shape.
+PlaneImages planes_of(nb::handle images, nb::handle stream, bool batch);
+// Whether counting needs a pixel's samples together (the luminance, an alpha threshold): then
+// interleaved_copy() gives the packed (H, W, C) copy of a host array, and refuses a CUDA one.
+bool needs_interleaved(const Request& request, std::size_t channels);
+nb::object interleaved_copy(nb::handle images, const Placement& where);
+// One Result per image, as count_batch gives them for (H, W, C) images. Called without the GIL.
+std::vector<Result> count_planes(Engine& engine, const PlaneImages& planes, const Request& request);
 
 }  // namespace imghist::python

@@ -10,13 +10,26 @@ namespace {
 
 // One call's input, checked and converted once, before any engine is opened: the pixels (whose
 // array keeps them alive until the count returns) and the request (which keeps its mask's).
+// layout="chw" (planes.cpp): the planes, counted where they lie; where the request needs a
+// pixel's samples together, `planes` is empty and the pixels are a packed (H, W, C) copy.
 struct Prepared {
     Pixels pixels;
     CheckedRequest checked;
+    std::optional<PlaneImages> planes;
 };
 Prepared prepare(nb::handle image, nb::handle stream, const RequestArgs& args,
                  const std::optional<std::string>& layout) {
     Prepared p;
+    if (is_channel_first(layout)) {
+        PlaneImages planes = planes_of(image, stream, false);
+        p.pixels.where = planes.planes.where;  // the backend and device follow it
+        p.checked = request_of(args, &planes.planes.where);
+        if (needs_interleaved(p.checked.request, planes.channels))
+            p.pixels = pixels_of(interleaved_copy(image, planes.planes.where), stream, std::nullopt);
+        else
+            p.planes = std::move(planes);
+        return p;
+    }
     p.pixels = pixels_of(image, stream, layout);  // the image's errors come before the keywords'
     p.checked = request_of(args, &p.pixels.where);
     return p;
@@ -24,12 +37,33 @@ Prepared prepare(nb::handle image, nb::handle stream, const RequestArgs& args,
 struct PreparedBatch {
     BatchImages images;  // keeps the pixels alive
     CheckedRequest checked;
+    std::optional<PlaneImages> planes;  // layout="chw", as Prepared's
 };
 PreparedBatch prepare_batch(nb::handle images, nb::handle stream, const RequestArgs& args,
                             const std::optional<std::string>& layout) {
-    PreparedBatch batch{batch_images_of(images, stream, layout), {}};
+    if (is_channel_first(layout)) {
+        PlaneImages planes = planes_of(images, stream, true);
+        PreparedBatch batch{{}, request_of(args, &planes.planes.where), {}};
+        batch.images.where = planes.planes.where;  // the backend and device follow it
+        if (needs_interleaved(batch.checked.request, planes.channels))
+            batch.images = batch_images_of(interleaved_copy(images, planes.planes.where), stream, std::nullopt);
+        else
+            batch.planes = std::move(planes);
+        return batch;
+    }
+    PreparedBatch batch{batch_images_of(images, stream, layout), {}, {}};
     batch.checked = request_of(args, &batch.images.where);
     return batch;
+}
+
+// histogram_file()'s keywords, checked before the file is read.
+struct CheckedFile {
+    CheckedRequest checked;
+    FileReadArgs read;
+};
+CheckedFile check_file(const RequestArgs& args, const FileReadArgs& read) {
+    check_file_bins(args, read);
+    return {request_of(args), read};
 }
 
 // A C++ Engine may be used by one thread at a time (engine.hpp): the lock lets Python threads
@@ -49,15 +83,21 @@ struct PyEngine {
         nb::gil_scoped_release unlocked;
         std::lock_guard<std::mutex> one_at_a_time(busy);
         const Request& request = in.checked.request;
+        if (in.planes) return std::move(count_planes(*engine, *in.planes, request).front());
         if (p.where.cuda) return std::move(compute_on_cuda(*engine, {p.view}, request, p.where).front());
         return engine->compute(p.view, request);
     }
 
-    // An image in host memory (a file read by imghist::io).
-    Result histogram_host(const ImageView& view, const Request& request) {
-        nb::gil_scoped_release unlocked;
-        std::lock_guard<std::mutex> one_at_a_time(busy);
-        return engine->compute(view, request);
+    // A file read by imghist::io into host memory: a Histogram, or a camera raw file's
+    // CameraRawHistogram.
+    nb::object histogram_file(const io::LoadedImage& image, const Request& request) {
+        Result counted;
+        {
+            nb::gil_scoped_release unlocked;
+            std::lock_guard<std::mutex> one_at_a_time(busy);
+            counted = count_file(*engine, image, request);
+        }
+        return histogram_object(std::move(counted), image.sensor.has_value(), image.sensor);
     }
 
     // The GIL is released once, for the whole batch.
@@ -67,7 +107,8 @@ struct PyEngine {
         {
             nb::gil_scoped_release unlocked;
             std::lock_guard<std::mutex> one_at_a_time(busy);
-            results = count_batch(*engine, in.images, in.checked.request);
+            results = in.planes ? count_planes(*engine, *in.planes, in.checked.request)
+                                : count_batch(*engine, in.images, in.checked.request);
         }
         return batch_object(std::move(results));
     }
@@ -150,7 +191,12 @@ extremes also find each channel's exact smallest and largest finite value (the l
          .finite_max, .positive_infinities, .negative_infinities. -0 is reported as 0.0, NaN is
          ignored. One more pass over the pixels, on the host. Integer images never have them,
          nor do CUDA arrays (a note says so); they stay None there and when not asked for.
-layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data.
+layout   None (natural order), "gray", "rgb", "rgba", or "bgr" / "bgra" for uint8 BGR(A) data;
+         "chw" for a channel-first (C, H, W) array (torch's order), C being 1, 3 or 4: the
+         histograms the (H, W, C) image gives. Each channel is read where it lies (host or
+         CUDA, no copy; each plane's rows packed), except where the pixels' samples are needed
+         together: the luminance Y (mode "all", the default, and "luma" of 3 or 4 channels) and
+         alpha_threshold count one packed (H, W, C) copy of a host array and refuse a CUDA one.
 backend  "auto" (a GPU if one is available, else "cpu") or a name from imghist.backends().
 device   None (the backend's default), a device index, or a case-insensitive name substring.
 stream   CUDA arrays only: the stream to count on. None: the producer's current stream
@@ -217,14 +263,15 @@ void bind_engine(nb::module_& m) {
         .def("histogram_file", [](PyEngine& e, nb::handle path, const std::string& mode, nb::object bins,
                                   nb::object range, nb::object ev, bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles,
                                   nb::object mask, nb::object alpha_threshold, bool extremes, nb::object sample_stats, std::optional<std::uint64_t> max_pixels,
-                                  bool untrusted_readers) {
-            const CheckedRequest checked =
-                request_of(args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
-            const ImageFile file = read_file(path, max_pixels, untrusted_readers);
-            return e.histogram_host(file.view, checked.request);
+                                  bool untrusted_readers, bool subtract_black, std::optional<std::uint32_t> ev_from_white) {
+            const CheckedFile in = check_file(
+                args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
+                {max_pixels, untrusted_readers, subtract_black, ev_from_white});
+            return e.histogram_file(*read_file(path, in.read), in.checked.request);
         }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(),
            "clamp"_a = false, "closed_top"_a = false, "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
            "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "max_pixels"_a = nb::none(), "untrusted_readers"_a = false,
+           "subtract_black"_a = false, "ev_from_white"_a = nb::none(),
            "Like imghist.histogram_file(), on this engine's backend and device.")
         .def_prop_ro("backend", [](const PyEngine& e) { return std::string(e.engine->backend_name()); },
                      "The backend's name, e.g. 'cpu'.")
@@ -252,17 +299,19 @@ void bind_engine(nb::module_& m) {
     m.def("histogram_file", [](nb::handle path, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,
                                nb::object alpha_threshold, bool extremes, nb::object sample_stats, const std::string& backend, nb::handle device,
-                               std::optional<std::uint64_t> max_pixels, bool untrusted_readers) {
+                               std::optional<std::uint64_t> max_pixels, bool untrusted_readers, bool subtract_black,
+                               std::optional<std::uint32_t> ev_from_white) {
         // The keywords are checked before the file is decoded, and the file before an engine opens.
-        const CheckedRequest checked =
-            request_of(args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats));
-        const ImageFile file = read_file(path, max_pixels, untrusted_readers);
+        const CheckedFile in = check_file(
+            args_of(mode, bins, range, ev, clamp, closed_top, weights, alpha, roi, tiles, mask, alpha_threshold, extremes, sample_stats),
+            {max_pixels, untrusted_readers, subtract_black, ev_from_white});
+        const ImageFile file = read_file(path, in.read);
         const Placement host;
-        return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_host(file.view, checked.request);
+        return oneshot_engine(backend_for(host, backend), device_for(host, device)).histogram_file(*file, in.checked.request);
     }, "path"_a, nb::kw_only(), "mode"_a = "all", "bins"_a = nb::none(), "range"_a = nb::none(), "ev"_a = nb::none(), "clamp"_a = false, "closed_top"_a = false,
        "weights"_a = "rec709", "alpha"_a = false, "roi"_a = nb::none(), "tiles"_a = nb::none(), "mask"_a = nb::none(),
        "alpha_threshold"_a = nb::none(), "extremes"_a = false, "sample_stats"_a = false, "backend"_a = "auto", "device"_a = nb::none(), "max_pixels"_a = nb::none(),
-       "untrusted_readers"_a = false, kHistogramFileDocText);
+       "untrusted_readers"_a = false, "subtract_black"_a = false, "ev_from_white"_a = nb::none(), kHistogramFileDocText);
 
     m.def("histogram_batch", [](nb::handle images, const std::string& mode, nb::object bins, nb::object range, nb::object ev,
                                 bool clamp, bool closed_top, nb::object weights, bool alpha, nb::object roi, nb::object tiles, nb::object mask,

@@ -108,6 +108,7 @@ NB_MODULE(_imghist, m) {
     m.doc() = "The compiled part of the imghist package; import imghist instead.";
     bind_errors(m);
     bind_result(m);
+    bind_camera_raw(m);
     bind_engine(m);
     bind_batch(m);
     bind_files(m);

@@ -39,15 +39,6 @@ SampleType sample_of(nb::dlpack::dtype t) {
                              .c_str());
 }
 
-PixelFormat natural_format(SampleType sample, std::size_t channels) {
-    static constexpr PixelFormat kByChannels[4][3] = {
-        {PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::rgba8},
-        {PixelFormat::gray16, PixelFormat::rgb16, PixelFormat::rgba16},
-        {PixelFormat::gray_f16, PixelFormat::rgb_f16, PixelFormat::rgba_f16},
-        {PixelFormat::gray_f32, PixelFormat::rgb_f32, PixelFormat::rgba_f32},
-    };
-    return kByChannels[int(sample)][channels == 1 ? 0 : channels == 3 ? 1 : 2];
-}
 
 // layout=None or the natural order's name keeps it; "bgr"/"bgra" are 8-bit only.
 PixelFormat format_of(SampleType sample, std::size_t channels, const std::optional<std::string>& layout) {
@@ -69,7 +60,7 @@ PixelFormat format_of(SampleType sample, std::size_t channels, const std::option
             throw InvalidArgument("layout '" + *layout + "' exists for uint8 arrays only");
         return name == "bgr" ? PixelFormat::bgr8 : PixelFormat::bgra8;
     }
-    throw InvalidArgument("layout must be None, 'gray', 'rgb', 'rgba', 'bgr' or 'bgra'; got '" + *layout + "'");
+    throw InvalidArgument("layout must be None, 'gray', 'rgb', 'rgba', 'bgr', 'bgra' or 'chw'; got '" + *layout + "'");
 }
 
 std::string shape_text(const Array& a) {
@@ -223,6 +214,16 @@ std::shared_ptr<const MaskPixels> mask_of(nb::handle mask, const Placement* imag
     return pixels;
 }
 
+PixelFormat natural_format(SampleType sample, std::size_t channels) {
+    static constexpr PixelFormat kByChannels[4][3] = {
+        {PixelFormat::gray8, PixelFormat::rgb8, PixelFormat::rgba8},
+        {PixelFormat::gray16, PixelFormat::rgb16, PixelFormat::rgba16},
+        {PixelFormat::gray_f16, PixelFormat::rgb_f16, PixelFormat::rgba_f16},
+        {PixelFormat::gray_f32, PixelFormat::rgb_f32, PixelFormat::rgba_f32},
+    };
+    return kByChannels[int(sample)][channels == 1 ? 0 : channels == 3 ? 1 : 2];
+}
+
 Array array_of(nb::handle image, nb::handle stream, Placement& where) {
     Array array;
     if (const std::optional<Placement> cuda = cuda_placement_of(image)) {
@@ -269,7 +270,9 @@ ImageView view_of(const Array& a, const std::optional<std::string>& layout) {
     const std::size_t channels = a.ndim() == 2 ? 1 : a.shape(2);
     if (channels != 1 && channels != 3 && channels != 4)
         throw InvalidArgument("image shape " + shape_text(a) + " has " + std::to_string(channels) +
-                              " channels; imghist counts 1 (gray), 3 (RGB) or 4 (RGBA)");
+                              " channels; imghist counts 1 (gray), 3 (RGB) or 4 (RGBA)" +
+                              (a.shape(0) == 1 || a.shape(0) == 3 || a.shape(0) == 4
+                                   ? " (a channel-first (C, H, W) array takes layout='chw')" : ""));
     const std::uint32_t height = dimension(a, 0, "height"), width = dimension(a, 1, "width");
     if (height == 0 || width == 0) throw InvalidArgument("image shape " + shape_text(a) + " is empty");
     if (channels > 1 && a.stride(2) != 1)

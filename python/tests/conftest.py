@@ -101,3 +101,14 @@ def file_reader():
     if os.environ.get("IMGHIST_REQUIRE_IO") == "1":
         pytest.fail("IMGHIST_REQUIRE_IO=1 but this imghist has no file reader (built without OpenImageIO)")
     pytest.skip("this imghist has no file reader (built without OpenImageIO)")
+
+
+@pytest.fixture(scope="session")
+def command_line() -> str:
+    """The imghist command (IMGHIST_CLI) whose JSON a test compares with; the test is skipped
+    where it is not set (scripts/python-test.sh sets it wherever the command is built)."""
+    cli = os.environ.get("IMGHIST_CLI")
+    if not cli:
+        pytest.skip("IMGHIST_CLI is not set (scripts/python-test.sh sets it when the command is built)")
+    assert os.access(cli, os.X_OK), f"IMGHIST_CLI={cli} is not an executable"
+    return cli

@@ -108,16 +108,20 @@ Decoded read_for_gpu(const std::string& path, const FileReader& read) {
     return d;
 }
 
-// Adds one file's result to the first sum Result::can_merge accepts, or starts a sum.
-void add_to_sums(std::vector<Result>& sums, const Result& r) {
-    for (Result& sum : sums)
-        if (sum.can_merge(r)) {
-            sum.merge(r);
+// Adds one counted file to the first sum of its kind that Result::can_merge accepts, or starts
+// a sum. Camera raw files are a kind of their own: their R, G1, B, G2 are held as R, G, B, A, and
+// an RGBA image's histograms must not be added to them.
+void add_to_sums(DatasetSummary& summary, const FileHistogram& file) {
+    const bool camera_raw = file.sensor.has_value();
+    for (std::size_t i = 0; i < summary.sums.size(); ++i)
+        if (summary.camera_raw_sums[i] == camera_raw && summary.sums[i].can_merge(*file.result)) {
+            summary.sums[i].merge(*file.result);
             return;
         }
-    Result first = r;
+    Result first = *file.result;
     first.width = first.height = 0;  // a sum has no size
-    sums.push_back(std::move(first));
+    summary.sums.push_back(std::move(first));
+    summary.camera_raw_sums.push_back(camera_raw);
 }
 
 // The window of decoded files between the decoders and the caller.
@@ -169,11 +173,7 @@ void count_decoded(Engine& engine, const Request& request, Decoded& d) {
     if (!d.image) return;
     try {
         d.sensor = d.image->sensor;
-        Result r = d.sensor ? engine.compute(d.image->view, sensor_request(request, *d.sensor))
-                            : engine.compute(d.image->view, request);
-        if (d.sensor) regroup_ev_from_white(r, *d.sensor);
-        r.notes.insert(r.notes.begin(), d.image->notes.begin(), d.image->notes.end());
-        d.counted = std::move(r);
+        d.counted = count_loaded_image(engine, *d.image, request);
     } catch (...) {  // e.g. a device error: this file, not the run
         d.error = failure_text();
     }
@@ -357,7 +357,7 @@ DatasetSummary histogram_files(Engine& engine, const std::vector<std::string>& p
         summary.bytes += file.file_bytes;
         if (file.result) {
             ++summary.counted;
-            add_to_sums(summary.sums, *file.result);
+            add_to_sums(summary, file);
         } else {
             ++summary.failed;
         }

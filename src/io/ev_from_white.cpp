@@ -74,4 +74,12 @@ void regroup_ev_from_white(Result& counted, const SensorChannels& sensor) {
         for (ChannelHistogram& c : tile.channels) regroup_channel(c, sensor, layout);
 }
 
+Result count_loaded_image(Engine& engine, const LoadedImage& image, const Request& request) {
+    Result r = image.sensor ? engine.compute(image.view, sensor_request(request, *image.sensor))
+                            : engine.compute(image.view, request);
+    if (image.sensor) regroup_ev_from_white(r, *image.sensor);
+    r.notes.insert(r.notes.begin(), image.notes.begin(), image.notes.end());
+    return r;
+}
+
 }  // namespace imghist::io

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "imghist/engine.hpp"
 #include "imghist/io.hpp"
 #include "imghist/request.hpp"
 #include "imghist/result.hpp"
@@ -26,5 +27,10 @@ Request sensor_request(const Request& request, const SensorChannels& sensor);
 // edge_k <= (v - black_c) < edge_k+1, edge_k = (white - black_c) * 2^(k / per_stop - 16)
 // computed in double; at or below black it is `below` (no EV), at or above white `above`.
 void regroup_ev_from_white(Result& counted, const SensorChannels& sensor);
+
+// A loaded image counted as histogram_files counts it: a camera raw file per sensor channel
+// (sensor_request, then regroup_ev_from_white), any other image with `request`; the reader's
+// notes come first in the result's. Throws what the engine throws.
+Result count_loaded_image(Engine& engine, const LoadedImage& image, const Request& request);
 
 }  // namespace imghist::io
