@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
 #include <optional>
 
 #include "contract/binning.h"
@@ -247,13 +248,32 @@ Share over_counted_pixels(const ImageView& image, const PixelSelector* selector,
     return std::move(*shares[0]);
 }
 
-struct FirstPass {
+
+}  // namespace
+
+// One thread's first-pass state: an accumulator per plan channel.
+struct SampleStatsShare {
     std::vector<ChannelAccumulator> channels;
-    void merge(FirstPass& other) {
+    SampleStatsShare(const HistogramPlan& plan, bool ranks) {
+        for (const int source : plan.sources) {
+            const SampleKind kind = sample_kind_of(plan, source);
+            channels.emplace_back(kind, code_count(plan, kind), ranks);
+        }
+    }
+    // `count` packed pixels' samples.
+    void add(const HistogramPlan& plan, const std::byte* pixels, std::size_t count) {
+        for (std::size_t c = 0; c < channels.size(); ++c)
+            with_channel_samples(plan, plan.sources[c], pixels, count,
+                                 [&](const auto* samples, std::size_t n, std::size_t stride) {
+                                     channels[c].add(samples, n, stride);
+                                 });
+    }
+    void merge(SampleStatsShare& other) {
         for (std::size_t c = 0; c < channels.size(); ++c) channels[c].merge(other.channels[c]);
     }
 };
 
+namespace {
 // The second pass's state in one thread: per float channel, the low 16 key bits' counts of each
 // target bucket.
 struct SecondPass {
@@ -277,28 +297,13 @@ void count_low_key_bits(const RankSelection& selection, const std::uint32_t* sam
 }
 
 double value_of_key(std::uint32_t key) { return double(std::bit_cast<float>(ih_float_bits_of_key(key))); }
-}  // namespace
 
-std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
-                                                  const PixelSelector* selector, const std::vector<double>& percents) {
+// The statistics from the merged first pass: the codes' and sums' moments, and the float
+// channels' order statistics through a second pass over the pixels `selector` lets through.
+std::vector<ChannelSampleStats> stats_of_first_pass(SampleStatsShare& first, const ImageView& image,
+                                                    const HistogramPlan& plan, const PixelSelector* selector,
+                                                    const std::vector<double>& percents) {
     const std::size_t channels = plan.channels.size();
-    FirstPass first = over_counted_pixels<FirstPass>(
-        image, selector,
-        [&] {
-            FirstPass p;
-            for (const int source : plan.sources) {
-                const SampleKind kind = sample_kind_of(plan, source);
-                p.channels.emplace_back(kind, code_count(plan, kind), !percents.empty());
-            }
-            return p;
-        },
-        [&](FirstPass& p, const std::byte* pixels, std::size_t count) {
-            for (std::size_t c = 0; c < channels; ++c)
-                with_channel_samples(plan, plan.sources[c], pixels, count,
-                                     [&](const auto* samples, std::size_t n, std::size_t stride) {
-                                         p.channels[c].add(samples, n, stride);
-                                     });
-        });
     std::vector<ChannelSampleStats> out(channels);
     std::vector<RankSelection> selections(channels);
     bool second_pass = false;
@@ -341,6 +346,54 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
         if (!selections[c].targets.empty()) finish_order_statistics(selections[c], second.low[c], percents, out[c]);
     return out;
 }
+}  // namespace
+
+std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
+                                                  const PixelSelector* selector, const std::vector<double>& percents) {
+    SampleStatsShare first = over_counted_pixels<SampleStatsShare>(
+        image, selector, [&] { return SampleStatsShare(plan, !percents.empty()); },
+        [&](SampleStatsShare& share, const std::byte* pixels, std::size_t count) { share.add(plan, pixels, count); });
+    return stats_of_first_pass(first, image, plan, selector, percents);
+}
+
+SampleStatsInPass::SampleStatsInPass(const HistogramPlan& plan, std::vector<double> percents)
+    : plan_(plan), percents_(std::move(percents)) {}
+SampleStatsInPass::~SampleStatsInPass() = default;
+
+void SampleStatsInPass::start(std::size_t workers) {
+    shares_.clear();
+    for (std::size_t t = 0; t < workers; ++t) shares_.push_back(std::make_unique<SampleStatsShare>(plan_, !percents_.empty()));
+}
+
+void SampleStatsInPass::add(std::size_t worker, const ImageView& image, std::uint64_t begin, std::uint64_t end) {
+    SampleStatsShare& share = *shares_[worker];
+    const std::size_t pixel_bytes = plan_.info.pixel_bytes();
+    for (std::uint64_t at = begin; at < end;) {  // row by row: a row's pixels are packed
+        const auto y = std::uint32_t(at / image.width), x = std::uint32_t(at % image.width);
+        const std::size_t n = std::size_t(std::min<std::uint64_t>(image.width - x, end - at));
+        share.add(plan_, image.row(y) + std::size_t(x) * pixel_bytes, n);
+        at += n;
+    }
+}
+
+void SampleStatsInPass::take_codes(const HistogramPlan& values, std::span<const std::uint64_t> value_slots) {
+    codes_.clear();
+    for (std::size_t c = 0; c < values.channels.size(); ++c) {
+        const auto first = value_slots.begin() + std::ptrdiff_t(c * values.slots_per_channel());
+        codes_.emplace_back(first, first + std::ptrdiff_t(values.bins()));
+    }
+}
+
+std::vector<ChannelSampleStats> SampleStatsInPass::finish(const ImageView& image) {
+    if (!codes_.empty()) {
+        std::vector<ChannelSampleStats> out;
+        for (const std::vector<std::uint64_t>& codes : codes_)
+            out.push_back(stats_of_codes(SampleKind::integer_codes, codes, percents_));
+        return out;
+    }
+    for (std::size_t t = 1; t < shares_.size(); ++t) shares_[0]->merge(*shares_[t]);
+    return stats_of_first_pass(*shares_[0], image, plan_, nullptr, percents_);
+}
 
 // Whether the histogram's counts are the samples' own: one bin per value of the format (8-bit
 // default bins; 16-bit ones with 65,536 bins), so that the statistics need no pass over the pixels.
@@ -360,9 +413,11 @@ bool add_sample_stats_of_counts(const Request& request, const HistogramPlan& pla
 }
 
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
-                      const PixelSelector* selector, Result& result) {
+                      const PixelSelector* selector, Result& result, SampleStatsInPass* in_pass) {
     if (!request.sample_stats || add_sample_stats_of_counts(request, plan, result)) return;
-    const std::vector<ChannelSampleStats> found = find_sample_stats(image, plan, selector, request.percentiles);
+    const std::vector<ChannelSampleStats> found = in_pass && in_pass->started()
+                                                      ? in_pass->finish(image)
+                                                      : find_sample_stats(image, plan, selector, request.percentiles);
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
         result.channels[c].sample_moments = found[c].moments;
         result.channels[c].sample_percentiles = found[c].percentiles;
