@@ -16,6 +16,8 @@
 
 #include "contract/half.h"
 #include "contract/luminance.h"
+#include "core/plan.hpp"
+#include "core/sample_stats_pass.hpp"
 #include "core/sample_stats_sums.hpp"
 #include "imghist/imghist.hpp"
 #include "histogram_asserts.hpp"
@@ -434,6 +436,34 @@ TEST(SampleStats, CpuCountingPassMatchesTheReference) {
                 }
             }
     }
+}
+
+// The second pass's counters are bounded (kSecondPassBudget): given room for one target a pass,
+// 90 percentiles of float samples take a pass per target and find what one pass finds, and
+// what this test's own evaluation finds.
+TEST(SampleStats, SecondPassInGroupsFindsTheSamePercentiles) {
+    Request r = stats_request();
+    r.percentiles.clear();
+    for (int eighths = 0; eighths < 800; eighths += 9) r.percentiles.push_back(eighths / 8.0);
+    r.percentiles.push_back(100);
+    for (const PixelFormat format : {PixelFormat::rgba_f32, PixelFormat::gray_f32})
+        for (const Pattern pattern : {Pattern::natural, Pattern::specials}) {
+            const auto img = make_image(format, 300, 200, pattern, 5);
+            const HistogramPlan plan(format, r);
+            const std::vector<ChannelSampleStats> grouped = find_sample_stats(img.view, plan, nullptr, r.percentiles, 1);
+            const std::vector<ChannelSampleStats> whole = find_sample_stats(img.view, plan, nullptr, r.percentiles);
+            for (std::size_t c = 0; c < plan.channels.size(); ++c) {
+                SCOPED_TRACE(std::string(format_info(format).name) + " " + testing::pattern_name(pattern) + " " +
+                             std::string(channel_name(plan.channels[c])));
+                EXPECT_EQ(grouped[c].moments, whole[c].moments);
+                EXPECT_EQ(grouped[c].percentiles, whole[c].percentiles);
+                const Expected e = expected_of(img.view, r, plan.channels[c], Region{0, 0, 300, 200}, nullptr);
+                ASSERT_FALSE(e.values.empty());
+                EXPECT_EQ(grouped[c].moments.min, e.values.front());
+                EXPECT_EQ(grouped[c].moments.max, e.values.back());
+                expect_percentiles(e, grouped[c].percentiles, r.percentiles);
+            }
+        }
 }
 
 }  // namespace

@@ -298,11 +298,84 @@ void count_low_key_bits(const RankSelection& selection, const std::uint32_t* sam
 
 double value_of_key(std::uint32_t key) { return double(std::bit_cast<float>(ih_float_bits_of_key(key))); }
 
+// Where next_target_group() goes on: a channel, and a target in its selection.
+struct TargetCursor {
+    std::size_t channel = 0, target = 0;
+};
+
+// The next group of at most `per_group` targets of the channels' selections, from `at` on: per
+// channel, its selection with only the group's targets (the others' target_index -1); empty
+// when every target has had its group.
+std::vector<RankSelection> next_target_group(const std::vector<RankSelection>& all, std::size_t per_group,
+                                             TargetCursor& at) {
+    std::vector<RankSelection> group;
+    for (std::size_t taken = 0; taken < per_group && at.channel < all.size();) {
+        const RankSelection& s = all[at.channel];
+        if (at.target == s.targets.size()) {
+            ++at.channel;
+            at.target = 0;
+            continue;
+        }
+        if (group.empty()) group.resize(all.size());
+        RankSelection& g = group[at.channel];
+        if (g.target_index.empty()) {
+            g.ranks = s.ranks;
+            g.bucket_of = s.bucket_of;
+            g.offset = s.offset;
+            g.target_index.assign(65536, -1);
+        }
+        g.target_index[s.targets[at.target]] = std::int32_t(g.targets.size());
+        g.targets.push_back(s.targets[at.target]);
+        ++at.target;
+        ++taken;
+    }
+    return group;
+}
+
+// The float channels' min, max and percentiles: the low 16 key bits of their target buckets
+// counted over the pixels `selector` lets through, as many targets a pass as `budget` bytes of
+// counters (every thread's together) hold: 100 percentiles of R, G, B and Y could otherwise
+// take hundreds of targets of 512 KiB each, in every thread.
+void find_order_statistics(const ImageView& image, const HistogramPlan& plan, const PixelSelector* selector,
+                           const std::vector<RankSelection>& selections, const std::vector<double>& percents,
+                           std::size_t budget, std::vector<ChannelSampleStats>& out) {
+    const std::size_t channels = selections.size();
+    const std::size_t threads = host_pass_threads(image.row_bytes() * image.height, image.height);
+    const std::size_t per_group = std::max<std::size_t>(1, budget / (threads * 65536 * sizeof(std::uint64_t)));
+    std::vector<std::vector<double>> values(channels);
+    TargetCursor cursor;
+    for (std::vector<RankSelection> group; !(group = next_target_group(selections, per_group, cursor)).empty();) {
+        const SecondPass second = over_counted_pixels<SecondPass>(
+            image, selector,
+            [&] {
+                SecondPass p;
+                for (const RankSelection& g : group) p.low.emplace_back(g.targets.size() * 65536, 0);
+                return p;
+            },
+            [&](SecondPass& p, const std::byte* pixels, std::size_t count) {
+                for (std::size_t c = 0; c < channels; ++c) {
+                    if (group[c].targets.empty()) continue;
+                    with_channel_samples(plan, plan.sources[c], pixels, count,
+                                         [&](const auto* samples, std::size_t n, std::size_t stride) {
+                                             if constexpr (sizeof(*samples) == 4)
+                                                 count_low_key_bits(group[c], samples, n, stride, p.low[c]);
+                                         });
+                }
+            });
+        for (std::size_t c = 0; c < channels; ++c)
+            if (!group[c].targets.empty()) read_rank_values(group[c], second.low[c], values[c]);
+    }
+    for (std::size_t c = 0; c < channels; ++c)
+        if (!selections[c].targets.empty()) finish_order_statistics(selections[c], values[c], percents, out[c]);
+}
+
 // The statistics from the merged first pass: the codes' and sums' moments, and the float
-// channels' order statistics through a second pass over the pixels `selector` lets through.
+// channels' order statistics through second passes over the pixels `selector` lets through.
 std::vector<ChannelSampleStats> stats_of_first_pass(SampleStatsShare& first, const ImageView& image,
                                                     const HistogramPlan& plan, const PixelSelector* selector,
-                                                    const std::vector<double>& percents) {
+                                                    const std::vector<double>& percents,
+                                                    std::size_t second_pass_budget) {
+
     const std::size_t channels = plan.channels.size();
     std::vector<ChannelSampleStats> out(channels);
     std::vector<RankSelection> selections(channels);
@@ -324,36 +397,18 @@ std::vector<ChannelSampleStats> stats_of_first_pass(SampleStatsShare& first, con
         selections[c] = select_ranks(out[c].moments.count, sums->top, percents);
         second_pass = true;
     }
-    if (!second_pass) return out;
-    SecondPass second = over_counted_pixels<SecondPass>(
-        image, selector,
-        [&] {
-            SecondPass p;
-            for (const RankSelection& s : selections) p.low.emplace_back(s.targets.size() * 65536, 0);
-            return p;
-        },
-        [&](SecondPass& p, const std::byte* pixels, std::size_t count) {
-            for (std::size_t c = 0; c < channels; ++c) {
-                if (selections[c].targets.empty()) continue;
-                with_channel_samples(plan, plan.sources[c], pixels, count,
-                                     [&](const auto* samples, std::size_t n, std::size_t stride) {
-                                         if constexpr (sizeof(*samples) == 4)
-                                             count_low_key_bits(selections[c], samples, n, stride, p.low[c]);
-                                     });
-            }
-        });
-    for (std::size_t c = 0; c < channels; ++c)
-        if (!selections[c].targets.empty()) finish_order_statistics(selections[c], second.low[c], percents, out[c]);
+    if (second_pass) find_order_statistics(image, plan, selector, selections, percents, second_pass_budget, out);
     return out;
 }
 }  // namespace
 
 std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
-                                                  const PixelSelector* selector, const std::vector<double>& percents) {
+                                                  const PixelSelector* selector, const std::vector<double>& percents,
+                                                  std::size_t second_pass_budget) {
     SampleStatsShare first = over_counted_pixels<SampleStatsShare>(
         image, selector, [&] { return SampleStatsShare(plan, !percents.empty()); },
         [&](SampleStatsShare& share, const std::byte* pixels, std::size_t count) { share.add(plan, pixels, count); });
-    return stats_of_first_pass(first, image, plan, selector, percents);
+    return stats_of_first_pass(first, image, plan, selector, percents, second_pass_budget);
 }
 
 SampleStatsInPass::SampleStatsInPass(const HistogramPlan& plan, std::vector<double> percents)
@@ -392,7 +447,7 @@ std::vector<ChannelSampleStats> SampleStatsInPass::finish(const ImageView& image
         return out;
     }
     for (std::size_t t = 1; t < shares_.size(); ++t) shares_[0]->merge(*shares_[t]);
-    return stats_of_first_pass(*shares_[0], image, plan_, nullptr, percents_);
+    return stats_of_first_pass(*shares_[0], image, plan_, nullptr, percents_, kSecondPassBudget);
 }
 
 // Whether the histogram's counts are the samples' own: one bin per value of the format (8-bit

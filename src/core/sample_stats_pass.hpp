@@ -24,10 +24,16 @@ class PixelSelector;
 class SlotCounter;
 struct AlphaTest;
 
+// The most the float samples' second pass (their percentiles) takes for its counters, every
+// thread's together: more targets than fit are counted in more passes.
+inline constexpr std::size_t kSecondPassBudget = std::size_t(64) << 20;
+
 // Each plan channel's statistics over the pixels of `image` that `selector` lets through (every
-// pixel when it is null).
+// pixel when it is null); `second_pass_budget` bytes at most for the second pass's counters
+// (at least one target's a thread).
 std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
-                                                  const PixelSelector* selector, const std::vector<double>& percents);
+                                                  const PixelSelector* selector, const std::vector<double>& percents,
+                                                  std::size_t second_pass_budget = kSecondPassBudget);
 
 struct SampleStatsShare;  // one thread's first-pass accumulators (sample_stats_pass.cpp)
 
