@@ -11,6 +11,9 @@
 // - Anything else (huge bin counts, tiny images, layouts no kernel is compiled for) takes the
 //   direct path (cpu_direct.cpp): classify and count_code per sample into 64-bit counters,
 //   still threaded when the image is big.
+// - A whole image's value extremes and sample statistics are found in the same pass: each
+//   worker hands the pieces it has just counted to their finders (SampleStatsInPass), and
+//   16-bit samples with statistics are counted by value, their bins folded from those counts.
 //
 // Threading promise (engine.hpp): an engine is used by one thread at a time; the tables it
 // caches between calls are owned by the engine, and worker threads only read them.
