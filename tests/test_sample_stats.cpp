@@ -16,8 +16,11 @@
 
 #include "contract/half.h"
 #include "contract/luminance.h"
+#include "core/plan.hpp"
+#include "core/sample_stats_pass.hpp"
 #include "core/sample_stats_sums.hpp"
 #include "imghist/imghist.hpp"
+#include "histogram_asserts.hpp"
 #include "test_images.hpp"
 
 namespace imghist {
@@ -397,6 +400,70 @@ TEST(SampleStats, EightBitSumsKeepExactPercentiles) {
         EXPECT_FALSE(sum.channels[c].sample_percentiles.empty());
         EXPECT_EQ(sum.channels[c].sample_stats(), whole.channels[c].sample_stats()) << channel_name(sum.channels[c].channel);
     }
+}
+
+// cpu takes the statistics' first pass inside its counting pass: on several workers, piece by
+// piece, and 16-bit samples by value, their bins folded from those counts. Images large enough
+// for that (and one small enough for cpu's direct path), with the bins' clipping counts, a
+// range, a mask, an alpha threshold, a roi and tiles, and without percentiles: every count and
+// statistic equals the reference backend's.
+TEST(SampleStats, CpuCountingPassMatchesTheReference) {
+    const auto cpu = create_engine("cpu", EngineOptions{.threads = 3});
+    const auto reference = create_engine("reference");
+    for (const auto& [width, height] : {std::pair{700u, 400u}, std::pair{9u, 5u}}) {
+        const auto mask = make_image(PixelFormat::gray8, width, height, Pattern::random, 3);
+        for (const PixelFormat format : {PixelFormat::rgba8, PixelFormat::rgb16, PixelFormat::rgba16, PixelFormat::gray16,
+                                         PixelFormat::rgba_f16, PixelFormat::rgba_f32})
+            for (const Pattern pattern : testing::all_patterns) {
+                const auto img = make_image(format, width, height, pattern, 21, 16);
+                const bool is_float = format_info(format).is_float();
+                std::vector<Request> requests(7, stats_request());
+                requests[1].bins.bins = 16;
+                requests[2].bins.bins = 100;
+                requests[2].bins.range = is_float ? std::pair{0.25, 0.75} : std::pair{10.0, 200.0};
+                requests[3].mask = mask.view;
+                requests[4].alpha_threshold = 0.5;
+                requests[5].roi = Region{1, 1, width - 3, height - 2};
+                requests[5].tiles = {2, 3};
+                requests[6].percentiles.clear();  // the moments alone, beside the value extremes
+                requests[6].value_extremes = true;
+                for (std::size_t i = 0; i < requests.size(); ++i) {
+                    if (requests[i].alpha_threshold && format_info(format).alpha < 0) continue;
+                    testing::expect_same_histograms(cpu->compute(img.view, requests[i]), reference->compute(img.view, requests[i]),
+                                                    std::string(format_info(format).name) + " " +
+                                                        testing::pattern_name(pattern) + " request " + std::to_string(i) +
+                                                        " width " + std::to_string(width));
+                }
+            }
+    }
+}
+
+// The second pass's counters are bounded (kSecondPassBudget): given room for one target a pass,
+// 90 percentiles of float samples take a pass per target and find what one pass finds, and
+// what this test's own evaluation finds.
+TEST(SampleStats, SecondPassInGroupsFindsTheSamePercentiles) {
+    Request r = stats_request();
+    r.percentiles.clear();
+    for (int eighths = 0; eighths < 800; eighths += 9) r.percentiles.push_back(eighths / 8.0);
+    r.percentiles.push_back(100);
+    for (const PixelFormat format : {PixelFormat::rgba_f32, PixelFormat::gray_f32})
+        for (const Pattern pattern : {Pattern::natural, Pattern::specials}) {
+            const auto img = make_image(format, 300, 200, pattern, 5);
+            const HistogramPlan plan(format, r);
+            const std::vector<ChannelSampleStats> grouped = find_sample_stats(img.view, plan, nullptr, r.percentiles, 1);
+            const std::vector<ChannelSampleStats> whole = find_sample_stats(img.view, plan, nullptr, r.percentiles);
+            for (std::size_t c = 0; c < plan.channels.size(); ++c) {
+                SCOPED_TRACE(std::string(format_info(format).name) + " " + testing::pattern_name(pattern) + " " +
+                             std::string(channel_name(plan.channels[c])));
+                EXPECT_EQ(grouped[c].moments, whole[c].moments);
+                EXPECT_EQ(grouped[c].percentiles, whole[c].percentiles);
+                const Expected e = expected_of(img.view, r, plan.channels[c], Region{0, 0, 300, 200}, nullptr);
+                ASSERT_FALSE(e.values.empty());
+                EXPECT_EQ(grouped[c].moments.min, e.values.front());
+                EXPECT_EQ(grouped[c].moments.max, e.values.back());
+                expect_percentiles(e, grouped[c].percentiles, r.percentiles);
+            }
+        }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ namespace imghist {
 class ExtremesFinder;
 class HistogramPlan;
 class PixelSelector;
+class SampleStatsInPass;
 struct AlphaTest;
 struct RankSelection;
 
@@ -115,6 +116,10 @@ public:
     virtual bool finds_value_extremes() const { return false; }
     void set_value_extremes_finder(ExtremesFinder* finder) { extremes_finder_ = finder; }
     ExtremesFinder* value_extremes_finder() const { return extremes_finder_; }
+    // The same for Request::sample_stats' first pass (SampleStatsInPass::start and add).
+    virtual bool finds_sample_stats() const { return false; }
+    void set_sample_stats_in_pass(SampleStatsInPass* in_pass) { sample_stats_in_pass_ = in_pass; }
+    SampleStatsInPass* sample_stats_in_pass() const { return sample_stats_in_pass_; }
 
     // Attaches a note to the Result being computed (called from accumulate()).
     void add_note(std::string note) { notes_.push_back(std::move(note)); }
@@ -134,6 +139,7 @@ private:
     std::vector<std::string> notes_;
     std::vector<std::uint64_t> gather_buffer_;
     ExtremesFinder* extremes_finder_ = nullptr;
+    SampleStatsInPass* sample_stats_in_pass_ = nullptr;
 };
 
 // Engine::compute of every backend, for a validated view; and the same for a validated device

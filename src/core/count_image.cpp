@@ -62,16 +62,19 @@ Result count_whole_of(SlotCounter& counter, const Pixels& image, const Request& 
     Counting counting(image.format, request);
     counter.take_notes();
     ExtremesInThePass in_pass(counter, image, request, counting.plan);
+    SampleStatsInThePass stats_in_pass(counter, image, request, counting.plan);
     const bool counted = counting.clipping && accumulate_pixels_with_extremes(counter, image, counting.plan, *counting.clipping,
                                                                               counting.slots, counting.extremes);
     if (!counted) accumulate_pixels(counter, image, counting.plan, counting.slots);
     in_pass.end();
+    stats_in_pass.end();
     Result result = counting.result(image, std::move(backend), std::move(device), counted);
     if (!counted && counting.clipping && counts_unproven_clipping<Pixels>(counter))
         counter.count_clipping(image, *counting.clipping, result);
     result.notes = counter.take_notes();
     if (in_pass.finder()) set_value_extremes(result.channels, in_pass.finder()->channels());
-    add_image_statistics(counter, image, request, counting.plan, result, in_pass.finder().has_value());
+    add_image_statistics(counter, image, request, counting.plan, result, in_pass.finder().has_value(),
+                         stats_in_pass.in_pass());
     return result;
 }
 

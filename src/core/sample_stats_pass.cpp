@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
 #include <optional>
 
 #include "contract/binning.h"
@@ -247,13 +248,32 @@ Share over_counted_pixels(const ImageView& image, const PixelSelector* selector,
     return std::move(*shares[0]);
 }
 
-struct FirstPass {
+
+}  // namespace
+
+// One thread's first-pass state: an accumulator per plan channel.
+struct SampleStatsShare {
     std::vector<ChannelAccumulator> channels;
-    void merge(FirstPass& other) {
+    SampleStatsShare(const HistogramPlan& plan, bool ranks) {
+        for (const int source : plan.sources) {
+            const SampleKind kind = sample_kind_of(plan, source);
+            channels.emplace_back(kind, code_count(plan, kind), ranks);
+        }
+    }
+    // `count` packed pixels' samples.
+    void add(const HistogramPlan& plan, const std::byte* pixels, std::size_t count) {
+        for (std::size_t c = 0; c < channels.size(); ++c)
+            with_channel_samples(plan, plan.sources[c], pixels, count,
+                                 [&](const auto* samples, std::size_t n, std::size_t stride) {
+                                     channels[c].add(samples, n, stride);
+                                 });
+    }
+    void merge(SampleStatsShare& other) {
         for (std::size_t c = 0; c < channels.size(); ++c) channels[c].merge(other.channels[c]);
     }
 };
 
+namespace {
 // The second pass's state in one thread: per float channel, the low 16 key bits' counts of each
 // target bucket.
 struct SecondPass {
@@ -277,28 +297,86 @@ void count_low_key_bits(const RankSelection& selection, const std::uint32_t* sam
 }
 
 double value_of_key(std::uint32_t key) { return double(std::bit_cast<float>(ih_float_bits_of_key(key))); }
-}  // namespace
 
-std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
-                                                  const PixelSelector* selector, const std::vector<double>& percents) {
+// Where next_target_group() goes on: a channel, and a target in its selection.
+struct TargetCursor {
+    std::size_t channel = 0, target = 0;
+};
+
+// The next group of at most `per_group` targets of the channels' selections, from `at` on: per
+// channel, its selection with only the group's targets (the others' target_index -1); empty
+// when every target has had its group.
+std::vector<RankSelection> next_target_group(const std::vector<RankSelection>& all, std::size_t per_group,
+                                             TargetCursor& at) {
+    std::vector<RankSelection> group;
+    for (std::size_t taken = 0; taken < per_group && at.channel < all.size();) {
+        const RankSelection& s = all[at.channel];
+        if (at.target == s.targets.size()) {
+            ++at.channel;
+            at.target = 0;
+            continue;
+        }
+        if (group.empty()) group.resize(all.size());
+        RankSelection& g = group[at.channel];
+        if (g.target_index.empty()) {
+            g.ranks = s.ranks;
+            g.bucket_of = s.bucket_of;
+            g.offset = s.offset;
+            g.target_index.assign(65536, -1);
+        }
+        g.target_index[s.targets[at.target]] = std::int32_t(g.targets.size());
+        g.targets.push_back(s.targets[at.target]);
+        ++at.target;
+        ++taken;
+    }
+    return group;
+}
+
+// The float channels' min, max and percentiles: the low 16 key bits of their target buckets
+// counted over the pixels `selector` lets through, as many targets a pass as `budget` bytes of
+// counters (every thread's together) hold: 100 percentiles of R, G, B and Y could otherwise
+// take hundreds of targets of 512 KiB each, in every thread.
+void find_order_statistics(const ImageView& image, const HistogramPlan& plan, const PixelSelector* selector,
+                           const std::vector<RankSelection>& selections, const std::vector<double>& percents,
+                           std::size_t budget, std::vector<ChannelSampleStats>& out) {
+    const std::size_t channels = selections.size();
+    const std::size_t threads = host_pass_threads(image.row_bytes() * image.height, image.height);
+    const std::size_t per_group = std::max<std::size_t>(1, budget / (threads * 65536 * sizeof(std::uint64_t)));
+    std::vector<std::vector<double>> values(channels);
+    TargetCursor cursor;
+    for (std::vector<RankSelection> group; !(group = next_target_group(selections, per_group, cursor)).empty();) {
+        const SecondPass second = over_counted_pixels<SecondPass>(
+            image, selector,
+            [&] {
+                SecondPass p;
+                for (const RankSelection& g : group) p.low.emplace_back(g.targets.size() * 65536, 0);
+                return p;
+            },
+            [&](SecondPass& p, const std::byte* pixels, std::size_t count) {
+                for (std::size_t c = 0; c < channels; ++c) {
+                    if (group[c].targets.empty()) continue;
+                    with_channel_samples(plan, plan.sources[c], pixels, count,
+                                         [&](const auto* samples, std::size_t n, std::size_t stride) {
+                                             if constexpr (sizeof(*samples) == 4)
+                                                 count_low_key_bits(group[c], samples, n, stride, p.low[c]);
+                                         });
+                }
+            });
+        for (std::size_t c = 0; c < channels; ++c)
+            if (!group[c].targets.empty()) read_rank_values(group[c], second.low[c], values[c]);
+    }
+    for (std::size_t c = 0; c < channels; ++c)
+        if (!selections[c].targets.empty()) finish_order_statistics(selections[c], values[c], percents, out[c]);
+}
+
+// The statistics from the merged first pass: the codes' and sums' moments, and the float
+// channels' order statistics through second passes over the pixels `selector` lets through.
+std::vector<ChannelSampleStats> stats_of_first_pass(SampleStatsShare& first, const ImageView& image,
+                                                    const HistogramPlan& plan, const PixelSelector* selector,
+                                                    const std::vector<double>& percents,
+                                                    std::size_t second_pass_budget) {
+
     const std::size_t channels = plan.channels.size();
-    FirstPass first = over_counted_pixels<FirstPass>(
-        image, selector,
-        [&] {
-            FirstPass p;
-            for (const int source : plan.sources) {
-                const SampleKind kind = sample_kind_of(plan, source);
-                p.channels.emplace_back(kind, code_count(plan, kind), !percents.empty());
-            }
-            return p;
-        },
-        [&](FirstPass& p, const std::byte* pixels, std::size_t count) {
-            for (std::size_t c = 0; c < channels; ++c)
-                with_channel_samples(plan, plan.sources[c], pixels, count,
-                                     [&](const auto* samples, std::size_t n, std::size_t stride) {
-                                         p.channels[c].add(samples, n, stride);
-                                     });
-        });
     std::vector<ChannelSampleStats> out(channels);
     std::vector<RankSelection> selections(channels);
     bool second_pass = false;
@@ -319,27 +397,57 @@ std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const 
         selections[c] = select_ranks(out[c].moments.count, sums->top, percents);
         second_pass = true;
     }
-    if (!second_pass) return out;
-    SecondPass second = over_counted_pixels<SecondPass>(
-        image, selector,
-        [&] {
-            SecondPass p;
-            for (const RankSelection& s : selections) p.low.emplace_back(s.targets.size() * 65536, 0);
-            return p;
-        },
-        [&](SecondPass& p, const std::byte* pixels, std::size_t count) {
-            for (std::size_t c = 0; c < channels; ++c) {
-                if (selections[c].targets.empty()) continue;
-                with_channel_samples(plan, plan.sources[c], pixels, count,
-                                     [&](const auto* samples, std::size_t n, std::size_t stride) {
-                                         if constexpr (sizeof(*samples) == 4)
-                                             count_low_key_bits(selections[c], samples, n, stride, p.low[c]);
-                                     });
-            }
-        });
-    for (std::size_t c = 0; c < channels; ++c)
-        if (!selections[c].targets.empty()) finish_order_statistics(selections[c], second.low[c], percents, out[c]);
+    if (second_pass) find_order_statistics(image, plan, selector, selections, percents, second_pass_budget, out);
     return out;
+}
+}  // namespace
+
+std::vector<ChannelSampleStats> find_sample_stats(const ImageView& image, const HistogramPlan& plan,
+                                                  const PixelSelector* selector, const std::vector<double>& percents,
+                                                  std::size_t second_pass_budget) {
+    SampleStatsShare first = over_counted_pixels<SampleStatsShare>(
+        image, selector, [&] { return SampleStatsShare(plan, !percents.empty()); },
+        [&](SampleStatsShare& share, const std::byte* pixels, std::size_t count) { share.add(plan, pixels, count); });
+    return stats_of_first_pass(first, image, plan, selector, percents, second_pass_budget);
+}
+
+SampleStatsInPass::SampleStatsInPass(const HistogramPlan& plan, std::vector<double> percents)
+    : plan_(plan), percents_(std::move(percents)) {}
+SampleStatsInPass::~SampleStatsInPass() = default;
+
+void SampleStatsInPass::start(std::size_t workers) {
+    shares_.clear();
+    for (std::size_t t = 0; t < workers; ++t) shares_.push_back(std::make_unique<SampleStatsShare>(plan_, !percents_.empty()));
+}
+
+void SampleStatsInPass::add(std::size_t worker, const ImageView& image, std::uint64_t begin, std::uint64_t end) {
+    SampleStatsShare& share = *shares_[worker];
+    const std::size_t pixel_bytes = plan_.info.pixel_bytes();
+    for (std::uint64_t at = begin; at < end;) {  // row by row: a row's pixels are packed
+        const auto y = std::uint32_t(at / image.width), x = std::uint32_t(at % image.width);
+        const std::size_t n = std::size_t(std::min<std::uint64_t>(image.width - x, end - at));
+        share.add(plan_, image.row(y) + std::size_t(x) * pixel_bytes, n);
+        at += n;
+    }
+}
+
+void SampleStatsInPass::take_codes(const HistogramPlan& values, std::span<const std::uint64_t> value_slots) {
+    codes_.clear();
+    for (std::size_t c = 0; c < values.channels.size(); ++c) {
+        const auto first = value_slots.begin() + std::ptrdiff_t(c * values.slots_per_channel());
+        codes_.emplace_back(first, first + std::ptrdiff_t(values.bins()));
+    }
+}
+
+std::vector<ChannelSampleStats> SampleStatsInPass::finish(const ImageView& image) {
+    if (!codes_.empty()) {
+        std::vector<ChannelSampleStats> out;
+        for (const std::vector<std::uint64_t>& codes : codes_)
+            out.push_back(stats_of_codes(SampleKind::integer_codes, codes, percents_));
+        return out;
+    }
+    for (std::size_t t = 1; t < shares_.size(); ++t) shares_[0]->merge(*shares_[t]);
+    return stats_of_first_pass(*shares_[0], image, plan_, nullptr, percents_, kSecondPassBudget);
 }
 
 // Whether the histogram's counts are the samples' own: one bin per value of the format (8-bit
@@ -360,9 +468,11 @@ bool add_sample_stats_of_counts(const Request& request, const HistogramPlan& pla
 }
 
 void add_sample_stats(const ImageView& image, const Request& request, const HistogramPlan& plan,
-                      const PixelSelector* selector, Result& result) {
+                      const PixelSelector* selector, Result& result, SampleStatsInPass* in_pass) {
     if (!request.sample_stats || add_sample_stats_of_counts(request, plan, result)) return;
-    const std::vector<ChannelSampleStats> found = find_sample_stats(image, plan, selector, request.percentiles);
+    const std::vector<ChannelSampleStats> found = in_pass && in_pass->started()
+                                                      ? in_pass->finish(image)
+                                                      : find_sample_stats(image, plan, selector, request.percentiles);
     for (std::size_t c = 0; c < result.channels.size(); ++c) {
         result.channels[c].sample_moments = found[c].moments;
         result.channels[c].sample_percentiles = found[c].percentiles;

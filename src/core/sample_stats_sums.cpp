@@ -206,17 +206,29 @@ PackedTargets pack_targets(std::span<const RankSelection> selections) {
     return packed;
 }
 
-void finish_order_statistics(const RankSelection& s, std::span<const std::uint64_t> low,
-                             const std::vector<double>& percents, ChannelSampleStats& stats) {
-    if (s.ranks.empty()) return;
-    std::vector<double> values;
+void read_rank_values(const RankSelection& s, std::span<const std::uint64_t> low, std::vector<double>& values) {
+    values.resize(s.ranks.size());
     for (std::size_t i = 0; i < s.ranks.size(); ++i) {
-        const auto* counts = low.data() + std::size_t(s.target_index[s.bucket_of[i]]) * 65536;
+        const std::int32_t target = s.target_index[s.bucket_of[i]];
+        if (target < 0) continue;
+        const auto* counts = low.data() + std::size_t(target) * 65536;
         std::uint64_t below = 0;
         std::uint32_t l = 0;
         while (below + counts[l] <= s.offset[i]) below += counts[l++];
-        values.push_back(double(value_of_key((s.bucket_of[i] << 16) | l)));
+        values[i] = double(value_of_key((s.bucket_of[i] << 16) | l));
     }
+}
+
+void finish_order_statistics(const RankSelection& s, std::span<const std::uint64_t> low,
+                             const std::vector<double>& percents, ChannelSampleStats& stats) {
+    std::vector<double> values;
+    read_rank_values(s, low, values);
+    finish_order_statistics(s, values, percents, stats);
+}
+
+void finish_order_statistics(const RankSelection& s, const std::vector<double>& values,
+                             const std::vector<double>& percents, ChannelSampleStats& stats) {
+    if (s.ranks.empty()) return;
     const auto value_at = [&](std::uint64_t rank) {
         return values[std::size_t(std::lower_bound(s.ranks.begin(), s.ranks.end(), rank) - s.ranks.begin())];
     };

@@ -86,5 +86,12 @@ PackedTargets pack_targets(std::span<const RankSelection> selections);
 // `stats` (whose moments.count is the channel's).
 void finish_order_statistics(const RankSelection& selection, std::span<const std::uint64_t> low,
                              const std::vector<double>& percents, ChannelSampleStats& stats);
+// The same in steps, for a second pass made in several (the host's, to bound its counters'
+// memory): read_rank_values() sets values[i] for each rank i whose bucket `selection` targets
+// (a target_index of -1 leaves that rank's value alone), and finish_order_statistics() takes
+// the values of every rank.
+void read_rank_values(const RankSelection& selection, std::span<const std::uint64_t> low, std::vector<double>& values);
+void finish_order_statistics(const RankSelection& selection, const std::vector<double>& values,
+                             const std::vector<double>& percents, ChannelSampleStats& stats);
 
 }  // namespace imghist

@@ -11,6 +11,9 @@
 // - Anything else (huge bin counts, tiny images, layouts no kernel is compiled for) takes the
 //   direct path (cpu_direct.cpp): classify and count_code per sample into 64-bit counters,
 //   still threaded when the image is big.
+// - A whole image's value extremes and sample statistics are found in the same pass: each
+//   worker hands the pieces it has just counted to their finders (SampleStatsInPass), and
+//   16-bit samples with statistics are counted by value, their bins folded from those counts.
 //
 // Threading promise (engine.hpp): an engine is used by one thread at a time; the tables it
 // caches between calls are owned by the engine, and worker threads only read them.
@@ -32,6 +35,7 @@
 #include "core/backend_list.hpp"
 #include "core/device_select.hpp"
 #include "core/plan.hpp"
+#include "core/sample_stats_pass.hpp"
 #include "core/selection.hpp"
 
 namespace imghist {
@@ -56,8 +60,9 @@ constexpr std::size_t kSelectedPixels = std::size_t(1) << 15;
 // A mask's runs of at least this many kept pixels are counted in place instead of copied: a
 // kernel call costs about what copying a few dozen pixels does.
 constexpr std::uint32_t kMinRunInPlace = 256;
-// Value extremes in the counting pass: found in pieces of this many pixels right after they are
-// counted (16 bytes a pixel at most: 256 KiB, within a core's L2).
+// Value extremes and the sample statistics' first pass in the counting pass: found in pieces of
+// this many pixels right after they are counted (16 bytes a pixel at most: 256 KiB, within a
+// core's L2).
 constexpr std::uint64_t kExtremesPiecePixels = std::uint64_t(1) << 14;
 
 unsigned resolve_threads(unsigned requested) {
@@ -150,8 +155,9 @@ public:
         return true;
     }
 
-    // Value extremes of a whole image: in count()'s pass.
+    // Value extremes and the sample statistics' first pass of a whole image: in count()'s pass.
     bool finds_value_extremes() const override { return true; }
+    bool finds_sample_stats() const override { return true; }
 
     // A mask or an alpha threshold: each worker gathers the selected pixels of its rows into a
     // buffer of its own, small enough to stay in its core's cache, and counts them from there.
@@ -238,9 +244,15 @@ private:
     // 8-bit samples whose bins are not their values (edge bins, other ranges or bin counts, or
     // with the extremes) are counted as raw values by the identity kernels, and each of the 256
     // values then moves to its slots once (ValueFold): a table read per sample cost 1.6-1.75x
-    // the identity kernels (8K RGBA8 R,G,B, Zen 5: 15.2-17.0 ms against 9.8). This is the plan
-    // of those raw values.
-    static std::optional<HistogramPlan> values_plan(const HistogramPlan& plan, const HistogramPlan* clipping) {
+    // the identity kernels (8K RGBA8 R,G,B, Zen 5: 15.2-17.0 ms against 9.8). So are 16-bit
+    // samples whose sample statistics are wanted (`codes_wanted`): the statistics then come from
+    // the same counts, with no counting of their own (4K RGBA16 R,G,B,Y, 2-vCPU EPYC, moments:
+    // 46-58 ms against 55-67 for the values' sums and extremes beside the bins). This is the
+    // plan of those raw values.
+    static std::optional<HistogramPlan> values_plan(const HistogramPlan& plan, const HistogramPlan* clipping,
+                                                    bool codes_wanted = false) {
+        if (codes_wanted && plan.info.sample == SampleType::u16 && !counts_are_values(plan))
+            return plan.with_layout(resolve_layout(SampleType::u16, BinSpec{.bins = 1u << 16}));
         if (plan.info.sample != SampleType::u8 || (plan.int_mode == IH_INT_SHIFT && plan.shift == 0 && !clipping))
             return std::nullopt;
         return plan.with_layout(resolve_layout(SampleType::u8, BinSpec{}));
@@ -250,9 +262,14 @@ private:
     std::uint64_t count(const ImageView& image, const HistogramPlan& plan, const HistogramPlan* clipping,
                         std::span<std::uint64_t> slots, std::span<std::uint64_t> extremes,
                         const PixelSelector* selector) {
-        if (const std::optional<HistogramPlan> values = values_plan(plan, clipping)) {
+        // The sample statistics' first pass, where the count is of a whole image.
+        SampleStatsInPass* const stats = selector ? nullptr : sample_stats_in_pass();
+        if (const std::optional<HistogramPlan> values = values_plan(plan, clipping, stats != nullptr)) {
             std::vector<std::uint64_t> value_slots(values->total_slots(), 0);
+            set_sample_stats_in_pass(nullptr);  // the values' counts are the statistics' codes
             const std::uint64_t counted = count(image, *values, nullptr, value_slots, {}, selector);
+            set_sample_stats_in_pass(stats);
+            if (stats) stats->take_codes(*values, value_slots);
             ValueFold(*values, plan, clipping).add(value_slots, slots, extremes);
             return counted;
         }
@@ -272,6 +289,8 @@ private:
         // while they are still in its cache (a pass of their own would read the image again).
         ExtremesFinder* const found = selector ? nullptr : value_extremes_finder();
         std::vector<std::optional<ExtremesFinder>> finders(workers);
+        // The sample statistics' first pass likewise, piece by piece.
+        if (stats) stats->start(workers);
         run_workers(workers, [&](std::uint64_t t) {
             Counters& k = counters[t];
             if (selector) {
@@ -293,14 +312,15 @@ private:
                     const std::uint64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
                     if (begin >= pixels) break;
                     const std::uint64_t end = std::min(pixels, begin + chunk);
-                    if (!found) {
+                    if (!found && !stats) {
                         counting.count_pixels(k, image, begin, end);
                         continue;
                     }
                     for (std::uint64_t piece = begin; piece < end; piece += kExtremesPiecePixels) {
                         const std::uint64_t piece_end = std::min(end, piece + kExtremesPiecePixels);
                         counting.count_pixels(k, image, piece, piece_end);
-                        finders[t]->add(image, piece, piece_end);
+                        if (found) finders[t]->add(image, piece, piece_end);
+                        if (stats) stats->add(t, image, piece, piece_end);
                     }
                 }
             }

@@ -18,7 +18,10 @@ void Counters::init(const HistogramPlan& p, const HistogramPlan* clip, const Slo
         // A fixed pitch for the common layouts lets the kernels address every table with a
         // constant displacement from one base register.
         pitch = s->width() + 16u <= kSmallPitch ? kSmallPitch : (s->width() + 15u) / 16u * 16u + 16u;
-        sub.assign(std::size_t(kMaxSubs) * channels * pitch, 0);
+        // Wide layouts' kernels write distinct_subs() tables only: the others would be memory
+        // made, cleared and flushed for nothing (16-bit values: 8 tables of 256 KiB a channel).
+        subs = pitch == kSmallPitch ? kMaxSubs : distinct_subs(channels, pitch);
+        sub.assign(std::size_t(subs) * channels * pitch, 0);
     }
 }
 
@@ -28,7 +31,7 @@ void Counters::flush() {
     for (unsigned c = 0; c < channels; ++c) {
         std::uint64_t* out = totals.data() + std::size_t(c) * plan->slots_per_channel();
         std::uint64_t* out_extremes = clipping ? extremes.data() + 2 * std::size_t(c) : nullptr;
-        for (unsigned s = 0; s < kMaxSubs; ++s) {
+        for (unsigned s = 0; s < subs; ++s) {
             std::uint32_t* t = table(s, c);
             for (std::uint32_t j = 0; j < width; ++j)
                 if (t[j] != 0) slots->add(out, out_extremes, j, t[j]);

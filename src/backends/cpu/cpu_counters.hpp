@@ -38,8 +38,8 @@ struct alignas(64) Counters {
     const HistogramPlan* plan = nullptr;
     const HistogramPlan* clipping = nullptr;  // null: extremes are not counted
     const SlotMap* slots = nullptr;           // null: the direct path (no sub-histograms)
-    std::uint32_t channels = 0, pitch = 0;
-    std::vector<std::uint32_t> sub;       // [kMaxSubs][channels][pitch], 32-bit
+    std::uint32_t channels = 0, pitch = 0, subs = 0;
+    std::vector<std::uint32_t> sub;       // [subs][channels][pitch], 32-bit
     std::vector<std::uint64_t> totals;    // the plan's slot layout, 64-bit
     std::vector<std::uint64_t> extremes;  // per channel: low, high
     std::uint64_t pending = 0;            // pixels counted since the last flush
