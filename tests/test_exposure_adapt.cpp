@@ -156,6 +156,8 @@ TEST(ExposureAdapt, BadSettingsGiveOneClearError) {
     c = {};
     c.metering.low_percent = 96;
     expect_refused(c, 0.1f, "percentiles");
+    EXPECT_THROW((void)adapt(ExposureState{}, metered(nan), ExposureControl{}, 0.1f), InvalidArgument);
+    EXPECT_THROW((void)adapt(ExposureState{}, metered(1e39), ExposureControl{}, 0.1f), InvalidArgument);
 }
 
 }  // namespace

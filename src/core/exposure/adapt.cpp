@@ -81,6 +81,9 @@ ExposureState adapt(const ExposureState& state, const std::optional<Exposure>& m
     next.metered = bool(metered);
     if (!metered) return next;
     const float average = float(metered->average_ev);
+    if (!std::isfinite(average))
+        throw InvalidArgument("exposure adaptation: the metered average EV must be finite (got " +
+                              std::to_string(metered->average_ev) + ")");
     const float clamped = std::min(std::max(average, control.min_ev), control.max_ev);
     const float compensation = control.compensation + curve_stops(control.curve, clamped);
     const float key_ev = float(std::log2(control.metering.key));
