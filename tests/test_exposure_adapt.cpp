@@ -72,7 +72,8 @@ TEST(ExposureAdapt, ClampsAndCompensationCurve) {
     EXPECT_EQ(adapt(ExposureState{}, metered(-20), control, 0.1f).average_ev, -20.0f) << "kept before the clamp";
 }
 
-// The contract's steps, one fp32 operation each (this file is built with -ffp-contract=off).
+// The contract's steps, one fp32 operation each (this file is built with -ffp-contract=off); no
+// division but the settings' two reciprocals, in double.
 float contract_frame(float ev, bool started, float average, const ExposureControl& c, float dt) {
     const float clamped = std::fmin(std::fmax(average, c.min_ev), c.max_ev);
     float curve = 0;
@@ -80,7 +81,8 @@ float contract_frame(float ev, bool started, float average, const ExposureContro
         curve = clamped <= c.curve.front().ev ? c.curve.front().stops : c.curve.back().stops;
         for (std::size_t i = 0; i + 1 < c.curve.size(); ++i)
             if (c.curve[i].ev <= clamped && clamped < c.curve[i + 1].ev) {
-                const float t = (clamped - c.curve[i].ev) / (c.curve[i + 1].ev - c.curve[i].ev);
+                const float inverse_width = float(1.0 / (double(c.curve[i + 1].ev) - double(c.curve[i].ev)));
+                const float t = (clamped - c.curve[i].ev) * inverse_width;
                 curve = c.curve[i].stops + t * (c.curve[i + 1].stops - c.curve[i].stops);
             }
     }
@@ -88,7 +90,7 @@ float contract_frame(float ev, bool started, float average, const ExposureContro
     if (!started) return target;
     const float delta = target - ev;
     const float step = (delta > 0 ? c.speed_up : c.speed_down) * dt;
-    const float move = delta * std::fmin(step / c.distance, 1.0f);
+    const float move = delta * std::fmin(step * float(1.0 / c.distance), 1.0f);
     return ev + (delta > 0 ? std::fmin(step, move) : std::fmax(-step, move));
 }
 

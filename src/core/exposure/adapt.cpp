@@ -31,6 +31,10 @@ void validate_curve(const std::vector<CompensationPoint>& curve) {
     }
 }
 
+// 1 / x in double, rounded once to fp32: the settings' constants that spare a shader fp32
+// division, which Vulkan does not round correctly.
+float reciprocal(double x) { return float(1.0 / x); }
+
 // The curve's stops at `ev`: held flat outside its points, linear between them.
 float curve_stops(const std::vector<CompensationPoint>& curve, float ev) {
     if (curve.empty()) return 0.0f;
@@ -40,7 +44,7 @@ float curve_stops(const std::vector<CompensationPoint>& curve, float ev) {
     while (!(ev < curve[i + 1].ev)) ++i;
     const CompensationPoint& a = curve[i];
     const CompensationPoint& b = curve[i + 1];
-    const float t = (ev - a.ev) / (b.ev - a.ev);
+    const float t = (ev - a.ev) * reciprocal(double(b.ev) - double(a.ev));
     const float rise = b.stops - a.stops;
     const float part = t * rise;
     return a.stops + part;
@@ -51,7 +55,7 @@ float step_towards(float ev, float target, const ExposureControl& control, float
     const float delta = target - ev;
     const float speed = delta > 0 ? control.speed_up : control.speed_down;
     const float step = speed * seconds;
-    const float rate = std::min(step / control.distance, 1.0f);
+    const float rate = std::min(step * reciprocal(control.distance), 1.0f);
     const float move = delta * rate;
     return delta > 0 ? ev + std::min(step, move) : ev + std::max(-step, move);
 }
