@@ -1,10 +1,11 @@
 // adapt(): a camera's exposure from frame to frame (docs/semantics.md, "Adaptation over frames").
-// Every step is one fp32 operation in the contract's order, so a shader gives the same bits;
+// The fp32 steps are the contract's (src/contract/exposure.h), written to compile as GLSL too;
 // the library is built with -ffp-contract=off, so none is fused.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "contract/exposure.h"
 #include "imghist/error.hpp"
 #include "imghist/exposure.hpp"
 
@@ -42,22 +43,8 @@ float curve_stops(const std::vector<CompensationPoint>& curve, float ev) {
     if (ev >= curve.back().ev) return curve.back().stops;
     std::size_t i = 0;
     while (!(ev < curve[i + 1].ev)) ++i;
-    const CompensationPoint& a = curve[i];
-    const CompensationPoint& b = curve[i + 1];
-    const float t = (ev - a.ev) * reciprocal(double(b.ev) - double(a.ev));
-    const float rise = b.stops - a.stops;
-    const float part = t * rise;
-    return a.stops + part;
-}
-
-// One step of `ev` towards `target`: linear far from it, exponential within `distance`.
-float step_towards(float ev, float target, const ExposureControl& control, float seconds) {
-    const float delta = target - ev;
-    const float speed = delta > 0 ? control.speed_up : control.speed_down;
-    const float step = speed * seconds;
-    const float rate = std::min(step * reciprocal(control.distance), 1.0f);
-    const float move = delta * rate;
-    return delta > 0 ? ev + std::min(step, move) : ev + std::max(-step, move);
+    const float inverse_width = reciprocal(double(curve[i + 1].ev) - double(curve[i].ev));
+    return ih_exposure_curve_segment(ev, curve[i].ev, curve[i].stops, inverse_width, curve[i + 1].stops);
 }
 
 }  // namespace
@@ -89,12 +76,13 @@ ExposureState adapt(const ExposureState& state, const std::optional<Exposure>& m
         throw InvalidArgument("exposure adaptation: the metered average EV must be finite (got " +
                               std::to_string(metered->average_ev) + ")");
     const float clamped = std::min(std::max(average, control.min_ev), control.max_ev);
-    const float compensation = control.compensation + curve_stops(control.curve, clamped);
     const float key_ev = float(std::log2(control.metering.key));
-    const float target = (key_ev - clamped) + compensation;
+    const float target = ih_exposure_target(key_ev, clamped, control.compensation, curve_stops(control.curve, clamped));
     next.average_ev = average;
     next.target_ev = target;
-    next.ev = state.started ? step_towards(state.ev, target, control, seconds) : target;
+    next.ev = state.started ? ih_exposure_step(state.ev, target, control.speed_up, control.speed_down,
+                                               reciprocal(control.distance), seconds)
+                            : target;
     next.scale = std::exp2(next.ev);
     next.started = true;
     return next;
