@@ -104,40 +104,6 @@ TEST(Edges, EvEdgesArePowersOfTwoRoundedOnceToFp32) {
         EXPECT_THROW((void)ev_edges(lo, hi, per_stop), InvalidArgument) << lo << ":" << hi << ":" << per_stop;
 }
 
-// The worked example of docs/semantics.md, "Auto-exposure".
-TEST(Exposure, WorkedExample) {
-    ChannelHistogram y;
-    y.channel = Channel::Y;
-    y.layout = resolve_layout(SampleType::f32, [] {
-        BinSpec s;
-        s.edges = ev_edges(-4, 0, 1);
-        return s;
-    }());
-    y.counts = {2, 2, 2, 2};
-    const std::optional<Exposure> e = exposure(y);
-    ASSERT_TRUE(e);
-    const double average = (2 * -1.5 + 1.6 * -0.5) / 3.6;
-    EXPECT_DOUBLE_EQ(e->average_ev, average);
-    EXPECT_DOUBLE_EQ(e->exposure_ev, std::log2(0.18) - average);
-    EXPECT_NEAR(e->exposure_ev, -1.4184, 1e-4);
-    EXPECT_DOUBLE_EQ(e->samples, 3.6);
-    // below and above stand for the first and last edge's EV, and take part in the percentiles.
-    y.below = 8;  // of 16 samples, 25% to 95% keeps [4, 15.2): 4 below, 6 in bins 0-2, 1.2 of bin 3
-    const std::optional<Exposure> with_below = exposure(y, {25, 95, 0.18});
-    ASSERT_TRUE(with_below);
-    EXPECT_DOUBLE_EQ(with_below->average_ev, (4 * -4.0 + 2 * -3.5 + 2 * -2.5 + 2 * -1.5 + 1.2 * -0.5) / 11.2);
-    // No sample, or bins that are not edges over positive values: no exposure.
-    ChannelHistogram empty = y;
-    empty.counts.assign(4, 0);
-    empty.below = 0;
-    EXPECT_FALSE(exposure(empty));
-    ChannelHistogram uniform;
-    uniform.counts.assign(256, 1);
-    EXPECT_FALSE(exposure(uniform));
-    EXPECT_THROW((void)exposure(y, {95, 50, 0.18}), InvalidArgument);
-    EXPECT_THROW((void)exposure(y, {0, 100, 0}), InvalidArgument);
-}
-
 TEST(Exposure, ComesFromTheExactCountsOfEveryBackend) {
     const auto img = testing::make_image(PixelFormat::rgba_f16, 97, 61, testing::Pattern::natural, 3);
     Request request;

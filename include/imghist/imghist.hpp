@@ -4,6 +4,7 @@
 #include "imghist/engine.hpp"
 #include "imghist/error.hpp"
 #include "imghist/exact.hpp"
+#include "imghist/exposure.hpp"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
 #include "imghist/result.hpp"

@@ -90,26 +90,6 @@ void visit_stats(const ChannelHistogram& c, Visit&& visit) {
     visit("clipped_high", s.clipped_high);
 }
 
-// Auto-exposure from a luminance histogram in edge bins over positive values (docs/semantics.md,
-// "Auto-exposure"): the samples between two percentiles, their count-weighted mean EV, and the
-// exposure that brings it to the key value. Computed in double from the exact counts.
-struct ExposureSettings {
-    double low_percent = 50, high_percent = 95;  // 0 <= low < high <= 100
-    double key = 0.18;                           // the value the trimmed average should land on
-    void validate() const;                       // throws InvalidArgument
-    bool operator==(const ExposureSettings&) const = default;
-};
-struct Exposure {
-    double average_ev = 0;   // L: mean log2 of the trimmed samples
-    double key = 0.18;
-    double exposure_ev = 0;  // log2(key) - L: multiply the image by 2^exposure_ev
-    double samples = 0;      // the trimmed samples averaged (fractions of a straddling bin count)
-    bool operator==(const Exposure&) const = default;
-};
-// Empty when the channel has no non-NaN sample, or its bins are not edge bins over positive
-// values (BinLayout::edges with e_0 > 0). Throws InvalidArgument for bad settings.
-std::optional<Exposure> exposure(const ChannelHistogram& luminance, const ExposureSettings& settings = {});
-
 // The histograms of one tile: the channels of Result::channels, over the tile's pixels only.
 struct TileHistogram {
     Region region;  // in the image's coordinates

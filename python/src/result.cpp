@@ -110,13 +110,15 @@ constexpr const char* kExposureDoc = R"(Auto-exposure of a luminance histogram i
 Needs edge bins over positive values, normally EV bins: histogram(..., ev=(-16, 16, 8)). The
 samples between the low and high percentiles of the non-NaN ones (below standing for the first
 edge's EV, each bin for its middle EV, above for the last edge's) are averaged in EV, and the
-exposure log2(key) - average brings that average to the key value (0.18: mid grey). Computed in
-double from the exact counts, so every backend gives the same numbers.
+exposure log2(key) - average brings that average to the key value (0.18: mid grey). From the
+exact counts, so every backend gives the same numbers: for EV bins the exact mean rounded once
+to fp32, for other edges computed in double.
 
 Returns the command line's "exposure" object: {channel, low_percent, high_percent, average_ev,
 key, exposure_ev, samples} (samples: the trimmed samples averaged, a fraction where a bin
 straddles a percentile), or None when the bins are not edges over positive values or there is
-no non-NaN sample. Raises InvalidArgument unless 0 <= low < high <= 100 and key is positive.)";
+no non-NaN sample. Raises InvalidArgument unless 0 <= low < high <= 100, each a whole number of
+hundredths of a percent, and key is positive.)";
 // Histogram.exposure's: the same and the channel (nanobind copies docstrings).
 std::string histogram_exposure_doc() {
     return std::string(kExposureDoc) + R"(

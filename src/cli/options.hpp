@@ -13,6 +13,7 @@
 
 #include "decoder_process.hpp"
 #include "imghist/request.hpp"
+#include "imghist/exposure.hpp"
 #include "imghist/result.hpp"
 #include "imghist/io.hpp"
 #include "io/reader_raw.hpp"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "imghist/io.hpp"
+#include "imghist/exposure.hpp"
 #include "imghist/result.hpp"
 #include "interrupt.hpp"
 

@@ -401,6 +401,7 @@ TEST_F(CliTest, EdgesEvBinsAndExposure) {
         {"--ev", "0:5000:1", path("g.png")},       {"--ev", "0:1", path("g.png")},
         {"--ev", "0:0.3:1", path("g.png")},        {"--exposure", "--mode", "rgb", path("g.png")},
         {"--exposure", "--exposure-percentiles", "95:50", path("g.png")},
+        {"--exposure", "--exposure-percentiles", "33.333:90", path("g.png")},
         {"--exposure", "--key", "0", path("g.png")},
         {"--exposure", "--bins", "16", path("g.png")},
     };
