@@ -57,8 +57,8 @@ inline constexpr std::string_view kChannelsLeftOutNote = "channels not counted: 
 // (extension, reader) for every reader compiled into OpenImageIO; extensions in lower case.
 // Loads OpenImageIO's readers (oiio()).
 const std::vector<std::pair<std::string, std::string>>& reader_extensions();
-// The same for the readers a folder walk takes by default alone, known without OpenImageIO.
-const std::vector<std::pair<std::string, std::string>>& walked_reader_extensions();
+// The same as known without loading OpenImageIO (its 2.4 list), for sorting a folder's files.
+const std::vector<std::pair<std::string, std::string>>& known_reader_extensions();
 // Whether the file's extension names a format imghist decodes itself (PNM, and JPEG, HEIC/AVIF
 // and camera raw where built with their libraries): a guess, for loading OpenImageIO's readers
 // ahead of the files that need them; the content still picks the reader.

@@ -105,14 +105,16 @@ std::string lower_extension(const std::string& path) {
     return ext;
 }
 
-// OpenImageIO 2.4's extensions of the readers a folder walk takes by default (the trusted ones,
-// HEIF and camera raw), so that a walk needs no OpenImageIO loaded; the reader tests check them
-// against the list of the OpenImageIO linked in.
-constexpr std::string_view kWalkedExtensionList =
-    "openexr:exr,sxr,mxr;tiff:tif,tiff,tx,env,sm,vsm;jpeg:jpg,jpe,jpeg,jif,jfif,jfi;bmp:bmp,dib;gif:gif;"
-    "heif:heic,heif,heics,avif;hdr:hdr,rgbe;png:png;pnm:ppm,pgm,pbm,pnm,pfm;webp:webp;"
-    "raw:bay,bmq,cr2,cr3,crw,cs1,dc2,dcr,dng,erf,fff,k25,kdc,mdc,mos,mrw,nef,orf,pef,pxn,raf,raw,rdc,sr2,srf,x3f,"
-    "arw,3fr,cine,ia,kc2,mef,nrw,qtk,rw2,sti,rwl,srw,drf,dsc,ptx,cap,iiq,rwz";
+// OpenImageIO 2.4's "extension_list", so that a folder walk sorts files by extension without
+// loading OpenImageIO; the reader tests check it against the list of the OpenImageIO linked in.
+constexpr std::string_view kOiioExtensionList =
+    "openexr:exr,sxr,mxr;tiff:tif,tiff,tx,env,sm,vsm;jpeg:jpg,jpe,jpeg,jif,jfif,jfi;bmp:bmp,dib;cin"
+    "eon:cin;dds:dds;dicom:dcm;dpx:dpx;ffmpeg:avi,mov,qt,mp4,m4a,3gp,3g2,mj2,m4v,mpg;fits:fits;gif:gif;"
+    "heif:heic,heif,heics,avif;hdr:hdr,rgbe;ico:ico;iff:iff,z;jpeg2000:jp2,j2k,j2c;null:null,nul;open"
+    "vdb:vdb;png:png;pnm:ppm,pgm,pbm,pnm,pfm;psd:psd,pdd,psb;raw:bay,bmq,cr2,cr3,crw,cs1,dc2,dcr,dng,"
+    "erf,fff,k25,kdc,mdc,mos,mrw,nef,orf,pef,pxn,raf,raw,rdc,sr2,srf,x3f,arw,3fr,cine,ia,kc2,mef,nrw,"
+    "qtk,rw2,sti,rwl,srw,drf,dsc,ptx,cap,iiq,rwz;rla:rla;sgi:sgi,rgb,rgba,bw,int,inta;softimage:pic;t"
+    "arga:tga,tpic;term:term;webp:webp;zfile:zfile";
 
 }  // namespace
 
@@ -121,15 +123,15 @@ const std::vector<std::pair<std::string, std::string>>& reading::reader_extensio
     return list;
 }
 
-const std::vector<std::pair<std::string, std::string>>& reading::walked_reader_extensions() {
-    static const auto list = parse_extension_list(kWalkedExtensionList);
+const std::vector<std::pair<std::string, std::string>>& reading::known_reader_extensions() {
+    static const auto list = parse_extension_list(kOiioExtensionList);
     return list;
 }
 
 bool reading::decoded_without_oiio_by_extension(const std::string& path) {
     const std::string ext = lower_extension(path);
     if (ext == "ppm" || ext == "pgm" || ext == "pnm") return true;  // PBM and PFM are OpenImageIO's
-    for (const auto& [e, reader] : walked_reader_extensions())
+    for (const auto& [e, reader] : known_reader_extensions())
         if (e == ext)
             return (kHaveLibPng && reader == "png") || (kHaveTurboJpeg && reader == "jpeg") || (kHaveLibHeif && reader == kHeifReader) ||
                    (kHaveLibRaw && reader == kOiioCameraRawReader);
@@ -230,18 +232,14 @@ void reading::check_bmp_header(const FileHead& head) {
 const std::vector<std::string>& image_extensions(bool untrusted_readers) {
     const auto make = [](bool untrusted) {
         std::set<std::string> exts;
-        for (const auto& [ext, reader] : untrusted ? reading::reader_extensions() : reading::walked_reader_extensions())
+        for (const auto& [ext, reader] : reading::known_reader_extensions())
             if ((untrusted ? !kNeverRead.count(reader) && !kNotWalked.count(reader) : is_trusted(reader)) ||
                 (reading::kHaveLibRaw && reader == kOiioCameraRawReader))
                 exts.insert(ext);
         return std::vector<std::string>(exts.begin(), exts.end());
     };
-    if (!untrusted_readers) {
-        static const std::vector<std::string> trusted = make(false);
-        return trusted;
-    }
-    static const std::vector<std::string> all = make(true);  // loads OpenImageIO's readers
-    return all;
+    static const std::vector<std::string> trusted = make(false), all = make(true);
+    return untrusted_readers ? all : trusted;
 }
 
 }  // namespace imghist::io
