@@ -27,7 +27,7 @@ std::atomic<bool> oiio_ready{false};
 }  // namespace
 
 const OiioReaders& reading::oiio() {
-    static const OiioReaders& readers = [&]() -> const OiioReaders& {
+    static const OiioReaders& readers = []() -> const OiioReaders& {
         const OiioReaders& found = find_oiio_readers();
         if (const unsigned threads = wanted_reader_threads.load()) found.set_threads(threads);
         oiio_ready = true;
