@@ -57,11 +57,12 @@ trace_paths() { grep -oE '/[^ ()]+' "$@"; }
 
 # 1. What is installed names no GPU toolkit: no find_dependency() of one, no GPU library to link.
 gpu_names='CUDA|cudart|OpenCL|Vulkan|vulkan'
-# (imghist::io's own find_dependency of OpenImageIO, libtiff and TurboJPEG, and of PkgConfig for
+# (imghist::io's own find_dependency of OpenImageIO, libtiff, libpng and TurboJPEG, and of PkgConfig for
 # LibRaw and libheif, asked for by its component only, is not a GPU toolkit.)
 grep -nE "find_dependency|$gpu_names" "$libdir"/cmake/imghist/imghist{Config,Targets}*.cmake |
   grep -v -e 'set(IMGHIST_BACKENDS' -e 'find_dependency(OpenImageIO CONFIG)' -e 'find_dependency(TIFF)' \
-         -e 'find_dependency(TurboJPEG)' -e 'find_dependency(MPI COMPONENTS C)' -e 'find_dependency(PkgConfig)' &&
+         -e 'find_dependency(PNG)' -e 'find_dependency(TurboJPEG)' -e 'find_dependency(MPI COMPONENTS C)' \
+         -e 'find_dependency(PkgConfig)' &&
   fail "the installed CMake package needs a GPU toolkit (above)"
 grep -nE "^(Requires|Libs|Cflags).*($gpu_names)" "$pc_file" &&
   fail "imghist.pc needs a GPU toolkit (above)"

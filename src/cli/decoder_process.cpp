@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "decoder_process.hpp"
+
 #include "decoder_protocol.hpp"
+#include "io/oiio_readers.hpp"
 #include "io/pixel_pool.hpp"
 
 namespace imghist::cli {
@@ -231,6 +233,15 @@ int serve_files(int socket) {
     }
 }
 
+// Before any decoder is forked, so that every decoder has them; a failure to load them is
+// each file's to report, from the decoder that tries again.
+void load_oiio_readers() {
+    try {
+        (void)io::reading::oiio();
+    } catch (const io::ReadError&) {
+    }
+}
+
 }  // namespace
 
 bool is_decoder_process(int argc, char** argv) {
@@ -258,19 +269,21 @@ std::int32_t reap_decoder(pid_t pid) {
     return got == pid ? std::int32_t(status) : -errno;
 }
 
-// argv: imghist --internal-decoder-process PARENT_PID; the socket to imghist is fd 3. It
+// argv: imghist --internal-decoder-process PARENT_PID [load-oiio]; the socket to imghist is fd 3. It
 // forks decoder processes (launch: a decoder's socket comes with the request; the answer is
 // its pid) and waits for them (reap: the answer is the wait status), one request at a time.
 // It runs no reader: its only other threads are idle ones a library starts when it is loaded.
 int run_decoder_process(int argc, char** argv) {
     // Die with imghist, and do not run on if it is already gone.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (argc != 3 || std::to_string(::getppid()) != argv[2]) return 1;
+    if (argc < 3 || argc > 4 || std::to_string(::getppid()) != argv[2]) return 1;
+    if (argc == 4 && std::strcmp(argv[3], kLoadOiioArgument) != 0) return 1;
     // Ctrl-C reaches every process of the terminal's group: imghist ends the run and closes its
     // report, and its decoders die with it. Killed first, they would fail the files in hand.
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGTERM, SIG_IGN);
     const pid_t launcher = ::getpid();
+    if (argc == 4) load_oiio_readers();
     std::vector<char> buffer;
     for (;;) {
         int decoder_socket = -1;

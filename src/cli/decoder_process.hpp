@@ -1,10 +1,10 @@
 // Decoding files in separate decoder processes, so that a reader that crashes, corrupts memory
 // or hangs costs one file and never the run (OpenImageIO 2.4 has such readers).
 //
-// One launcher process (this binary started again with an internal argument; OpenImageIO is
-// loaded in it but never used) forks a decoder process for each decode thread (io::histogram_files), and a fresh one
-// after each failure: a fork costs about a millisecond where starting the binary costs 0.15 s
-// (it loads some 260 libraries). The launcher also waits for its decoders, so imghist learns
+// One launcher process (this binary started again with an internal argument; it loads
+// OpenImageIO's readers first where files will need them, but never uses them) forks a decoder
+// process for each decode thread (io::histogram_files), and a fresh one after each failure: a
+// fork costs about a millisecond, and the decoders share the readers the launcher loaded. The launcher also waits for its decoders, so imghist learns
 // how its decoder died. A decoder gets a file name and a buffer slot over a socket, calls
 // io::read_image() into that slot's memfd, and answers with the header (and the memfd, the
 // first time a slot gets one), which imghist maps read-only without copying and keeps
@@ -28,6 +28,9 @@ struct DecoderSettings {
     bool in_process = false;       // io::read_image() in the calling thread (debugging, profiling)
     double timeout_seconds = 120;  // per file, decoder processes only; 0 = no limit
     unsigned reader_threads = 1;   // the decoder process's io::configure_reader_threads()
+    // The launcher loads OpenImageIO's readers before it forks a decoder, so that the decoders
+    // share them (else each decoder that meets a file needing them loads them itself).
+    bool load_oiio_first = false;
 };
 
 // What imghist asks its launcher: fork a decoder, or wait for one.

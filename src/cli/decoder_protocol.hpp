@@ -25,6 +25,8 @@ static_assert(std::is_trivially_copyable_v<io::SensorChannels>, "io::SensorChann
 constexpr std::size_t kMaxMessage = 64 * 1024;
 
 constexpr const char* kDecoderArgument = "--internal-decoder-process";
+// The launcher's optional third argument: load OpenImageIO's readers before forking decoders.
+constexpr const char* kLoadOiioArgument = "load-oiio";
 constexpr int kLauncherSocket = 3;  // the launcher's end of its socket to imghist
 // Strings in answers are cut so that an answer always fits one message (kMaxMessage).
 constexpr std::size_t kMaxAnswerString = 2048;

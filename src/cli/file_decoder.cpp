@@ -91,7 +91,8 @@ void DecoderLauncher::start_launcher() {
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
     std::string program = "/proc/self/exe", argument = kDecoderArgument, parent = std::to_string(::getpid());
-    char* argv[] = {program.data(), argument.data(), parent.data(), nullptr};
+    std::string readers = settings_.load_oiio_first ? kLoadOiioArgument : "";
+    char* argv[] = {program.data(), argument.data(), parent.data(), readers.empty() ? nullptr : readers.data(), nullptr};
     pid_t pid = -1;
     const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@
 #include "plot.hpp"
 #include "imghist/dataset.hpp"
 #include "imghist/io.hpp"
+#include "io/reader_internal.hpp"
 #include "io/reader_raw.hpp"
 #include "progress.hpp"
 #include "read_summary.hpp"
@@ -274,6 +276,9 @@ int count_and_report(const CommandLine& line, const Settings& settings) {
     DecoderSettings decoder_settings = line.decoder_settings;
     decoder_settings.reader_threads = reader_threads;
     if (settings.raw) decoder_settings.in_process = true;  // raw files have no decoder: no launcher either
+    decoder_settings.load_oiio_first = std::any_of(expanded.files.begin(), expanded.files.end(), [](const std::string& f) {
+        return !io::reading::decoded_without_oiio_by_extension(f);
+    });
     DecoderLauncher decoder_launcher(decoder_settings);
 
     const bool gpu_decode = line.decode == "gpu";
@@ -378,7 +383,8 @@ int run(int argc, char** argv) {
     app.formatter(std::make_shared<UsageWithMerge>());
     CommandLine line;
     add_options(app, line);
-    app.set_version_flag("-V,--version", version_text());
+    // Made when asked for: it names OpenImageIO's version, which loads its readers.
+    app.set_version_flag("-V,--version", std::function<std::string()>(version_text));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -48,7 +48,7 @@ WalkDecision walk_decision(const std::filesystem::path& file, bool untrusted_rea
     if (std::find(kLeftOut.begin(), kLeftOut.end(), ext) != kLeftOut.end()) return {WalkDecision::left_out, {}};
     if (contains(io::image_extensions(true), ext))
         return {WalkDecision::not_read, upper(ext) + " needs --untrusted-readers"};
-    for (const auto& [known, reader] : io::reading::reader_extensions())
+    for (const auto& [known, reader] : io::reading::known_reader_extensions())
         if (known == ext)
             return {WalkDecision::not_read, upper(ext) + " is " + kind_of_reader(reader) + ", which a folder walk does not read"};
     return {WalkDecision::not_read,

@@ -3,12 +3,11 @@
 // own (PNM, TIFF around OpenImageIO, JPEG through TurboJPEG, raw pixels).
 #pragma once
 
-#include <OpenImageIO/imageio.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,10 +48,21 @@ decltype(LoadedImage::pixels) heap_bytes(std::size_t bytes);
 // A working buffer of the reader's own (never the result's pixels).
 decltype(LoadedImage::pixels) allocate(std::uint64_t pixels, std::size_t pixel_bytes);
 
+// The notes of channels a reader leaves out (left_channels_out() looks for them).
+inline constexpr const char* kGrayAlphaNote = "alpha (A) was not counted: imghist has no gray + alpha format";
+inline constexpr std::string_view kChannelsLeftOutNote = "channels not counted: ";
+
 // --- reader_policy.cpp: which reader a file gets --------------------------------------------
 
 // (extension, reader) for every reader compiled into OpenImageIO; extensions in lower case.
+// Loads OpenImageIO's readers (oiio()).
 const std::vector<std::pair<std::string, std::string>>& reader_extensions();
+// The same as known without loading OpenImageIO (its 2.4 list), for sorting a folder's files.
+const std::vector<std::pair<std::string, std::string>>& known_reader_extensions();
+// Whether the file's extension names a format imghist decodes itself (PNM, and JPEG, HEIC/AVIF
+// and camera raw where built with their libraries): a guess, for loading OpenImageIO's readers
+// ahead of the files that need them; the content still picks the reader.
+bool decoded_without_oiio_by_extension(const std::string& path);
 // OpenImageIO's name of the reader for this file (the first `n` bytes are `head`); throws
 // ReadError when the policy reads it with none.
 std::string choose_reader(const std::string& path, const unsigned char* head, std::size_t n,
@@ -74,6 +84,16 @@ inline constexpr bool kHaveLibRaw = true;
 inline constexpr bool kHaveLibRaw = false;
 #endif
 inline constexpr const char* kCameraRawReader = "libraw";
+#if IMGHIST_IO_TURBOJPEG
+inline constexpr bool kHaveTurboJpeg = true;
+#else
+inline constexpr bool kHaveTurboJpeg = false;
+#endif
+#if IMGHIST_IO_LIBPNG
+inline constexpr bool kHaveLibPng = true;
+#else
+inline constexpr bool kHaveLibPng = false;
+#endif
 
 // --- reader_heif.cpp: HEIC/HEIF and AVIF through libheif (built where IMGHIST_IO_LIBHEIF is 1)
 
@@ -101,7 +121,7 @@ std::vector<std::string> camera_raw_marks(const std::string& path, const FileHea
 // for sensors other than RGB Bayer, for damaged data and for black levels at or above white.
 LoadedImage read_camera_raw(const std::string& path, const ReadOptions& options, const PixelAllocator& allocate_pixels);
 
-// --- reader.cpp: OpenImageIO's readers -----------------------------------------------------
+// --- reader_oiio.cpp: OpenImageIO's readers (reached through oiio(), oiio_readers.hpp) -------
 
 // The file read by OpenImageIO's `reader` (the name choose_reader() gives). JPEG files come here
 // where read_jpeg() leaves them; the tests compare the two.
@@ -117,16 +137,18 @@ LoadedImage read_with_oiio(const std::string& path, const std::string& reader, c
 std::optional<LoadedImage> read_jpeg(const std::string& path, std::uint64_t file_size, const ReadOptions& options,
                                      const PixelAllocator& allocate_pixels);
 
+// --- reader_png.cpp: PNG through libpng (built where IMGHIST_IO_LIBPNG is 1) ----------------
+
+// The 8- or 16-bit gray, gray + alpha (alpha left out, with its note), RGB or RGBA file decoded
+// by libpng, or nullopt where OpenImageIO must read it instead: palettes, fewer bits, a tRNS
+// chunk, anything libpng fails or warns about. Throws ReadError for sizes check_size() refuses.
+std::optional<LoadedImage> read_png(const std::string& path, const ReadOptions& options,
+                                    const PixelAllocator& allocate_pixels);
+
 // --- reader_pnm.cpp: PGM/PPM with 8- and 16-bit samples -------------------------------------
 
 bool is_pnm_read_here(const unsigned char* head, std::size_t n);
 LoadedImage read_pnm(const std::string& path, std::uint64_t file_size, const ReadOptions& options,
                      const PixelAllocator& allocate_pixels);
-
-// --- reader_tiff.cpp: pixels through OpenImageIO, TIFF around its losses --------------------
-
-// Reads channels [chbegin, chend) of the first subimage in `type`, packed.
-bool read_pixels(OIIO_NAMESPACE::ImageInput& in, const std::string& path, const OIIO_NAMESPACE::ImageSpec& spec,
-                 int chbegin, int chend, OIIO_NAMESPACE::TypeDesc type, std::byte* dst);
 
 }  // namespace imghist::io::reading

@@ -1,7 +1,5 @@
 // The reading policy (docs/cli.md, "Reading policy"): which reader a file gets, chosen by its
 // content among the trusted formats, and by its extension only with --untrusted-readers.
-#include <OpenImageIO/imageio.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -10,11 +8,10 @@
 #include <set>
 #include <string_view>
 
+#include "oiio_readers.hpp"
 #include "reader_internal.hpp"
 
 namespace imghist::io {
-
-namespace OIIO = OIIO_NAMESPACE;
 
 namespace {
 
@@ -71,46 +68,82 @@ std::string reader_for_content(const unsigned char* head, std::size_t n) {
     return "";
 }
 
-// (extension, reader) for every reader compiled into OpenImageIO, from its
 }  // namespace
 
-// (extension, reader) for every reader compiled into OpenImageIO, from its
-// "tiff:tif,tiff;jpeg:jpg,jpe,jpeg;..." list; extensions in lower case.
-const std::vector<std::pair<std::string, std::string>>& reading::reader_extensions() {
-    static const auto list = [] {
-        std::vector<std::pair<std::string, std::string>> out;
-        const std::string all(OIIO::get_string_attribute("extension_list"));
-        std::size_t pos = 0;
-        while (pos < all.size()) {
-            std::size_t end = all.find(';', pos);
-            if (end == std::string::npos) end = all.size();
-            const std::string entry = all.substr(pos, end - pos);
-            pos = end + 1;
-            const std::size_t colon = entry.find(':');
-            if (colon == std::string::npos) continue;
-            const std::string reader = entry.substr(0, colon);
-            for (std::size_t p = colon + 1; p <= entry.size();) {
-                std::size_t e = entry.find(',', p);
-                if (e == std::string::npos) e = entry.size();
-                std::string ext = entry.substr(p, e - p);
-                for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-                if (!ext.empty()) out.emplace_back(ext, reader);
-                p = e + 1;
-            }
+namespace {
+
+// (extension, reader) pairs of a "tiff:tif,tiff;jpeg:jpg,..." list; extensions in lower case.
+std::vector<std::pair<std::string, std::string>> parse_extension_list(std::string_view all) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t pos = 0;
+    while (pos < all.size()) {
+        std::size_t end = all.find(';', pos);
+        if (end == std::string::npos) end = all.size();
+        const std::string_view entry = all.substr(pos, end - pos);
+        pos = end + 1;
+        const std::size_t colon = entry.find(':');
+        if (colon == std::string::npos) continue;
+        const std::string reader(entry.substr(0, colon));
+        for (std::size_t p = colon + 1; p <= entry.size();) {
+            std::size_t e = entry.find(',', p);
+            if (e == std::string::npos) e = entry.size();
+            std::string ext(entry.substr(p, e - p));
+            for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+            if (!ext.empty()) out.emplace_back(ext, reader);
+            p = e + 1;
         }
-        return out;
-    }();
+    }
+    return out;
+}
+
+// The file name's extension in lower case, without the dot; "" where it has none.
+std::string lower_extension(const std::string& path) {
+    const std::size_t dot = path.rfind('.');
+    if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+    std::string ext = path.substr(dot + 1);
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+// OpenImageIO 2.4's "extension_list", so that a folder walk sorts files by extension without
+// loading OpenImageIO; the reader tests check it against the list of the OpenImageIO linked in.
+constexpr std::string_view kOiioExtensionList =
+    "openexr:exr,sxr,mxr;tiff:tif,tiff,tx,env,sm,vsm;jpeg:jpg,jpe,jpeg,jif,jfif,jfi;bmp:bmp,dib;cin"
+    "eon:cin;dds:dds;dicom:dcm;dpx:dpx;ffmpeg:avi,mov,qt,mp4,m4a,3gp,3g2,mj2,m4v,mpg;fits:fits;gif:gif;"
+    "heif:heic,heif,heics,avif;hdr:hdr,rgbe;ico:ico;iff:iff,z;jpeg2000:jp2,j2k,j2c;null:null,nul;open"
+    "vdb:vdb;png:png;pnm:ppm,pgm,pbm,pnm,pfm;psd:psd,pdd,psb;raw:bay,bmq,cr2,cr3,crw,cs1,dc2,dcr,dng,"
+    "erf,fff,k25,kdc,mdc,mos,mrw,nef,orf,pef,pxn,raf,raw,rdc,sr2,srf,x3f,arw,3fr,cine,ia,kc2,mef,nrw,"
+    "qtk,rw2,sti,rwl,srw,drf,dsc,ptx,cap,iiq,rwz;rla:rla;sgi:sgi,rgb,rgba,bw,int,inta;softimage:pic;t"
+    "arga:tga,tpic;term:term;webp:webp;zfile:zfile";
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& reading::reader_extensions() {
+    static const auto list = parse_extension_list(oiio().extension_list());
     return list;
+}
+
+const std::vector<std::pair<std::string, std::string>>& reading::known_reader_extensions() {
+    static const auto list = parse_extension_list(kOiioExtensionList);
+    return list;
+}
+
+bool reading::decoded_without_oiio_by_extension(const std::string& path) {
+    const std::string ext = lower_extension(path);
+    if (ext == "ppm" || ext == "pgm" || ext == "pnm") return true;  // PBM and PFM are OpenImageIO's
+    for (const auto& [e, reader] : known_reader_extensions())
+        if (e == ext)
+            return (kHaveLibPng && reader == "png") || (kHaveTurboJpeg && reader == "jpeg") || (kHaveLibHeif && reader == kHeifReader) ||
+                   (kHaveLibRaw && reader == kOiioCameraRawReader);
+    return false;
 }
 
 namespace {
 
 // The reader OpenImageIO associates with the file's extension, or "".
 std::string reader_for_extension(const std::string& path) {
-    const std::size_t dot = path.rfind('.');
-    if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
-    std::string ext = path.substr(dot + 1);
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string ext = lower_extension(path);
+    if (ext.empty()) return "";
     for (const auto& [e, reader] : reading::reader_extensions())
         if (e == ext) return reader;
     return "";
@@ -199,7 +232,7 @@ void reading::check_bmp_header(const FileHead& head) {
 const std::vector<std::string>& image_extensions(bool untrusted_readers) {
     const auto make = [](bool untrusted) {
         std::set<std::string> exts;
-        for (const auto& [ext, reader] : reading::reader_extensions())
+        for (const auto& [ext, reader] : reading::known_reader_extensions())
             if ((untrusted ? !kNeverRead.count(reader) && !kNotWalked.count(reader) : is_trusted(reader)) ||
                 (reading::kHaveLibRaw && reader == kOiioCameraRawReader))
                 exts.insert(ext);

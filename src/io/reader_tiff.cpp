@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reader_internal.hpp"
+#include "reader_oiio_internal.hpp"
 
 namespace imghist::io::reading {
 
