@@ -125,6 +125,11 @@ struct Expected {
 };
 
 double sample_value(const FormatInfo& fi, const std::byte* pixel, int index) {
+    if (fi.packed) {
+        std::uint32_t word;
+        std::memcpy(&word, pixel, 4);
+        return testing::packed_sample_by_hand(word, index);
+    }
     const std::byte* at = pixel + std::size_t(index) * std::size_t(fi.bytes_per_sample);
     std::uint16_t u16 = 0;
     float f = 0;

@@ -14,6 +14,12 @@ enum class PixelFormat {
     gray_f16, rgb_f16, rgba_f16,
     gray_f32, rgb_f32, rgba_f32,
     bgr8,  // OpenCV's native order: samples B, G, R
+    // Vulkan's R8G8B8A8_SRGB and B8G8R8A8_SRGB: counted as their stored 8-bit codes, exactly
+    // as rgba8 and bgra8 (no sRGB decoding).
+    rgba8_srgb, bgra8_srgb,
+    // Vulkan's B10G11R11_UFLOAT_PACK32: one 32-bit word per pixel, R and G 11-bit and B 10-bit
+    // unsigned floats, each widened exactly to fp32 and counted as rgb_f32.
+    b10g11r11_ufloat,
 };
 
 enum class SampleType { u8, u16, f16, f32 };
@@ -25,19 +31,29 @@ struct FormatInfo {
     int channels;          // samples per pixel
     int bytes_per_sample;
     int red, green, blue, alpha;  // sample index of each colour, or -1
+    // One 32-bit word of bit fields per pixel (bytes_per_sample is the word's 4), decoded
+    // before it is counted; `sample`, `channels` and the colour indices describe the samples
+    // it decodes to (counted_as).
+    bool packed = false;
     bool is_gray() const { return channels == 1; }
     bool is_float() const { return sample == SampleType::f16 || sample == SampleType::f32; }
-    std::size_t pixel_bytes() const { return std::size_t(channels) * std::size_t(bytes_per_sample); }
+    std::size_t pixel_bytes() const {
+        return packed ? std::size_t(bytes_per_sample) : std::size_t(channels) * std::size_t(bytes_per_sample);
+    }
     bool operator==(const FormatInfo&) const = default;
 };
 
 const FormatInfo& format_info(PixelFormat format);
+// The format whose samples `format`'s pixels are counted as: itself, the UNORM twin of an sRGB
+// format, or what a packed format decodes to (b10g11r11_ufloat: rgb_f32).
+PixelFormat counted_as(PixelFormat format);
 std::optional<PixelFormat> parse_pixel_format(std::string_view name);
 inline constexpr PixelFormat all_pixel_formats[] = {
     PixelFormat::gray8,    PixelFormat::rgb8,    PixelFormat::rgba8,    PixelFormat::bgra8,
     PixelFormat::gray16,   PixelFormat::rgb16,   PixelFormat::rgba16,   PixelFormat::gray_f16,
     PixelFormat::rgb_f16,  PixelFormat::rgba_f16, PixelFormat::gray_f32, PixelFormat::rgb_f32,
-    PixelFormat::rgba_f32, PixelFormat::bgr8,
+    PixelFormat::rgba_f32, PixelFormat::bgr8,    PixelFormat::rgba8_srgb, PixelFormat::bgra8_srgb,
+    PixelFormat::b10g11r11_ufloat,
 };
 
 // A rectangle of pixels: columns [x, x + width) of rows [y, y + height).

@@ -8,6 +8,7 @@
  *   luminance.h    integer and fp32 luminance, the exact 8-bit quotient
  *   half.h         half -> float widening
  *   formats.h      pixel formats: sample type, samples per pixel, colour positions
+ *   packed.h       packed pixels (one 32-bit word of bit fields) decoded into samples
  *   value_mode.h   raw 8-bit values counted and classified at the merge; the bank swizzle
  *   kernel_args.h  ih_bin_args, the one struct every kernel takes
  *   regions.h      tiles: where each tile starts and how many pixels it holds
@@ -23,6 +24,7 @@
 #include "contract/kernel_args.h"
 #include "contract/lang.h"
 #include "contract/luminance.h"
+#include "contract/packed.h"
 #include "contract/regions.h"
 #include "contract/selection.h"
 #include "contract/value_mode.h"

@@ -9,6 +9,7 @@
 
 #include "core/counting.hpp"
 #include "core/host_statistics.hpp"
+#include "core/packed_image.hpp"
 
 namespace imghist {
 
@@ -123,6 +124,13 @@ Result count_one_region(SlotCounter& counter, const DeviceImage& image, const Re
 
 Result count_image(SlotCounter& counter, const ImageView& image, const Request& request, std::string backend,
                    std::string device) {
+    if (image.info().packed) {
+        // Counted as the samples it decodes to; the result keeps the caller's format.
+        const DecodedImage decoded(image);
+        Result result = count_pixels(counter, decoded.view(), request, std::move(backend), std::move(device));
+        result.format = image.format;
+        return result;
+    }
     return count_pixels(counter, image, request, std::move(backend), std::move(device));
 }
 

@@ -14,23 +14,29 @@ namespace {
 // The format table is the contract's (src/contract/formats.h); only the names live here.
 constexpr std::string_view kNames[] = {"gray8",    "rgb8",    "rgba8",    "bgra8",    "gray16",
                                        "rgb16",    "rgba16",  "gray_f16", "rgb_f16",  "rgba_f16",
-                                       "gray_f32", "rgb_f32", "rgba_f32", "bgr8"};
+                                       "gray_f32", "rgb_f32", "rgba_f32", "bgr8",
+                                       "rgba8_srgb", "bgra8_srgb", "b10g11r11_ufloat"};
 static_assert(std::size(kNames) == IH_FORMATS && std::size(all_pixel_formats) == IH_FORMATS);
 static_assert(unsigned(PixelFormat::gray8) == IH_FMT_GRAY8 && unsigned(PixelFormat::bgra8) == IH_FMT_BGRA8 &&
               unsigned(PixelFormat::gray16) == IH_FMT_GRAY16 && unsigned(PixelFormat::gray_f16) == IH_FMT_GRAY_F16 &&
-              unsigned(PixelFormat::gray_f32) == IH_FMT_GRAY_F32 && unsigned(PixelFormat::rgba_f32) == IH_FMT_RGBA_F32);
+              unsigned(PixelFormat::gray_f32) == IH_FMT_GRAY_F32 && unsigned(PixelFormat::rgba_f32) == IH_FMT_RGBA_F32 &&
+              unsigned(PixelFormat::bgr8) == IH_FMT_BGR8 && unsigned(PixelFormat::rgba8_srgb) == IH_FMT_RGBA8_SRGB &&
+              unsigned(PixelFormat::bgra8_srgb) == IH_FMT_BGRA8_SRGB &&
+              unsigned(PixelFormat::b10g11r11_ufloat) == IH_FMT_B10G11R11_UFLOAT);
 
 FormatInfo make_info(std::uint32_t f) {
     const std::uint32_t type = ih_format_sample_type(f);
     const std::uint32_t alpha = ih_format_alpha(f);
+    const bool packed = ih_format_packed(f) != 0;
     return {kNames[f],
             SampleType(type),
             int(ih_format_samples(f)),
-            int(ih_sample_bytes(type)),
+            packed ? int(ih_format_pixel_bytes(f)) : int(ih_sample_bytes(type)),
             int(ih_format_red(f)),
             int(ih_format_green(f)),
             int(ih_format_blue(f)),
-            alpha == IH_NO_SAMPLE ? -1 : int(alpha)};
+            alpha == IH_NO_SAMPLE ? -1 : int(alpha),
+            packed};
 }
 
 const std::array<FormatInfo, IH_FORMATS> kFormats = [] {
@@ -46,6 +52,11 @@ const FormatInfo& format_info(PixelFormat format) {
     auto index = static_cast<std::size_t>(format);
     if (index >= kFormats.size()) throw InvalidArgument("unknown pixel format");
     return kFormats[index];
+}
+
+PixelFormat counted_as(PixelFormat format) {
+    (void)format_info(format);  // throws on an unknown format
+    return PixelFormat(ih_format_counted_as(std::uint32_t(format)));
 }
 
 std::optional<PixelFormat> parse_pixel_format(std::string_view name) {
@@ -105,6 +116,9 @@ DeviceImage DeviceImage::crop(const Region& region) const {
 
 void DeviceImage::validate() const {
     if (memory == 0) throw InvalidArgument("device image has null memory");
+    if (format_info(format).packed)
+        throw InvalidArgument("pixel format " + std::string(format_info(format).name) +
+                              " is not read from device memory: count the image in host memory with compute()");
     // The shape rules are ImageView's: a view at the same alignment stands in for the memory.
     const std::size_t alignment = std::size_t(format_info(format).bytes_per_sample);
     const ImageView shape{reinterpret_cast<const void*>(std::uintptr_t(alignment) + offset_bytes % alignment),

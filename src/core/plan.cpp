@@ -18,6 +18,11 @@ HistogramPlan::HistogramPlan(PixelFormat format_, const Request& request)
       channels(channels_for(format_, request)) {
     request.weights.validate();
     validate_percentiles(request.percentiles);
+    // Packed pixels are decoded on the host first (count_image(), core/packed_image.hpp); no
+    // kernel reads their bit fields.
+    if (info.packed)
+        throw InvalidArgument("pixel format " + std::string(info.name) +
+                              " is counted from images in host memory by compute() only; this call does not decode it");
     // count_image() cuts a request's roi and tiles into plain requests over sub-views; the
     // calls that count whole images only (batches, recorded and asynchronous interop calls)
     // refuse them here rather than count pixels the caller did not ask for.

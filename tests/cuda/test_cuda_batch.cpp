@@ -24,7 +24,7 @@ TEST(CudaBatch, ManyImagesDeviceAndHost) {
     REQUIRE_GPU();
     auto engine = cuda::create_engine();
     auto reference = create_engine("reference");
-    for (PixelFormat format : all_pixel_formats) {
+    for (PixelFormat format : testing::plan_pixel_formats()) {
         std::vector<TestImage> hosts;
         std::vector<DeviceCopy> devs;
         std::vector<ImageView> host_views;

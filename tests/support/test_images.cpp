@@ -106,7 +106,27 @@ public:
         }
     }
 
+    // A packed pixel (one 32-bit word): B10G11R11_UFLOAT's R and G 11-bit, B 10-bit fields.
+    void write_packed(std::byte* out) {
+        std::uint32_t word = 0;
+        if (pattern_ == Pattern::constant) word = std::uint32_t(constant_unit_ * 4294967295.0);
+        else if (pattern_ == Pattern::random) word = std::uint32_t(rng_());
+        else word = packed_field(6) | packed_field(6) << 11 | packed_field(5) << 22;
+        std::memcpy(out, &word, 4);
+    }
+
 private:
+    // An unsigned float field (5 exponent bits, `mantissa_bits` mantissa bits): specials (zero,
+    // the least subnormal, 1.0 and the codes beside it, the largest finite, +Inf, NaNs) or, for
+    // the other patterns, a value below 2.
+    std::uint32_t packed_field(std::uint32_t mantissa_bits) {
+        const std::uint32_t one = 15u << mantissa_bits, inf = 31u << mantissa_bits, all = (32u << mantissa_bits) - 1;
+        const std::uint32_t mantissa = std::uint32_t(rng_()) & ((1u << mantissa_bits) - 1);
+        if (pattern_ != Pattern::specials) return (std::uint32_t(rng_() % 16) << mantissa_bits) | mantissa;
+        const std::uint32_t specials[] = {0, 1, one - 1, one, one + 1, inf - 1, inf, inf + 1, all, std::uint32_t(rng_()) & all};
+        return specials[rng_() % std::size(specials)];
+    }
+
     template <typename T>
     T pick_extreme() {
         switch (rng_() % 4) {
@@ -266,12 +286,43 @@ TestImage make_image(PixelFormat format, std::uint32_t width, std::uint32_t heig
     std::byte* base = img.storage.data();
     for (std::uint32_t y = 0; y < height; ++y)
         for (std::uint32_t x = 0; x < width; ++x)
-            for (int c = 0; c < fi.channels; ++c)
+            if (fi.packed) sampler.write_packed(base + y * stride + std::size_t(x) * fi.pixel_bytes());
+            else for (int c = 0; c < fi.channels; ++c)
                 sampler.write(base + y * stride + std::size_t(x) * fi.pixel_bytes() +
                                   std::size_t(c) * fi.bytes_per_sample,
                               x, y, c);
     img.view = ImageView{base, width, height, stride, format};
     return img;
+}
+
+namespace {
+// An unsigned float of 5 exponent bits (bias 15) and `mantissa_bits` mantissa bits.
+float ufloat_by_hand(std::uint32_t code, int mantissa_bits) {
+    const std::uint32_t exponent = code >> mantissa_bits;
+    const double mantissa = double(code & ((1u << mantissa_bits) - 1));
+    if (exponent == 31)
+        return mantissa == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+    if (exponent == 0) return float(std::ldexp(mantissa, -14 - mantissa_bits));
+    return float(std::ldexp(1.0 + std::ldexp(mantissa, -mantissa_bits), int(exponent) - 15));
+}
+}  // namespace
+
+float packed_sample_by_hand(std::uint32_t word, int sample) {
+    if (sample == 2) return ufloat_by_hand(word >> 22, 5);
+    return ufloat_by_hand((word >> (11 * sample)) & 0x7FF, 6);
+}
+
+float packed_sample_by_hand(const ImageView& view, std::uint32_t x, std::uint32_t y, int sample) {
+    std::uint32_t word;
+    std::memcpy(&word, view.row(y) + std::size_t(x) * 4, 4);
+    return packed_sample_by_hand(word, sample);
+}
+
+std::vector<PixelFormat> plan_pixel_formats() {
+    std::vector<PixelFormat> out;
+    for (PixelFormat f : all_pixel_formats)
+        if (!format_info(f).packed) out.push_back(f);
+    return out;
 }
 
 std::vector<std::string> available_backend_names() {

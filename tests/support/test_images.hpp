@@ -45,6 +45,16 @@ TestImage values_around_edges(const std::vector<double>& edges, std::size_t samp
 // small odd range.
 std::vector<std::pair<std::string, Request>> parity_requests(const FormatInfo& info);
 
+// The formats a HistogramPlan, an image in device memory (the interop calls) and a batch take:
+// every format but the packed ones, which compute() decodes on the host before any plan.
+std::vector<PixelFormat> plan_pixel_formats();
+
+// Sample `sample` (0 = R, 1 = G, 2 = B) of a b10g11r11_ufloat pixel, decoded by hand from the
+// format's definition (not the library's decoding): NaN for every NaN code.
+float packed_sample_by_hand(std::uint32_t word, int sample);
+// Sample `sample` of pixel (x, y) of a view of a packed format, by packed_sample_by_hand.
+float packed_sample_by_hand(const ImageView& view, std::uint32_t x, std::uint32_t y, int sample);
+
 // The names of the compiled backends with a usable device here, in registry order.
 std::vector<std::string> available_backend_names();
 
