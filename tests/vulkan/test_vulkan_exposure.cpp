@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/vulkan/vk_histogram.hpp"
 #include "imghist/imghist.hpp"
 #include "imghist/vulkan.hpp"
 #include "vulkan_test_support.hpp"
@@ -334,6 +335,21 @@ TEST_F(VulkanExposure, RecorderRefusesBadSettingsAndFrames) {
                      InvalidArgument);
     });
     EXPECT_EQ(std::memcmp(state.mapped, &initial, sizeof initial), 0);
+}
+
+// What lets ExposureRecorder's frames reuse their descriptor sets: a recycled arena hands out as
+// many sets again from the pools it already has.
+TEST_F(VulkanExposure, RecycledArenaMakesNoNewPool) {
+    const vk::DescriptorSetLayout layout = vk::make_storage_set_layout(app_->device, 4);
+    vk::DescriptorArena arena(app_->device);
+    for (int i = 0; i < 150; ++i) arena.allocate(layout.get());
+    const std::uint64_t pools = arena.pools_made();
+    EXPECT_GE(pools, 3u);
+    for (int lap = 0; lap < 3; ++lap) {
+        arena.recycle();
+        for (int i = 0; i < 150; ++i) EXPECT_NE(arena.allocate(layout.get()), VkDescriptorSet(VK_NULL_HANDLE));
+        EXPECT_EQ(arena.pools_made(), pools);
+    }
 }
 
 }  // namespace

@@ -106,7 +106,10 @@ VkDescriptorSet DescriptorArena::allocate(VkDescriptorSetLayout layout) {
         ++current_;
         used_ = 0;
     }
-    if (current_ == pools_.size()) pools_.push_back(make_storage_pool(device_, kSetsPerPool, kBindings));
+    if (current_ == pools_.size()) {
+        pools_.push_back(make_storage_pool(device_, kSetsPerPool, kBindings));
+        ++pools_made_;
+    }
     VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     info.descriptorPool = pools_[current_].get();
     info.descriptorSetCount = 1;
