@@ -244,6 +244,17 @@ TEST_F(VulkanExposure, DarkPixelsIgnoredWithACurve) {
     expect_same_states(request, control, run_on_device(request, control, 3));
 }
 
+// Clamped bins: below and above are counted in the end bins, and metered there.
+TEST_F(VulkanExposure, ClampedBinsWithFourFramesInFlight) {
+    ExposureControl control;
+    control.metering.low_percent = 1;
+    control.metering.high_percent = 99;
+    control.speed_up = 4;
+    Request request = luminance_request(-12, 4, 2);
+    request.bins.clamp = true;
+    expect_same_states(request, control, run_in_flight(request, control, 4));
+}
+
 // The frame loop of an application: ExposureRecorder, three frames in flight.
 TEST_F(VulkanExposure, RecorderWithFramesInFlight) {
     ExposureControl control;
