@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "imghist/engine.hpp"
+#include "imghist/exposure.hpp"
 #include "imghist/image.hpp"
 #include "imghist/request.hpp"
 #include "imghist/result.hpp"
@@ -120,5 +121,69 @@ std::unique_ptr<Engine> create_engine(const DeviceContext& context, VkQueue queu
 // Histogrammer::compute on an engine made by create_engine(); an engine of another backend, or
 // the vulkan backend's own, throws InvalidArgument.
 Result compute(Engine& engine, const DeviceImage& image, const Request& request = {});
+
+// The auto-exposure state ExposureStep keeps in a caller's buffer, 6 words (docs/realtime.md
+// gives the GLSL block a tonemapper reads): ExposureState's fields, the flags as 0 or 1. Write
+// GpuExposureState{} there before the first frame.
+struct GpuExposureState {
+    float ev = 0, scale = 1, average_ev = 0, target_ev = 0;
+    std::uint32_t started = 0, metered = 0;
+};
+static_assert(sizeof(GpuExposureState) == 24);
+
+// One frame's auto-exposure on the device (docs/semantics.md, "Auto-exposure"): reads the
+// luminance counters record() wrote, meters them exactly and adapts the state in the caller's
+// buffer, bit for bit imghist::adapt() on the same counts (`scale` is the device's exp2).
+// Frames in flight: each record() uses descriptor set `frame % ring`, so the frame recorded
+// `ring` frames earlier must have finished; nothing is allocated after construction.
+class ExposureStep {
+public:
+    // `bins`: the luminance channel's layout, EV bins (ev_edges); `max_pixels`: the most pixels
+    // a metered frame has (the exact 64-bit mean needs pixels * 10000 * (2 bins + 2 |LO| *
+    // per_stop + 2 per_stop) below 2^63); `ring`: 1 to 16 frames in flight. Throws InvalidArgument.
+    ExposureStep(const DeviceContext& context, const BinLayout& bins, const ExposureControl& control,
+                 std::uint64_t max_pixels, std::uint32_t ring);
+    ~ExposureStep();
+    ExposureStep(const ExposureStep&) = delete;
+    ExposureStep& operator=(const ExposureStep&) = delete;
+
+    // Records the step into `cmd`: the counters at `counters_offset` (a multiple of 8) are one
+    // channel's bins + 3 slots; the state at `state_offset` (a multiple of 4) is read and
+    // written. Before: a barrier from the counters' writes (COMPUTE_SHADER / SHADER_WRITE) to
+    // COMPUTE_SHADER / SHADER_READ. After: one from COMPUTE_SHADER / SHADER_WRITE to the reader.
+    // `seconds` is the frame's time (finite, >= 0). Throws InvalidArgument, recording nothing.
+    void record(VkCommandBuffer cmd, std::uint64_t frame, VkBuffer counters, VkDeviceSize counters_offset,
+                VkBuffer state, VkDeviceSize state_offset, float seconds);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// A frame loop's auto-exposure: each frame's luminance histogram, then ExposureStep on it,
+// recorded into the caller's command buffer with no host wait. Each of the `ring` frames in
+// flight has its own counters and descriptor sets, made by the first frames and reused after;
+// the frame recorded `ring` frames earlier must have finished on the device. Frames execute in
+// submission order on one queue (they share work counters, and the state).
+class ExposureRecorder {
+public:
+    // `request`: a luminance histogram (Mode::luma) in EV bins of frames of `format` with at
+    // most `max_pixels` pixels; `control`, `ring` as ExposureStep's. Throws InvalidArgument.
+    ExposureRecorder(const DeviceContext& context, PixelFormat format, const Request& request,
+                     const ExposureControl& control, std::uint64_t max_pixels, std::uint32_t ring);
+    ~ExposureRecorder();
+    ExposureRecorder(const ExposureRecorder&) = delete;
+    ExposureRecorder& operator=(const ExposureRecorder&) = delete;
+
+    // Records frame `frame`: `image` as Histogrammer::record() takes it (the same barrier
+    // before), the state as ExposureStep::record() (the same barrier after). Throws
+    // InvalidArgument for a bad image, offset or time, recording nothing.
+    void record(VkCommandBuffer cmd, std::uint64_t frame, const DeviceImage& image, VkBuffer state,
+                VkDeviceSize state_offset, float seconds);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace imghist::vulkan

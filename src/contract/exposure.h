@@ -42,4 +42,63 @@ IH_FN float ih_exposure_step(float ev, float target, float speed_up, float speed
     return IH_FADD(ev, taken);
 }
 
+/*
+ * The exact trimmed mean EV of EV bins (docs/semantics.md, "Exact for EV bins") in 64-bit
+ * integers: what a shader runs, and the host wherever its sums fit (they do while
+ * T * 10000 * (2N + 2|j|) < 2^63). GLSL needs GL_EXT_shader_explicit_arithmetic_types_int64.
+ */
+
+/* The parts of an entry whose cumulative parts run from `before` to `after` inside [from, to). */
+IH_FN IH_U64 ih_exposure_kept_parts(IH_U64 before, IH_U64 after, IH_U64 from, IH_U64 to)
+{
+    IH_U64 lo = before > from ? before : from;
+    IH_U64 hi = after < to ? after : to;
+    return hi > lo ? hi - lo : IH_CAST(IH_U64, 0);
+}
+
+/*
+ * The fp32 nearest to magnitude / denominator (negated when `negative` is not 0), ties to even:
+ * the one rounding of the exact mean. Needs 0 < denominator < 2^63 and a quotient below 2^24;
+ * the result is then 0 or a normal number, built from its bits (no fp32 arithmetic).
+ */
+IH_FN float ih_exposure_nearest_float(IH_U32 negative, IH_U64 magnitude, IH_U64 denominator)
+{
+    IH_U64 quotient = magnitude / denominator;
+    IH_U64 remainder = magnitude - quotient * denominator;
+    if (quotient == IH_CAST(IH_U64, 0) && remainder == IH_CAST(IH_U64, 0)) return 0.0f;
+    /* One binary digit at a time until the quotient has fp32's 24 significant bits. */
+    IH_I32 exponent = 0;
+    while (quotient < (IH_CAST(IH_U64, 1) << 23)) {
+        remainder <<= 1;
+        quotient <<= 1;
+        if (remainder >= denominator) {
+            remainder -= denominator;
+            quotient |= IH_CAST(IH_U64, 1);
+        }
+        exponent -= 1;
+    }
+    remainder <<= 1;
+    IH_U32 past_half = remainder >= denominator ? IH_U(1) : IH_U(0);
+    if (past_half != IH_U(0)) remainder -= denominator;
+    if (past_half != IH_U(0) && (remainder != IH_CAST(IH_U64, 0) || (quotient & IH_CAST(IH_U64, 1)) != IH_CAST(IH_U64, 0)))
+        quotient += IH_CAST(IH_U64, 1);
+    if (quotient == (IH_CAST(IH_U64, 1) << 24)) {
+        quotient >>= 1;
+        exponent += 1;
+    }
+    IH_U32 biased = IH_CAST(IH_U32, exponent + 23 + 127);
+    IH_U32 bits = (biased << 23) | (IH_CAST(IH_U32, quotient) & IH_U(0x7fffff));
+    return IH_BITS_FLOAT(negative != IH_U(0) ? (bits | IH_U(0x80000000)) : bits);
+}
+
+/* L = (2 j W + S) / (2 P W) rounded once to fp32: j = LO in bins, W the kept parts (> 0), S their sum of positions. */
+IH_FN float ih_exposure_average_ev(IH_I32 lo_bins, IH_U32 per_stop, IH_U64 kept, IH_U64 weighted)
+{
+    IH_I64 numerator = IH_CAST(IH_I64, 2) * IH_CAST(IH_I64, lo_bins) * IH_CAST(IH_I64, kept) + IH_CAST(IH_I64, weighted);
+    IH_U64 denominator = IH_CAST(IH_U64, 2) * IH_CAST(IH_U64, per_stop) * kept;
+    IH_U32 negative = numerator < IH_CAST(IH_I64, 0) ? IH_U(1) : IH_U(0);
+    IH_U64 magnitude = IH_CAST(IH_U64, negative != IH_U(0) ? -numerator : numerator);
+    return ih_exposure_nearest_float(negative, magnitude, denominator);
+}
+
 #endif

@@ -27,24 +27,13 @@ namespace {
 
 using testing::make_image;
 using testing::Pattern;
-using vulkan_test::AppDevice;
 using vulkan_test::expect_same;
 
-class VulkanInterop : public ::testing::Test {
+class VulkanInterop : public vulkan_test::AppDeviceTest {
 protected:
-    void SetUp() override {
-        REQUIRE_VULKAN();
-        app_ = std::make_unique<AppDevice>();
-        reference_ = create_engine("reference");
-    }
     void TearDown() override {
         buffers_.clear();  // before their device
-        if (app_) {
-            const std::uint64_t n = app_->validation_messages();
-            const std::string first = app_->first_message();
-            app_.reset();
-            EXPECT_EQ(n, 0u) << "validation layer: " << first;
-        }
+        AppDeviceTest::TearDown();
     }
     // One device image of `v` (rows padded by `pad` bytes) `offset` bytes into a buffer of its
     // own, kept in buffers_.
@@ -54,9 +43,6 @@ protected:
         for (std::uint32_t y = 0; y < v.height; ++y) std::memcpy(bytes.data() + y * pitch, v.row(y), v.row_bytes());
         buffers_.push_back(app_->upload(bytes.data(), bytes.size(), offset));
         return vulkan::device_image(buffers_.back().buffer.get(), offset, v.width, v.height, pitch, v.format);
-    }
-    vulkan::DeviceContext context() const {
-        return {app_->physical, app_->device, app_->family, app_->float_controls};
     }
     // vulkan.hpp's known gap: a device that flushes fp32 denormals (NVIDIA's, even with float
     // controls) miscounts the luminance of denormal products, so its fp32 images hold none in
@@ -105,8 +91,6 @@ protected:
         return engine;
     }
 
-    std::unique_ptr<AppDevice> app_;
-    std::unique_ptr<Engine> reference_;
     std::vector<vk::Allocation> buffers_;
 };
 

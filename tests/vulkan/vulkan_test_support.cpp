@@ -100,4 +100,18 @@ void AppDevice::submit_and_wait(VkCommandBuffer cmd) {
     vkFreeCommandBuffers(device, pool, 1, &cmd);
 }
 
+void AppDeviceTest::SetUp() {
+    REQUIRE_VULKAN();
+    app_ = std::make_unique<AppDevice>();
+    reference_ = create_engine("reference");
+}
+
+void AppDeviceTest::TearDown() {
+    if (!app_) return;
+    const std::uint64_t n = app_->validation_messages();
+    const std::string first = app_->first_message();
+    app_.reset();
+    EXPECT_EQ(n, 0u) << "validation layer: " << first;
+}
+
 }  // namespace imghist::vulkan_test

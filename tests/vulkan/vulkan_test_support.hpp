@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "backends/vulkan/vk_device.hpp"
 #include "backends/vulkan/vk_util.hpp"
 #include "imghist/imghist.hpp"
+#include "imghist/vulkan.hpp"
 
 namespace imghist::vulkan_test {
 
@@ -56,6 +58,20 @@ private:
     VkCommandBuffer begin_commands();
     void submit_and_wait(VkCommandBuffer cmd);
     vk::Instance instance_;
+};
+
+// A test on an application's own device (skipped without a usable one), with the reference
+// engine for what it expects; it fails if the validation layer reported any message.
+class AppDeviceTest : public ::testing::Test {
+protected:
+    void SetUp() override;
+    void TearDown() override;
+    vulkan::DeviceContext context() const {
+        return {app_->physical, app_->device, app_->family, app_->float_controls};
+    }
+
+    std::unique_ptr<AppDevice> app_;
+    std::unique_ptr<Engine> reference_;
 };
 
 }  // namespace imghist::vulkan_test

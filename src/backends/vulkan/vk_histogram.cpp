@@ -102,19 +102,16 @@ bool offers_denorm_preserve(VkPhysicalDevice physical) {
 
 VkDescriptorSet DescriptorArena::allocate(VkDescriptorSetLayout layout) {
     constexpr std::uint32_t kSetsPerPool = 64;
-    if (pools_.empty() || used_ == kSetsPerPool) {
-        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBindings * kSetsPerPool};
-        VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-        info.maxSets = kSetsPerPool;
-        info.poolSizeCount = 1;
-        info.pPoolSizes = &size;
-        VkDescriptorPool pool = VK_NULL_HANDLE;
-        IMGHIST_VK(vkCreateDescriptorPool, device_, &info, nullptr, &pool);
-        pools_.emplace_back(device_, pool);
+    if (used_ == kSetsPerPool) {
+        ++current_;
         used_ = 0;
     }
+    if (current_ == pools_.size()) {
+        pools_.push_back(make_storage_pool(device_, kSetsPerPool, kBindings));
+        ++pools_made_;
+    }
     VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    info.descriptorPool = pools_.back().get();
+    info.descriptorPool = pools_[current_].get();
     info.descriptorSetCount = 1;
     info.pSetLayouts = &layout;
     VkDescriptorSet set = VK_NULL_HANDLE;
@@ -125,6 +122,13 @@ VkDescriptorSet DescriptorArena::allocate(VkDescriptorSetLayout layout) {
 
 void DescriptorArena::reset() {
     pools_.clear();
+    current_ = 0;
+    used_ = 0;
+}
+
+void DescriptorArena::recycle() {
+    for (const DescriptorPool& pool : pools_) IMGHIST_VK(vkResetDescriptorPool, device_, pool.get(), 0);
+    current_ = 0;
     used_ = 0;
 }
 
@@ -144,20 +148,8 @@ HistogramCore::HistogramCore(VkPhysicalDevice physical, VkDevice device, Tuning 
 // One descriptor set layout (kBindings storage buffers) for the two shaders, and their
 // pipeline layouts; flush.comp reads bindings 0 and 1 only.
 void HistogramCore::make_layouts() {
-    VkDescriptorSetLayoutBinding bindings[kBindings] = {};
-    for (std::uint32_t i = 0; i < kBindings; ++i) {
-        bindings[i].binding = i;
-        bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        bindings[i].descriptorCount = 1;
-        bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-    }
-    VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    set_info.bindingCount = kBindings;
-    set_info.pBindings = bindings;
-    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-    IMGHIST_VK(vkCreateDescriptorSetLayout, device_, &set_info, nullptr, &set_layout);
-    set_layout_ = DescriptorSetLayout(device_, set_layout);
-
+    set_layout_ = make_storage_set_layout(device_, kBindings);
+    const VkDescriptorSetLayout set_layout = set_layout_.get();
     auto make_layout = [&](std::uint32_t push_bytes) { return make_pipeline_layout(device_, set_layout, push_bytes); };
     hist_layout_ = make_layout(sizeof(HistPushConstants));
     flush_layout_ = make_layout(sizeof(FlushParams));
@@ -209,17 +201,8 @@ VkDescriptorSet HistogramCore::write_set(DescriptorArena& arena, const VkDescrip
                                          const VkDescriptorBufferInfo& binding1, const VkDescriptorBufferInfo& binding2,
                                          const VkDescriptorBufferInfo* binding3) {
     VkDescriptorSet set = arena.allocate(set_layout_.get());
-    VkWriteDescriptorSet w[kBindings] = {};
     const VkDescriptorBufferInfo* infos[kBindings] = {&binding0, &binding1, &binding2, binding3 ? binding3 : &binding0};
-    for (std::uint32_t i = 0; i < kBindings; ++i) {
-        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-        w[i].dstSet = set;
-        w[i].dstBinding = i;
-        w[i].descriptorCount = 1;
-        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        w[i].pBufferInfo = infos[i];
-    }
-    vkUpdateDescriptorSets(device_, kBindings, w, 0, nullptr);
+    write_storage_set(device_, set, infos, kBindings);
     return set;
 }
 

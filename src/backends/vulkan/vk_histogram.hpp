@@ -25,11 +25,17 @@ public:
     explicit DescriptorArena(VkDevice device) : device_(device) {}
     VkDescriptorSet allocate(VkDescriptorSetLayout layout);
     void reset();
+    // Frees every set but keeps the pools, so that a recording of the same shape allocates no
+    // pool again (a frame loop's arena, once its frame has finished executing).
+    void recycle();
+    std::uint64_t pools_made() const { return pools_made_; }  // over the arena's life
 
 private:
     VkDevice device_;
     std::vector<DescriptorPool> pools_;
-    std::uint32_t used_ = 0;  // sets taken from pools_.back()
+    std::size_t current_ = 0;  // the pool sets are taken from
+    std::uint32_t used_ = 0;   // sets taken from pools_[current_]
+    std::uint64_t pools_made_ = 0;
 };
 
 class HistogramCore {

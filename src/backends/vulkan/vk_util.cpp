@@ -139,6 +139,43 @@ PipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_l
     return PipelineLayout(device, layout);
 }
 
+DescriptorSetLayout make_storage_set_layout(VkDevice device, std::uint32_t bindings) {
+    std::vector<VkDescriptorSetLayoutBinding> list(bindings);
+    for (std::uint32_t i = 0; i < bindings; ++i)
+        list[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    info.bindingCount = bindings;
+    info.pBindings = list.data();
+    VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateDescriptorSetLayout, device, &info, nullptr, &layout);
+    return DescriptorSetLayout(device, layout);
+}
+
+void write_storage_set(VkDevice device, VkDescriptorSet set, const VkDescriptorBufferInfo* const* infos,
+                       std::uint32_t count) {
+    std::vector<VkWriteDescriptorSet> writes(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[i].dstSet = set;
+        writes[i].dstBinding = i;
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = infos[i];
+    }
+    vkUpdateDescriptorSets(device, count, writes.data(), 0, nullptr);
+}
+
+DescriptorPool make_storage_pool(VkDevice device, std::uint32_t sets, std::uint32_t bindings) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings * sets};
+    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.maxSets = sets;
+    info.poolSizeCount = 1;
+    info.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    IMGHIST_VK(vkCreateDescriptorPool, device, &info, nullptr, &pool);
+    return DescriptorPool(device, pool);
+}
+
 void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
              VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
     VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};

@@ -113,6 +113,13 @@ Pipeline make_compute_pipeline(VkDevice device, VkShaderModule module, VkPipelin
 Pipeline make_specialized_pipeline(VkDevice device, VkShaderModule module, VkPipelineLayout layout,
                                    const void* constants, std::uint32_t count);
 PipelineLayout make_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout, std::uint32_t push_bytes);
+// A descriptor set layout of `bindings` storage buffers (bindings 0 .. bindings - 1) for compute.
+DescriptorSetLayout make_storage_set_layout(VkDevice device, std::uint32_t bindings);
+// Points binding i of `set` (storage buffers) at *infos[i], i < count.
+void write_storage_set(VkDevice device, VkDescriptorSet set, const VkDescriptorBufferInfo* const* infos,
+                       std::uint32_t count);
+// A descriptor pool of `sets` such sets.
+DescriptorPool make_storage_pool(VkDevice device, std::uint32_t sets, std::uint32_t bindings);
 
 // A global memory barrier between two stages.
 void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,

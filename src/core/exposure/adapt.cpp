@@ -6,12 +6,15 @@
 #include <string>
 
 #include "contract/exposure.h"
+#include "core/exposure/metering.hpp"
 #include "imghist/error.hpp"
 #include "imghist/exposure.hpp"
 
 namespace imghist {
 
 namespace {
+
+using metering::reciprocal;
 
 void require_positive(float value, const char* name) {
     if (!(value > 0) || !std::isfinite(value))
@@ -31,10 +34,6 @@ void validate_curve(const std::vector<CompensationPoint>& curve) {
                                   std::to_string(i) + ")");
     }
 }
-
-// 1 / x in double, rounded once to fp32: the settings' constants that spare a shader fp32
-// division, which Vulkan does not round correctly.
-float reciprocal(double x) { return float(1.0 / x); }
 
 // The curve's stops at `ev`: held flat outside its points, linear between them.
 float curve_stops(const std::vector<CompensationPoint>& curve, float ev) {
@@ -76,7 +75,7 @@ ExposureState adapt(const ExposureState& state, const std::optional<Exposure>& m
         throw InvalidArgument("exposure adaptation: the metered average EV must be finite (got " +
                               std::to_string(metered->average_ev) + ")");
     const float clamped = std::min(std::max(average, control.min_ev), control.max_ev);
-    const float key_ev = float(std::log2(control.metering.key));
+    const float key_ev = metering::key_ev(control.metering.key);
     const float target = ih_exposure_target(key_ev, clamped, control.compensation, curve_stops(control.curve, clamped));
     next.average_ev = average;
     next.target_ev = target;

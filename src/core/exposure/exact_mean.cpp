@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "contract/exposure.h"
 #include "core/exposure/metering.hpp"
 #include "imghist/error.hpp"
 
@@ -49,10 +50,17 @@ std::optional<EvGrid> ev_grid(const std::vector<double>& edges) {
 
 namespace metering {
 
+float key_ev(double key) { return float(std::log2(key)); }
+float reciprocal(double x) { return float(1.0 / x); }
+
 using u128 = unsigned __int128;
 using i128 = __int128;
 
 float nearest_float(bool negative, u128 magnitude, u128 denominator) {
+    // The contract's 64-bit rounding, the one a shader runs, wherever the sums fit in it.
+    constexpr u128 kContractLimit = u128(1) << 63;
+    if (magnitude < kContractLimit && denominator < kContractLimit)
+        return ih_exposure_nearest_float(negative ? 1u : 0u, std::uint64_t(magnitude), std::uint64_t(denominator));
     u128 quotient = magnitude / denominator, remainder = magnitude % denominator;
     if (quotient == 0 && remainder == 0) return 0.0f;
     // One binary digit at a time until the quotient has fp32's 24 significant bits.
@@ -103,7 +111,7 @@ std::optional<Exposure> exact_exposure(const ChannelHistogram& h, const EvGrid& 
     const u128 denominator = u128(2) * grid.per_stop * kept;
     const bool negative = numerator < 0;
     const float average = nearest_float(negative, u128(negative ? -numerator : numerator), denominator);
-    const float key_ev = float(std::log2(settings.key));
+    const float key_ev = metering::key_ev(settings.key);
     Exposure e;
     e.average_ev = average;
     e.key = settings.key;
