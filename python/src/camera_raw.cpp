@@ -4,6 +4,8 @@
 // file's levels and clipping, in the command line's JSON schema (src/cli/sensor_report.cpp).
 #include "bindings.hpp"
 
+#include "io/ev_from_white.hpp"
+
 #include <cstring>
 
 namespace imghist::python {
@@ -94,7 +96,7 @@ io::SensorChannels sensor_from(nb::handle d) {
 // values, whatever the format says: their statistics take each bin's middle, as when counted.
 void mark_ev_axis(std::vector<ChannelHistogram>& channels) {
     for (ChannelHistogram& c : channels)
-        if (!c.layout.edges.empty() && c.layout.lo == -16.0 && c.layout.hi == 0.0) c.layout.integer = false;
+        if (io::is_ev_from_white_axis(c.layout)) c.layout.integer = false;
 }
 
 CameraRawResult from_dict(nb::handle d) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "io/ev_from_white.hpp"
 #include "merge.hpp"
 #include "sensor_report.hpp"
 
@@ -210,6 +211,8 @@ Result result_from(const json& entry, const std::string& where, PixelFormat form
         const auto channel = camera_raw ? sensor_channel_named(name) : channel_named(name);
         if (!channel) fail(at, "unknown channel " + excerpt(name, 64, "\""));
         r.channels.push_back(channel_from(j, at + "." + name, *channel, integer));
+        // A raw file's EV axis from white holds no integer values, whatever the 16-bit format.
+        if (camera_raw && io::is_ev_from_white_axis(r.channels.back().layout)) r.channels.back().layout.integer = false;
     }
     // In imghist's order (R, G, B, A, Y), whatever order a tool that rewrote the report gave them.
     std::stable_sort(r.channels.begin(), r.channels.end(),

@@ -82,4 +82,9 @@ Result count_loaded_image(Engine& engine, const LoadedImage& image, const Reques
     return r;
 }
 
+bool is_ev_from_white_axis(const BinLayout& layout) {
+    return !layout.edges.empty() && layout.lo == -double(kEvFromWhiteStops) && layout.hi == 0.0 &&
+           layout.bins % kEvFromWhiteStops == 0;
+}
+
 }  // namespace imghist::io

@@ -28,6 +28,11 @@ Request sensor_request(const Request& request, const SensorChannels& sensor);
 // computed in double; at or below black it is `below` (no EV), at or above white `above`.
 void regroup_ev_from_white(Result& counted, const SensorChannels& sensor);
 
+// Whether `layout` is the axis regroup_ev_from_white() makes (edge bins from -16 to 0 EV, a
+// whole number per stop): a report read back (imghist merge, Python's from_dict) knows its
+// bins hold no integer values only from this, since the format says 16-bit.
+bool is_ev_from_white_axis(const BinLayout& layout);
+
 // A loaded image counted as histogram_files counts it: a camera raw file per sensor channel
 // (sensor_request, then regroup_ev_from_white), any other image with `request`; the reader's
 // notes come first in the result's. Throws what the engine throws.

@@ -184,6 +184,21 @@ def check_ev_from_white(imghist, scratch, made):
     alone = [json.loads(run(imghist, ["--format", "json", "--ev-from-white", "3", p]).stdout)["results"][0] for p in two]
     for name in CHANNELS:
         assert summed[name]["counts"] == [a + b for a, b in zip(*(x["histograms"][name]["counts"] for x in alone))], name
+    # imghist merge reads the EV axis back as EV, not as 16-bit values: a file merged with itself
+    # has its own bin statistics in EV (numpy's mean of the bins' middles), not whole numbers.
+    report = os.path.join(scratch, "ev_alone.json")
+    with open(report, "w") as f:
+        f.write(run(imghist, ["--format", "json", "--ev-from-white", "3", two[0]]).stdout)
+    r = run(imghist, ["merge", "--format", "json", report, report])
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+    merged = json.loads(r.stdout)["sums"][0]["histograms"]
+    for name in CHANNELS:
+        got = merged[name]
+        middles = (np.asarray(got["edges"][:-1]) + np.asarray(got["edges"][1:])) / 2
+        binned = np.asarray(got["counts"], dtype=np.float64)
+        expected = float((binned * middles).sum() / binned.sum())
+        assert abs(got["stats"]["mean_value"] - expected) < 1e-9, (name, got["stats"]["mean_value"], expected)
+        assert got["stats"]["mean_value"] == alone[0]["histograms"][name]["stats"]["mean_value"], name
     r = run(imghist, ["--ev-from-white", "3", "--bins", "64", exact])
     assert r.returncode == 2 and "--ev-from-white" in r.stderr, (r.returncode, r.stderr)
     r = run(imghist, ["--ev-from-white", "0", exact])
