@@ -48,6 +48,10 @@ IH_FN float ih_exposure_step(float ev, float target, float speed_up, float speed
  * T * 10000 * (2N + 2|j|) < 2^63). GLSL needs GL_EXT_shader_explicit_arithmetic_types_int64.
  */
 
+/* Each sample is this many parts: the percentiles are whole hundredths of a percent, so the trim's
+ * ends fall on whole parts (100% = 10,000). */
+#define IH_EXPOSURE_PARTS_PER_SAMPLE 10000u
+
 /* The parts of an entry whose cumulative parts run from `before` to `after` inside [from, to). */
 IH_FN IH_U64 ih_exposure_kept_parts(IH_U64 before, IH_U64 after, IH_U64 from, IH_U64 to)
 {

@@ -81,7 +81,7 @@ void main() {
     uint64_t from = total * uint64_t(control.from_hundredths), to = total * uint64_t(control.to_hundredths);
     uint64_t kept = 0ul, weighted = 0ul, before = 0ul;
     for (uint e = 0u; e < n; ++e) {
-        uint64_t after = before + 10000ul * entry_count(e);
+        uint64_t after = before + uint64_t(IH_EXPOSURE_PARTS_PER_SAMPLE) * entry_count(e);
         uint64_t parts = ih_exposure_kept_parts(before, after, from, to);
         kept += parts;
         weighted += parts * uint64_t(entry_position(e));

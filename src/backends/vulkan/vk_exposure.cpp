@@ -7,6 +7,7 @@
 
 #include "backends/vulkan/vk_exposure.hpp"
 #include "backends/vulkan/vk_util.hpp"
+#include "contract/exposure.h"
 #include "core/exposure/metering.hpp"
 #include "imghist/error.hpp"
 #include "imghist/vulkan.hpp"
@@ -41,11 +42,11 @@ EvGrid checked_grid(const BinLayout& bins, std::uint64_t max_pixels) {
         throw InvalidArgument("vulkan exposure: the luminance bins must be EV bins (ev_edges) whose LO is a whole "
                               "number of bins");
     // Every sum of exposure.comp stays below 2^63: the parts, their positions, 2 j W and 2 P W.
-    const double bound = 10000.0 * double(max_pixels) *
+    const double bound = double(IH_EXPOSURE_PARTS_PER_SAMPLE) * double(max_pixels) *
                          (2.0 * grid->bins + 2.0 * std::fabs(double(grid->lo_bins)) + 2.0 * grid->per_stop);
     if (max_pixels == 0 || !(bound < 0x1p63))
         throw InvalidArgument("vulkan exposure: frames of " + std::to_string(max_pixels) +
-                              " pixels do not fit the 64-bit exact mean of these bins (pixels * 10000 * "
+                              " pixels do not fit the 64-bit exact mean of these bins (pixels * 10,000 * "
                               "(2 bins + 2 |LO in bins| + 2 bins per stop) must stay below 2^63)");
     return *grid;
 }

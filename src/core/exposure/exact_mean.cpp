@@ -94,7 +94,7 @@ std::optional<Exposure> exact_exposure(const ChannelHistogram& h, const EvGrid& 
     for (const auto& [n, u] : ordered) total += n;
     if (total == 0) return std::nullopt;
     // Each sample is 10,000 parts: the percentiles' ends are whole parts.
-    constexpr u128 kParts = 10000;
+    constexpr u128 kParts = IH_EXPOSURE_PARTS_PER_SAMPLE;
     const u128 from = total * hundredths(settings.low_percent), to = total * hundredths(settings.high_percent);
     u128 kept = 0, weighted = 0, before = 0;
     for (const auto& [n, u] : ordered) {

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "contract/exposure.h"
 #include "core/exposure/metering.hpp"
 #include "imghist/error.hpp"
 
@@ -51,8 +52,8 @@ std::optional<Exposure> double_exposure(const ChannelHistogram& h, const Exposur
     double total = 0;
     for (const auto& [n, ev] : ordered) total += double(n);
     if (total == 0) return std::nullopt;
-    const double from = total * hundredths(settings.low_percent) / 10000;
-    const double to = total * hundredths(settings.high_percent) / 10000;
+    const double from = total * hundredths(settings.low_percent) / IH_EXPOSURE_PARTS_PER_SAMPLE;
+    const double to = total * hundredths(settings.high_percent) / IH_EXPOSURE_PARTS_PER_SAMPLE;
     double weight = 0, sum = 0, before = 0;
     for (const auto& [n, ev] : ordered) {
         const double after = before + double(n);
