@@ -4,7 +4,10 @@
 // file's levels and clipping, in the command line's JSON schema (src/cli/sensor_report.cpp).
 #include "bindings.hpp"
 
+#if defined(IMGHIST_PYTHON_IO)
+#include "cli/output.hpp"
 #include "io/ev_from_white.hpp"
+#endif
 
 #include <cstring>
 
@@ -95,8 +98,12 @@ io::SensorChannels sensor_from(nb::handle d) {
 // Bins on the EV axis from white (io/ev_from_white.hpp: edges from -16 to 0 EV) bin no integer
 // values, whatever the format says: their statistics take each bin's middle, as when counted.
 void mark_ev_axis(std::vector<ChannelHistogram>& channels) {
+#if defined(IMGHIST_PYTHON_IO)  // without the reader no raw file is counted
     for (ChannelHistogram& c : channels)
         if (io::is_ev_from_white_axis(c.layout)) c.layout.integer = false;
+#else
+    (void)channels;
+#endif
 }
 
 CameraRawResult from_dict(nb::handle d) {
@@ -179,6 +186,11 @@ nb::dict sensor_dict(const io::SensorChannels& sensor) {
 }
 
 nb::object histogram_object(Result result, bool camera_raw, const std::optional<io::SensorChannels>& sensor) {
+#if defined(IMGHIST_PYTHON_IO)
+    // A file's notes can hold the file's own bytes (a channel's name): Python's str needs UTF-8,
+    // so they read as the command prints them.
+    for (std::string& note : result.notes) note = cli::display_text(note);
+#endif
     if (!camera_raw) return nb::cast(std::move(result));
     return nb::cast(CameraRawResult{std::move(result), sensor});
 }
