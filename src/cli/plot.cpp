@@ -298,7 +298,12 @@ void draw_level_marks(cairo_t* cr, const Frame& f, const std::vector<LevelMark>&
         cairo_stroke(cr);
         cairo_set_dash(cr, nullptr, 0, 0);
         const bool right_half = x > f.x0 + f.w / 2;
-        text(cr, right_half ? x - 4 : x + 4, f.y0 + 14 + 13 * double(i % 2), marks[i].label, right_half ? 1.0 : 0.0);
+        // A row of its own below every earlier label near it: four channels' black levels a few
+        // raw units apart would otherwise print over one another.
+        int row = 0;
+        for (std::size_t j = 0; j < i; ++j)
+            if (std::fabs(f.x_of(marks[j].at) - f.x_of(marks[i].at)) < 160) ++row;
+        text(cr, right_half ? x - 4 : x + 4, f.y0 + 14 + 13 * double(row), marks[i].label, right_half ? 1.0 : 0.0);
     }
 }
 
